@@ -1,0 +1,246 @@
+/*
+ * gfir.h - FIR filtering of audio on the CPU and on NVIDIA GPUs.
+ *
+ * The one public header of libgfir. C99, usable from C++.
+ *
+ * A plan holds everything that is expensive to choose or allocate (backend,
+ * kernel, buffers, device memory, FFT plans); executing it is cheap, allocates
+ * nothing and takes no locks for blocks up to max_block_frames, so it can run
+ * inside an audio callback. Every gfir_plan_create() that succeeds is matched
+ * by one gfir_plan_destroy().
+ *
+ *   gfir_config cfg;
+ *   gfir_plan *plan;
+ *   gfir_config_init(&cfg);
+ *   cfg.channels = 2;
+ *   if (gfir_plan_create(&plan, taps, ntaps, &cfg) != GFIR_OK) ...
+ *   gfir_plan_execute(plan, in, out, frames);   // as often as needed
+ *   gfir_plan_destroy(plan);
+ *
+ * Functions return GFIR_OK (0) or a negative gfir_status; the library never
+ * prints, exits or aborts.
+ */
+#ifndef GFIR_H
+#define GFIR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GFIR_VERSION_MAJOR 0
+#define GFIR_VERSION_MINOR 1
+#define GFIR_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH, for compile-time comparisons. */
+#define GFIR_VERSION_NUMBER \
+    (GFIR_VERSION_MAJOR * 10000 + GFIR_VERSION_MINOR * 100 + GFIR_VERSION_PATCH)
+
+/* The version of the library linked at run time, e.g. "0.1.0". */
+const char *gfir_version_string(void);
+
+/*
+ * Status codes. The values are fixed within a major version.
+ */
+typedef enum gfir_status {
+    GFIR_OK = 0,
+    GFIR_ERR_NULL = -1,         /* a required pointer argument is NULL */
+    GFIR_ERR_CHANNELS = -2,     /* channels is 0 or above GFIR_MAX_CHANNELS, or
+                                   filter_channels is neither 1 nor channels */
+    GFIR_ERR_TAPS = -3,         /* ntaps is 0 or above GFIR_MAX_TAPS, or a tap is
+                                   NaN or infinite */
+    GFIR_ERR_ARG = -4,          /* another argument is out of its documented range */
+    GFIR_ERR_NOMEM = -5,        /* host or device memory could not be allocated */
+    GFIR_ERR_UNAVAILABLE = -6,  /* the backend was not built, or has no device */
+    GFIR_ERR_UNSUPPORTED = -7,  /* the kernel cannot run this configuration */
+    GFIR_ERR_DEVICE = -8        /* the device failed while running; see
+                                   gfir_plan_error_detail() */
+} gfir_status;
+
+/* A static English sentence for a status, e.g. "a required pointer is NULL".
+ * Unknown values give "unknown gfir status". Never NULL. */
+const char *gfir_strerror(gfir_status status);
+
+/* Largest channel count of a plan and largest tap count per channel. */
+#define GFIR_MAX_CHANNELS 256
+#define GFIR_MAX_TAPS ((size_t)1 << 26)
+
+/*
+ * Backends. A backend that was not built or has no usable device is absent:
+ * asking for it by name gives GFIR_ERR_UNAVAILABLE, and AUTO never picks it.
+ */
+typedef enum gfir_backend {
+    GFIR_BACKEND_AUTO = 0,      /* CUDA when available and worth it, else CPU */
+    GFIR_BACKEND_CPU = 1,
+    GFIR_BACKEND_CUDA = 2
+} gfir_backend;
+
+/*
+ * Algorithms. Not every kernel exists on every backend; asking a backend for
+ * one it lacks gives GFIR_ERR_UNSUPPORTED.
+ */
+typedef enum gfir_kernel {
+    GFIR_KERNEL_AUTO = 0,       /* the backend picks from ntaps, channels, block */
+    GFIR_KERNEL_GOLD = 1,       /* CPU: plain loop accumulating in double (reference) */
+    GFIR_KERNEL_DIRECT = 2,     /* fastest direct convolution of the backend */
+    GFIR_KERNEL_BASIC = 3,      /* CUDA: one thread per output, taps in global memory */
+    GFIR_KERNEL_CONSTANT = 4,   /* CUDA: taps in constant memory (ntaps * filters <= 16384) */
+    GFIR_KERNEL_TILED = 5,      /* CUDA: input tile and halo cells in shared memory */
+    GFIR_KERNEL_CACHED = 6,     /* CUDA: tile in shared memory, halo cells through L2 */
+    GFIR_KERNEL_FFT = 7         /* overlap-save FFT convolution */
+} gfir_kernel;
+
+/* Lower-case names ("auto", "cpu", "cuda"; "auto", "gold", "direct", ...) and
+ * their inverse. The name functions return NULL for an unknown value; the
+ * parsers return GFIR_ERR_ARG for an unknown name and leave *out alone. */
+const char *gfir_backend_name(gfir_backend backend);
+const char *gfir_kernel_name(gfir_kernel kernel);
+gfir_status gfir_backend_from_name(const char *name, gfir_backend *out);
+gfir_status gfir_kernel_from_name(const char *name, gfir_kernel *out);
+
+/* 1 when the backend is built and has a usable device now, else 0. */
+int gfir_backend_available(gfir_backend backend);
+
+/*
+ * How to build a plan. Always start from gfir_config_init(), then set fields:
+ * fields may be added in later minor versions and get their defaults there.
+ */
+typedef struct gfir_config {
+    unsigned channels;          /* interleaved channels in and out, 1..GFIR_MAX_CHANNELS; default 1 */
+    unsigned filter_channels;   /* tap sets: 1 (shared by every channel) or channels
+                                   (set c filters channel c, stored one after
+                                   another, ntaps each); default 1 */
+    size_t max_block_frames;    /* largest call to execute that runs without being split;
+                                   larger calls are split, never refused; 0 = 4096 */
+    gfir_backend backend;       /* default GFIR_BACKEND_AUTO */
+    gfir_kernel kernel;         /* default GFIR_KERNEL_AUTO */
+    unsigned threads;           /* CPU: worker threads for large blocks; 0 = one per core,
+                                   1 = only the calling thread; default 0 */
+    int device;                 /* CUDA: device ordinal; default 0 */
+} gfir_config;
+
+/* Fills *cfg with the defaults above. */
+void gfir_config_init(gfir_config *cfg);
+
+typedef struct gfir_plan gfir_plan;
+
+/*
+ * Makes a plan that filters cfg->channels interleaved channels with the given
+ * taps: cfg->filter_channels sets of ntaps float coefficients, one after
+ * another. The taps are copied; the caller may free them on return.
+ *
+ * Filtering is causal and exact: y[i] = sum_k h[k] * x[i - k] per channel,
+ * with x[i] = 0 before the first sample (the convention of numpy.convolve).
+ *
+ * On success *plan is set and GFIR_OK returned; on failure *plan is set to NULL
+ * (when plan itself is not NULL) and a negative status returned, and
+ * gfir_plan_error_detail(NULL) says why on this thread.
+ */
+gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
+                             const gfir_config *cfg);
+
+/*
+ * Filters frames interleaved frames from in to out (frames * channels floats
+ * each). Any frame count is allowed, 0 included, and in == out is allowed (the
+ * two must otherwise not overlap). Each channel's history, the last ntaps - 1
+ * inputs, carries from call to call, so any chunking of a signal gives the
+ * samples of one whole-signal pass, to float rounding.
+ *
+ * For frames <= max_block_frames it allocates nothing, does no I/O and takes
+ * no locks (the CPU backend may wake its own worker threads for large blocks
+ * when threads != 1). A plan may be used by one thread at a time.
+ *
+ * The output is delayed by gfir_plan_latency() frames beyond the filter's own
+ * delay (0 for direct kernels).
+ */
+gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames);
+
+/* As gfir_plan_execute() with frames frames of silence as input: pulls out
+ * what the latency and the filter's tail hold. */
+gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames);
+
+/* Frames by which the output lags the input beyond the filter itself:
+ * 0 for direct kernels, the partition size for partitioned FFT kernels. */
+size_t gfir_plan_latency(const gfir_plan *plan);
+
+/* Clears every channel's history (and any buffered latency), as if newly created. */
+gfir_status gfir_plan_reset(gfir_plan *plan);
+
+/* What the plan resolved AUTO to, and its shape. */
+gfir_backend gfir_plan_backend(const gfir_plan *plan);
+gfir_kernel gfir_plan_kernel(const gfir_plan *plan);
+size_t gfir_plan_ntaps(const gfir_plan *plan);
+unsigned gfir_plan_channels(const gfir_plan *plan);
+
+/*
+ * A sentence on the last failure: of the plan's last call when plan is not
+ * NULL (for instance the CUDA error text behind GFIR_ERR_DEVICE), of this
+ * thread's last failed gfir_plan_create() when plan is NULL. "" when there is
+ * nothing to say. Valid until the next call on that plan or thread.
+ */
+const char *gfir_plan_error_detail(const gfir_plan *plan);
+
+/* Frees everything the plan holds. NULL is allowed and does nothing. */
+void gfir_plan_destroy(gfir_plan *plan);
+
+/*
+ * Filter design: Kaiser-window windowed sinc, as scipy.signal.firwin with
+ * window=('kaiser', beta) and scale=True, with the length and beta of
+ * scipy.signal.kaiserord. These are pure functions of their arguments.
+ *
+ * Frequencies are in Hz at sample rate rate_hz (> 0). A cutoff is the
+ * half-amplitude (-6 dB) point, in the middle of its transition band of width
+ * transition_hz (> 0). attenuation_db (> 0) is the stopband attenuation.
+ * Lowpass and highpass use cutoff1_hz only; bandpass and bandstop pass or stop
+ * cutoff1_hz < f < cutoff2_hz. Every cutoff must lie in (0, rate_hz / 2).
+ */
+typedef enum gfir_filter_type {
+    GFIR_LOWPASS = 0,
+    GFIR_HIGHPASS = 1,
+    GFIR_BANDPASS = 2,
+    GFIR_BANDSTOP = 3
+} gfir_filter_type;
+
+/*
+ * Kaiser window parameters for a stopband attenuation and a transition width,
+ * as scipy.signal.kaiserord(attenuation_db, transition_hz / (rate_hz / 2)):
+ * *ntaps = ceil((A - 7.95) / (2.285 * pi * width)) + 1 and the matching beta.
+ * Returns GFIR_ERR_ARG for values out of range and GFIR_ERR_TAPS when the
+ * length would exceed GFIR_MAX_TAPS.
+ */
+gfir_status gfir_kaiserord(double attenuation_db, double transition_hz, double rate_hz,
+                           size_t *ntaps, double *beta);
+
+/*
+ * The tap count gfir_design_kaiser() needs: kaiserord's, plus one where the
+ * type must have odd length to have gain at Nyquist (highpass, bandstop).
+ */
+gfir_status gfir_design_length(gfir_filter_type type, double rate_hz, double transition_hz,
+                               double attenuation_db, size_t *ntaps);
+
+/*
+ * Writes the ntaps coefficients of a Kaiser windowed-sinc filter to taps.
+ * ntaps must be the value from gfir_design_length() for the same arguments
+ * (GFIR_ERR_ARG otherwise). Linear phase: its delay is (ntaps - 1) / 2 frames.
+ */
+gfir_status gfir_design_kaiser(gfir_filter_type type, double rate_hz, double cutoff1_hz,
+                               double cutoff2_hz, double transition_hz, double attenuation_db,
+                               float *taps, size_t ntaps);
+
+/*
+ * Folds two stages into one: out = a * b (full convolution, accumulated in
+ * double), na + nb - 1 taps. out must not overlap a or b.
+ */
+gfir_status gfir_fold(const float *a, size_t na, const float *b, size_t nb, float *out);
+
+/*
+ * Magnitude of the filter's frequency response at freq_hz, |H(e^{j 2 pi f / rate})|,
+ * evaluated in double. Returns a negative value for bad arguments.
+ */
+double gfir_response_magnitude(const float *taps, size_t ntaps, double freq_hz, double rate_hz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GFIR_H */

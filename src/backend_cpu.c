@@ -1,0 +1,180 @@
+/*
+ * backend_cpu.c - the CPU backend: per-channel history (the halo), direct
+ * kernels from cpu_kernels.h, and OpenMP threads across channels and output
+ * ranges for large blocks.
+ *
+ * Each channel owns one planar buffer: ntaps - 1 history samples followed by
+ * room for a block. A block is deinterleaved behind the history, convolved,
+ * interleaved out, and the last ntaps - 1 inputs slide to the front.
+ */
+#include "cpu_kernels.h"
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Blocks with fewer multiply-adds than this run on the calling thread alone:
+ * below it, waking workers costs more than it saves, and the call stays free of
+ * any synchronisation (audio callbacks). */
+#define PARALLEL_MIN_MACS ((size_t)1 << 22)
+/* Outputs per threaded task: long enough to amortise, short enough to share. */
+#define TASK_FRAMES 4096
+
+typedef struct cpu_state {
+    gfir_cpu_conv_fn conv;
+    size_t hist;        /* ntaps - 1 */
+    size_t stride;      /* hist + block_frames: one channel's input buffer */
+    float *x;           /* channels x stride */
+    float *y;           /* channels x block_frames */
+    float *hr;          /* filter_channels x ntaps, each set reversed */
+    int threads;
+} cpu_state;
+
+static int cpu_available(void)
+{
+    return 1;
+}
+
+static gfir_status cpu_choose_kernel(const gfir_plan *plan, gfir_kernel requested,
+                                     gfir_kernel *chosen)
+{
+    (void)plan;
+    switch (requested) {
+    case GFIR_KERNEL_AUTO:
+        *chosen = GFIR_KERNEL_DIRECT;
+        return GFIR_OK;
+    case GFIR_KERNEL_GOLD:
+    case GFIR_KERNEL_DIRECT:
+        *chosen = requested;
+        return GFIR_OK;
+    default:
+        return GFIR_ERR_UNSUPPORTED;
+    }
+}
+
+static void cpu_destroy(gfir_plan *plan)
+{
+    cpu_state *st = plan->impl;
+    if (!st)
+        return;
+    free(st->x);
+    free(st->y);
+    free(st->hr);
+    free(st);
+    plan->impl = NULL;
+}
+
+static gfir_status cpu_create(gfir_plan *plan, const float *taps)
+{
+    const size_t ntaps = plan->ntaps, block = plan->block_frames;
+    cpu_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    plan->impl = st;
+    st->hist = ntaps - 1;
+    st->stride = st->hist + block;
+    st->x = calloc(plan->channels * st->stride, sizeof *st->x);
+    st->y = malloc(plan->channels * block * sizeof *st->y);
+    st->hr = malloc(plan->filter_channels * ntaps * sizeof *st->hr);
+    if (!st->x || !st->y || !st->hr) {
+        gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory for %u channels of %zu frames",
+                  plan->channels, st->stride);
+        cpu_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
+    for (size_t f = 0; f < plan->filter_channels; f++)
+        for (size_t k = 0; k < ntaps; k++)
+            st->hr[f * ntaps + k] = taps[f * ntaps + ntaps - 1 - k];
+    st->conv = plan->kernel == GFIR_KERNEL_GOLD ? gfir_cpu_gold : gfir_cpu_direct_select(NULL);
+#ifdef _OPENMP
+    st->threads = plan->threads ? (int)plan->threads : omp_get_num_procs();
+#else
+    st->threads = 1;
+#endif
+    plan->latency_frames = 0;
+    return GFIR_OK;
+}
+
+static void cpu_reset(gfir_plan *plan)
+{
+    cpu_state *st = plan->impl;
+    for (unsigned c = 0; c < plan->channels; c++)
+        memset(st->x + c * st->stride, 0, st->hist * sizeof *st->x);
+}
+
+/* One task: outputs [start, start + len) of channel c. */
+static void conv_range(const gfir_plan *plan, const cpu_state *st, unsigned c, size_t start,
+                       size_t len)
+{
+    const float *hr = st->hr + (plan->filter_channels == 1 ? 0 : c) * plan->ntaps;
+    st->conv(st->x + c * st->stride + start, hr, plan->ntaps,
+             st->y + c * plan->block_frames + start, len);
+}
+
+static void conv_parallel(const gfir_plan *plan, const cpu_state *st, size_t n)
+{
+#ifdef _OPENMP
+    const long per_channel = (long)((n + TASK_FRAMES - 1) / TASK_FRAMES);
+    const long tasks = per_channel * (long)plan->channels;
+#pragma omp parallel num_threads(st->threads)
+    {
+        unsigned csr = gfir_ftz_enter();
+#pragma omp for schedule(dynamic, 1)
+        for (long t = 0; t < tasks; t++) {
+            size_t start = (size_t)(t % per_channel) * TASK_FRAMES;
+            size_t len = n - start < TASK_FRAMES ? n - start : TASK_FRAMES;
+            conv_range(plan, st, (unsigned)(t / per_channel), start, len);
+        }
+        gfir_ftz_leave(csr);
+    }
+#else
+    (void)plan, (void)st, (void)n;
+#endif
+}
+
+static gfir_status cpu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    cpu_state *st = plan->impl;
+    const unsigned ch = plan->channels;
+    unsigned csr = gfir_ftz_enter();
+
+    for (unsigned c = 0; c < ch; c++) {
+        float *x = st->x + c * st->stride + st->hist;
+        if (in)
+            for (size_t i = 0; i < n; i++)
+                x[i] = in[i * ch + c];
+        else
+            memset(x, 0, n * sizeof *x);
+    }
+
+    if (st->threads > 1 && n * plan->ntaps * ch >= PARALLEL_MIN_MACS)
+        conv_parallel(plan, st, n);
+    else
+        for (unsigned c = 0; c < ch; c++)
+            conv_range(plan, st, c, 0, n);
+
+    for (unsigned c = 0; c < ch; c++) {
+        const float *y = st->y + c * plan->block_frames;
+        float *x = st->x + c * st->stride;
+        for (size_t i = 0; i < n; i++)
+            out[i * ch + c] = y[i];
+        memmove(x, x + n, st->hist * sizeof *x);
+    }
+    gfir_ftz_leave(csr);
+    return GFIR_OK;
+}
+
+const gfir_backend_ops gfir_cpu_backend = {
+    .name = "cpu",
+    .id = GFIR_BACKEND_CPU,
+    .available = cpu_available,
+    .choose_kernel = cpu_choose_kernel,
+    .create = cpu_create,
+    .execute = cpu_execute,
+    .reset = cpu_reset,
+    .destroy = cpu_destroy,
+};

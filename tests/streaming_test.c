@@ -1,0 +1,234 @@
+/*
+ * streaming_test.c - the streaming contract in one place: feeding a signal in
+ * chunks of any size (1, 2, 7, 997, random), in place or not, shared or
+ * per-channel taps, 1 to 8 channels, gives the samples of a float64 direct
+ * convolution of the whole signal.
+ *
+ * Tolerance: relative L2 error 1e-5. Float32 products summed over up to 4097
+ * terms of random sign leave errors near sqrt(ntaps) * 2^-24 relative to the
+ * output, about 4e-6 at worst here; 1e-5 is the bound the library promises.
+ */
+#include "gfir.h"
+#include "test_util.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define TOLERANCE 1e-5
+
+enum chunking { WHOLE, ONES, TWOS, SEVENS, PRIME997, RANDOM };
+static const char *const chunk_names[] = {"whole", "1", "2", "7", "997", "random"};
+
+typedef struct stream_case {
+    gfir_backend backend;
+    gfir_kernel kernel;
+    unsigned channels;
+    unsigned filter_channels;
+    size_t ntaps;
+    size_t frames;
+    size_t max_block;
+    enum chunking chunking;
+    int in_place;
+} stream_case;
+
+static size_t next_chunk(enum chunking how, size_t left, uint64_t *rng)
+{
+    size_t n;
+    switch (how) {
+    case WHOLE: n = left; break;
+    case ONES: n = 1; break;
+    case TWOS: n = 2; break;
+    case SEVENS: n = 7; break;
+    case PRIME997: n = 997; break;
+    default: n = (size_t)(test_uniform(rng) * 3000.0); break; /* 0 included */
+    }
+    return n < left ? n : left;
+}
+
+/* Runs one case; returns the relative L2 error against the float64 reference. */
+static double run_case(const stream_case *tc)
+{
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ (tc->ntaps * 131 + tc->channels * 7 + tc->chunking);
+    const size_t nsamp = tc->frames * tc->channels;
+    float *taps = malloc(tc->ntaps * tc->filter_channels * sizeof *taps);
+    float *x = malloc(nsamp * sizeof *x);
+    float *y = malloc(nsamp * sizeof *y);
+    double *ref = malloc(nsamp * sizeof *ref);
+    gfir_plan *plan = NULL;
+    gfir_config cfg;
+    assert_non_null(taps);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_non_null(ref);
+
+    test_fill(taps, tc->ntaps * tc->filter_channels, &rng);
+    test_fill(x, nsamp, &rng);
+    test_reference(x, tc->frames, tc->channels, taps, tc->ntaps, tc->filter_channels, ref);
+
+    gfir_config_init(&cfg);
+    cfg.channels = tc->channels;
+    cfg.filter_channels = tc->filter_channels;
+    cfg.backend = tc->backend;
+    cfg.kernel = tc->kernel;
+    cfg.max_block_frames = tc->max_block;
+    assert_int_equal(gfir_plan_create(&plan, taps, tc->ntaps, &cfg), GFIR_OK);
+
+    if (tc->in_place)
+        memcpy(y, x, nsamp * sizeof *y);
+    else
+        for (size_t i = 0; i < nsamp; i++)
+            y[i] = NAN; /* poison: every output must be written */
+
+    for (size_t done = 0; done < tc->frames;) {
+        size_t n = next_chunk(tc->chunking, tc->frames - done, &rng);
+        const float *in = (tc->in_place ? y : x) + done * tc->channels;
+        assert_int_equal(gfir_plan_execute(plan, in, y + done * tc->channels, n), GFIR_OK);
+        done += n;
+    }
+    gfir_plan_destroy(plan);
+
+    double err = test_rel_l2(y, ref, nsamp);
+    free(taps);
+    free(x);
+    free(y);
+    free(ref);
+    return err;
+}
+
+static void check(const stream_case *tc)
+{
+    double err = run_case(tc);
+    if (!(err < TOLERANCE)) {
+        fail_msg("%s/%s ch=%u fch=%u ntaps=%zu frames=%zu block=%zu chunks=%s inplace=%d: "
+                 "rel L2 %.3g >= %.0e",
+                 gfir_backend_name(tc->backend), gfir_kernel_name(tc->kernel), tc->channels,
+                 tc->filter_channels, tc->ntaps, tc->frames, tc->max_block,
+                 chunk_names[tc->chunking], tc->in_place, err, TOLERANCE);
+    }
+}
+
+static const size_t tap_counts[] = {1, 2, 3, 7, 31, 32, 33, 255, 1023, 4097};
+#define NTAPCOUNTS (sizeof tap_counts / sizeof tap_counts[0])
+
+/* Every chunking, tap count and kernel, stereo with per-channel taps. */
+static void test_chunkings(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        for (size_t t = 0; t < NTAPCOUNTS; t++) {
+            for (int how = WHOLE; how <= RANDOM; how++) {
+                stream_case tc = {GFIR_BACKEND_CPU, k ? GFIR_KERNEL_DIRECT : GFIR_KERNEL_GOLD,
+                                  2, 2, tap_counts[t], 0, 0, (enum chunking)how, 0};
+                /* long enough to cross several blocks and the whole history */
+                tc.frames = 2 * tap_counts[t] + 3001;
+                if (how == ONES && tap_counts[t] > 255)
+                    tc.frames = tap_counts[t] + 500; /* keep one-frame calls affordable */
+                check(&tc);
+            }
+        }
+    }
+}
+
+/* 1 to 8 channels, shared and per-channel taps, in place and not. */
+static void test_channels(void **state)
+{
+    (void)state;
+    for (unsigned ch = 1; ch <= 8; ch++) {
+        for (int per = 0; per < 2; per++) {
+            for (int inplace = 0; inplace < 2; inplace++) {
+                stream_case tc = {GFIR_BACKEND_CPU, GFIR_KERNEL_DIRECT, ch, per ? ch : 1, 63,
+                                  5003, 0, RANDOM, inplace};
+                check(&tc);
+                tc.chunking = SEVENS;
+                tc.ntaps = 4097;
+                tc.frames = 9001;
+                check(&tc);
+            }
+        }
+    }
+}
+
+/* Tiny and odd max_block_frames: calls are split, never refused. */
+static void test_block_splitting(void **state)
+{
+    (void)state;
+    static const size_t blocks[] = {1, 3, 64, 1000, 65537};
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        stream_case tc = {GFIR_BACKEND_CPU, GFIR_KERNEL_DIRECT, 3, 3, 257, 7919, blocks[b],
+                          RANDOM, b & 1};
+        check(&tc);
+    }
+}
+
+/* Large blocks with many taps take the threaded path. */
+static void test_threaded(void **state)
+{
+    (void)state;
+    stream_case tc = {GFIR_BACKEND_CPU, GFIR_KERNEL_DIRECT, 6, 6, 1023, 1 << 16, 1 << 15,
+                      PRIME997, 0};
+    check(&tc);
+    tc.chunking = WHOLE;
+    tc.in_place = 1;
+    check(&tc);
+}
+
+/* reset forgets the history: a second pass gives the first pass's output. */
+static void test_reset(void **state)
+{
+    (void)state;
+    uint64_t rng = 42;
+    enum { N = 3000, T = 129 };
+    float taps[T], x[N * 2], y1[N * 2], y2[N * 2];
+    gfir_plan *plan;
+    gfir_config cfg;
+    test_fill(taps, T, &rng);
+    test_fill(x, N * 2, &rng);
+    gfir_config_init(&cfg);
+    cfg.channels = 2;
+    cfg.backend = GFIR_BACKEND_CPU;
+    assert_int_equal(gfir_plan_create(&plan, taps, T, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_execute(plan, x, y1, N), GFIR_OK);
+    assert_int_equal(gfir_plan_reset(plan), GFIR_OK);
+    assert_int_equal(gfir_plan_execute(plan, x, y2, N), GFIR_OK);
+    assert_memory_equal(y1, y2, sizeof y1);
+    gfir_plan_destroy(plan);
+}
+
+/* flush feeds silence: it yields the tail of the full convolution. */
+static void test_flush_tail(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    enum { N = 500, T = 301 };
+    float taps[T], x[N + T - 1], y[N + T - 1];
+    double ref[N + T - 1];
+    gfir_plan *plan;
+    gfir_config cfg;
+    test_fill(taps, T, &rng);
+    test_fill(x, N, &rng);
+    memset(x + N, 0, (T - 1) * sizeof *x);
+    test_reference(x, N + T - 1, 1, taps, T, 1, ref);
+    gfir_config_init(&cfg);
+    cfg.backend = GFIR_BACKEND_CPU;
+    assert_int_equal(gfir_plan_create(&plan, taps, T, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_execute(plan, x, y, N), GFIR_OK);
+    assert_int_equal(gfir_plan_flush(plan, y + N, T - 1), GFIR_OK);
+    gfir_plan_destroy(plan);
+    assert_true(test_rel_l2(y, ref, N + T - 1) < TOLERANCE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chunkings),  cmocka_unit_test(test_channels),
+        cmocka_unit_test(test_block_splitting), cmocka_unit_test(test_threaded),
+        cmocka_unit_test(test_reset),      cmocka_unit_test(test_flush_tail),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
