@@ -1,0 +1,60 @@
+/*
+ * cli.h - what the gfir command line shares between its files: the parsed
+ * options, and the one way to turn them into a plan at a sample rate.
+ *
+ * main.c/options.c parse argv into cli_options; file.c runs the offline job;
+ * live.c (when built with PortAudio) runs --play, --monitor, --list-devices.
+ * Every function here that fails prints one line on stderr and returns 1.
+ */
+#ifndef GFIR_CLI_H
+#define GFIR_CLI_H
+
+#include "gfir.h"
+
+#include <stddef.h>
+
+typedef enum cli_align {
+    CLI_ALIGN_DEFAULT = -1, /* same for presets and --taps, full for --ir */
+    CLI_ALIGN_SAME = 0,
+    CLI_ALIGN_CAUSAL = 1,
+    CLI_ALIGN_FULL = 2
+} cli_align;
+
+/* The filter as the user gave it (--preset, --taps, --ir, --gain,
+ * --normalize): stages not yet designed, since designs depend on the rate. */
+typedef struct cli_filter cli_filter;
+
+typedef struct cli_options {
+    const char *input;          /* INPUT, or NULL for --monitor */
+    const char *output;         /* OUTPUT, or NULL for --play and --monitor */
+    cli_filter *filter;
+    cli_align align;
+
+    gfir_backend backend;       /* --backend, default auto */
+    gfir_kernel kernel;         /* --kernel, default auto */
+    size_t block_frames;        /* --block, 0 = the engine's default */
+
+    int play;                   /* --play */
+    int monitor;                /* --monitor */
+    int list_devices;           /* --list-devices */
+    const char *device;         /* --device NAME|INDEX, NULL = default output */
+    const char *input_device;   /* --input-device NAME|INDEX, NULL = default input */
+    unsigned period_frames;     /* --period, default 256 */
+    double duration_s;          /* --duration; <= 0: to the end (--play) or Ctrl-C */
+    unsigned channels;          /* --channels for --monitor; 0 = 2 or what the device has */
+
+    int verbose;                /* -v */
+    int quiet;                  /* -q */
+} cli_options;
+
+/*
+ * Designs o->filter at rate_hz for a signal of `channels` channels and makes a
+ * plan for blocks of up to block_frames, with o->backend and o->kernel.
+ * *filter_delay_frames receives the filter's own delay: (ntaps - 1) / 2 for
+ * linear-phase chains (presets, --taps), 0 for --ir. With -v it says on
+ * stderr which backend and kernel were chosen.
+ */
+int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
+                 gfir_plan **plan, size_t *filter_delay_frames);
+
+#endif

@@ -1,0 +1,1 @@
+gfir_unit_test(streaming_test)
