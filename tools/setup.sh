@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sets gfir up on Debian 12 as root: installs the Debian packages it builds,
+# tests and benchmarks with, then configures and builds into build/.
+# Safe to run again; it only installs what is missing.
+#   GFIR_BUILD_DIR  build directory (default: build)
+#   GFIR_CMAKE_ARGS extra arguments for cmake's configure step
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config      # the build
+  libsndfile1-dev libinih-dev libfftw3-dev          # files, presets, FFT
+  portaudio19-dev libsoxr-dev                       # live audio, IR resampling
+  libcmocka-dev python3 python3-numpy python3-scipy # tests and golden data
+  sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]}; run as root or install them" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build=${GFIR_BUILD_DIR:-build}
+# shellcheck disable=SC2086
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${GFIR_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build"
