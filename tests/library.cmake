@@ -4,3 +4,13 @@
 gfir_unit_test(error_test)
 # The version the build was configured with: the header's macros must match it.
 target_compile_definitions(error_test PRIVATE GFIR_PROJECT_VERSION="${PROJECT_VERSION}")
+
+# The header alone under -pedantic -Werror as C99 and as C++11 (the project
+# itself has no C++, so the compiler is looked up rather than enabled).
+find_program(GFIR_CXX_FOR_TESTS NAMES c++ g++ clang++ DOC "C++ compiler for the header test")
+if(NOT GFIR_CXX_FOR_TESTS)
+  set(GFIR_CXX_FOR_TESTS "")
+endif()
+add_test(NAME header_test COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/header_test.sh
+  ${CMAKE_C_COMPILER} "${GFIR_CXX_FOR_TESTS}" ${PROJECT_SOURCE_DIR}/include $<TARGET_FILE:gfir>)
+set_tests_properties(header_test PROPERTIES SKIP_RETURN_CODE ${GFIR_SKIP_CODE})
