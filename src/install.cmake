@@ -2,6 +2,9 @@
 # static libraries, gfir.pc for pkg-config and a CMake package (gfir::gfir).
 include(CMakePackageConfigHelpers)
 
+# Keep the run path to link directories outside the system's (the CUDA toolkit's
+# libcufft), which CMake otherwise strips on install.
+set_target_properties(gfir PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(FILES ${PROJECT_SOURCE_DIR}/include/gfir.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS gfir gfir_static EXPORT gfirTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -18,7 +21,20 @@ if(GFIR_CUDA)
   string(APPEND GFIR_PC_LIBS_PRIVATE
     " -L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt -lpthread -lstdc++")
 endif()
-configure_file(${CMAKE_CURRENT_LIST_DIR}/gfir.pc.in ${PROJECT_BINARY_DIR}/gfir.pc @ONLY)
+# gfir.pc names the prefix it is installed under, which `cmake --install --prefix`
+# may change after configuring: the file is written at configure time with the
+# prefix left as a placeholder, and the placeholder filled at install time.
+foreach(dir LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(GFIR_PC_${dir} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(GFIR_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
+set(GFIR_PC_PREFIX "@GFIR_PC_PREFIX@")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/gfir.pc.in ${PROJECT_BINARY_DIR}/gfir.pc.in @ONLY)
+install(CODE "set(GFIR_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  configure_file(\"${PROJECT_BINARY_DIR}/gfir.pc.in\" \"${PROJECT_BINARY_DIR}/gfir.pc\" @ONLY)")
 install(FILES ${PROJECT_BINARY_DIR}/gfir.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 install(EXPORT gfirTargets NAMESPACE gfir:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gfir)
