@@ -14,3 +14,8 @@ endif()
 add_test(NAME header_test COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/header_test.sh
   ${CMAKE_C_COMPILER} "${GFIR_CXX_FOR_TESTS}" ${PROJECT_SOURCE_DIR}/include $<TARGET_FILE:gfir>)
 set_tests_properties(header_test PROPERTIES SKIP_RETURN_CODE ${GFIR_SKIP_CODE})
+
+# The installed tree as other DSP tools use it: pkg-config (shared and static)
+# with tools/gfir_example.c checked against NumPy, and a find_package() consumer.
+add_test(NAME install_test COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install_test.sh
+  ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${CMAKE_C_COMPILER})
