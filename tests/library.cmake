@@ -19,3 +19,10 @@ set_tests_properties(header_test PROPERTIES SKIP_RETURN_CODE ${GFIR_SKIP_CODE})
 # with tools/gfir_example.c checked against NumPy, and a find_package() consumer.
 add_test(NAME install_test COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install_test.sh
   ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${CMAKE_C_COMPILER})
+
+# GCC must vectorise the direct kernel's hot loop for each x86-64 width it is
+# built for (-fopt-info is GCC's; the widths are x86's).
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU" AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  add_test(NAME vectorize_test COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/vectorize_test.sh
+    ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR})
+endif()
