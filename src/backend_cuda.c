@@ -21,7 +21,7 @@
 
 /* Calls larger than this are pipelined in sub-blocks of at least this size. */
 #define PIPELINE_MIN_FRAMES ((size_t)1 << 16)
-#define PIPELINE_DEPTH 4
+#define PIPELINE_DEPTH 8
 
 typedef struct cuda_lane {
     cudaStream_t stream;
@@ -33,6 +33,7 @@ typedef struct cuda_lane {
     float *d_y;             /* planar, channels * sub_frames */
     size_t n;               /* frames staged in d_x by the last use */
     float *dest;            /* where its pending output goes; NULL when none */
+    int direct;             /* its output was copied to dest by the device itself */
 } cuda_lane;
 
 typedef struct cuda_state {
@@ -209,9 +210,11 @@ static void cuda_reset(gfir_plan *plan)
     cudaMemset(l->d_x, 0, plan->channels * st->x_stride * sizeof(float));
 }
 
-/* Queues one sub-block on lane `me`, after lane `prev` staged the previous one. */
+/* Queues one sub-block on lane `me`, after lane `prev` staged the previous one.
+ * src and dst are host memory the copies use directly: the caller's own when
+ * it is pinned, else the lane's pinned staging; src is NULL for silence. */
 static gfir_status enqueue(gfir_plan *plan, cuda_state *st, cuda_lane *me, cuda_lane *prev,
-                           int silent, size_t n)
+                           const float *src, float *dst, size_t n)
 {
     const size_t ch = plan->channels, bytes = n * ch * sizeof(float);
     gfir_conv_args a = {
@@ -220,16 +223,16 @@ static gfir_status enqueue(gfir_plan *plan, cuda_state *st, cuda_lane *me, cuda_
         .ntaps = plan->ntaps, .d_y = me->d_y, .y_stride = st->sub_frames, .n = n,
         .channels = plan->channels, .block_threads = 0,
     };
-    if (!silent)
-        CUDA_TRY(cudaMemcpyAsync(me->d_in, me->h_in, bytes, cudaMemcpyHostToDevice, me->stream));
+    if (src)
+        CUDA_TRY(cudaMemcpyAsync(me->d_in, src, bytes, cudaMemcpyHostToDevice, me->stream));
     CUDA_TRY(cudaStreamWaitEvent(me->stream, prev->staged, 0));
     CUDA_TRY(gfir_launch_stage(prev->d_x, prev->n, me->d_x, st->x_stride, st->halo,
-                               silent ? NULL : me->d_in, n, plan->channels, me->stream));
+                               src ? me->d_in : NULL, n, plan->channels, me->stream));
     CUDA_TRY(cudaEventRecord(me->staged, me->stream));
     CUDA_TRY(st->launch(&a, me->stream));
     CUDA_TRY(gfir_launch_interleave(me->d_y, st->sub_frames, me->d_out, n, plan->channels,
                                     me->stream));
-    CUDA_TRY(cudaMemcpyAsync(me->h_out, me->d_out, bytes, cudaMemcpyDeviceToHost, me->stream));
+    CUDA_TRY(cudaMemcpyAsync(dst, me->d_out, bytes, cudaMemcpyDeviceToHost, me->stream));
     CUDA_TRY(cudaEventRecord(me->done, me->stream));
     me->n = n;
     return GFIR_OK;
@@ -241,7 +244,8 @@ static gfir_status collect(gfir_plan *plan, cuda_lane *l)
     float *dest = l->dest;
     l->dest = NULL;
     CUDA_TRY(cudaEventSynchronize(l->done));
-    memcpy(dest, l->h_out, l->n * plan->channels * sizeof(float));
+    if (!l->direct)
+        memcpy(dest, l->h_out, l->n * plan->channels * sizeof(float));
     return GFIR_OK;
 }
 
@@ -254,10 +258,23 @@ static void abandon(cuda_state *st)
     }
 }
 
+/* Page-locked host memory (cudaHostAlloc, cudaHostRegister) can be copied by
+ * the device directly, which saves a pass through the staging buffers. */
+static int is_pinned(const void *p)
+{
+    struct cudaPointerAttributes attr;
+    if (!p || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
 static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
     cuda_state *st = plan->impl;
     const size_t ch = plan->channels;
+    const int in_pinned = is_pinned(in), out_pinned = is_pinned(out);
     gfir_status status = GFIR_OK;
 
     for (size_t done = 0, m; done < n && status == GFIR_OK; done += m) {
@@ -270,9 +287,11 @@ static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, si
             status = collect(plan, me);
         if (status != GFIR_OK)
             break;
-        if (in)
+        const float *src = in && in_pinned ? in + done * ch : in ? me->h_in : NULL;
+        if (src == me->h_in)
             memcpy(me->h_in, in + done * ch, m * ch * sizeof(float));
-        status = enqueue(plan, st, me, prev, in == NULL, m);
+        me->direct = out_pinned;
+        status = enqueue(plan, st, me, prev, src, out_pinned ? out + done * ch : me->h_out, m);
         me->dest = out + done * ch;
         st->last = 1 - st->last;
     }

@@ -15,6 +15,7 @@ rm -f "$csv"
 "$build/tools/gfir-bench" --csv "$csv" "$@" | tee "$build/gfir-bench.txt"
 echo
 python3 tools/bench/gpu_peers.py --csv "$csv" --markdown "$build/peers.md" | tee "$build/peers.txt"
+python3 tools/bench/ncu_textbook.py "$build" --markdown "$build/ncu.md"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${GFIR_COMMIT:-unknown}")
 device=$(grep '^device,' "$csv" | cut -d, -f2-)
 {
@@ -29,4 +30,8 @@ device=$(grep '^device,' "$csv" | cut -d, -f2-)
   echo "Peers on the same signal, same run (ms, median; ratio = best peer / gfir direct):"
   echo
   cat "$build/peers.md"
+  echo
+  echo "Global-memory traffic of the textbook kernels (Nsight Compute, tools/bench/ncu_textbook.py):"
+  echo
+  cat "$build/ncu.md"
 } | python3 tools/bench/put-section.py docs/BENCHMARKS.md gpu
