@@ -5,6 +5,12 @@ include(CMakePackageConfigHelpers)
 # Keep the run path to link directories outside the system's (the CUDA toolkit's
 # libcufft), which CMake otherwise strips on install.
 set_target_properties(gfir PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+# libgfir.a carries the CUDA kernels' host code, which is C++: a consumer that
+# links it with a C linker (find_package in a C project) needs the C++ runtime
+# too. The shared library records its own.
+if(GFIR_KERNEL_OBJECTS)
+  target_link_libraries(gfir_static PRIVATE stdc++)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/gfir.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS gfir gfir_static EXPORT gfirTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -3,6 +3,7 @@
  * documented negative gfir_status, *plan is NULL after a failed create, the
  * failure is explained by gfir_plan_error_detail(NULL), and nothing crashes.
  * Also the parts of the API that cannot fail: names, sentences, the version.
+ * The design functions' errors are checked with their designs, in design_test.c.
  */
 #include "gfir.h"
 
