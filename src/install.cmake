@@ -2,9 +2,6 @@
 # static libraries, gfir.pc for pkg-config and a CMake package (gfir::gfir).
 include(CMakePackageConfigHelpers)
 
-# Keep the run path to link directories outside the system's (the CUDA toolkit's
-# libcufft), which CMake otherwise strips on install.
-set_target_properties(gfir PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 # libgfir.a carries the CUDA kernels' host code, which is C++: a consumer that
 # links it with a C linker (find_package in a C project) needs the C++ runtime
 # too. The shared library records its own.
