@@ -16,6 +16,8 @@
 #ifndef GFIR_KERNELS_H
 #define GFIR_KERNELS_H
 
+#include "gfir.h"
+
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
@@ -74,6 +76,53 @@ cudaError_t gfir_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_c
 /* interleave: d_out[i * channels + c] = d_y[c * y_stride + i]. */
 cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_out, size_t n,
                                    unsigned channels, cudaStream_t stream);
+
+/*
+ * Overlap-save FFT convolution (fft.cu): the same contract as the direct
+ * kernels, from the same planar halo-prefixed input, computed with cuFFT.
+ *
+ * A gfir_fft_filter holds the tap sets' spectra, made once; a gfir_fft_engine
+ * holds one stream's cuFFT plans and work buffers, sized for blocks of up to
+ * max_n frames, and refers to a filter that must outlive it. Engines on
+ * different streams may share a filter and run concurrently.
+ *
+ * These return GFIR_OK or a negative status (GFIR_ERR_NOMEM when host or
+ * device memory or a cuFFT work area cannot be had, GFIR_ERR_DEVICE for any
+ * other CUDA or cuFFT failure, GFIR_ERR_ARG for bad arguments) and write a
+ * sentence naming the failed call and its code into why (why_len bytes; why
+ * may be NULL). They never synchronise except at create and destroy.
+ */
+typedef struct gfir_fft_filter gfir_fft_filter;
+typedef struct gfir_fft_engine gfir_fft_engine;
+
+/* The FFT size the library uses for ntaps taps and blocks of up to max_n
+ * frames (a power of two above ntaps - 1). One rule, tuned by measurement. */
+size_t gfir_fft_size(size_t ntaps, size_t max_n);
+
+/* Spectra of filters tap sets of ntaps taps each (host memory, natural order,
+ * one after another) at FFT size fft_size, a power of two >= ntaps. */
+gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float *taps, size_t ntaps,
+                                   unsigned filters, size_t fft_size, char *why, size_t why_len);
+size_t gfir_fft_filter_size(const gfir_fft_filter *f);
+void gfir_fft_filter_destroy(gfir_fft_filter *f);
+
+/* An engine for `channels` channels on `stream`; f has 1 tap set (shared by
+ * every channel) or `channels`. */
+gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
+                                   unsigned channels, size_t max_n, cudaStream_t stream,
+                                   char *why, size_t why_len);
+void gfir_fft_engine_destroy(gfir_fft_engine *e);
+
+/*
+ * Queues the convolution of n <= max_n frames on the engine's stream. Input
+ * as gfir_conv_args: channel c at d_x + c * x_stride, ntaps - 1 + n samples.
+ * Output i of channel c goes to d_out[i * frame_stride + c * channel_stride]:
+ * (1, y_stride) writes planar rows, (channels, 1) interleaved frames.
+ * Allocation-free. d_out must not overlap d_x.
+ */
+gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t x_stride, size_t n,
+                         float *d_out, size_t frame_stride, size_t channel_stride, char *why,
+                         size_t why_len);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,12 @@
  * next one's input is copied in and the previous one's output copied out.
  * Sub-block k+1's staging reads the buffer sub-block k staged, so it waits on
  * an event recorded after k's staging.
+ *
+ * The convolution step between staging and the copy out is the kernel's: a
+ * direct launcher writing planar rows that a second pass interleaves, or the
+ * FFT engine of kernels/fft.cu, which writes interleaved frames itself. Both
+ * read the same staged buffer, so the lanes, the halo and the pipelining are
+ * shared.
  */
 #include "kernels.h"
 #include "plan.h"
@@ -22,6 +28,19 @@
 /* Calls larger than this are pipelined in sub-blocks of at least this size. */
 #define PIPELINE_MIN_FRAMES ((size_t)1 << 16)
 #define PIPELINE_DEPTH 8
+/* An FFT sub-block recomputes its halo's worth of overlap: sub-blocks of at
+ * least this many halos keep that under a quarter of the work. */
+#define FFT_SUB_HALOS 4
+/*
+ * AUTO's crossover from direct to FFT on the GPU, in taps. Measured on an H100
+ * with 2 x 2^24 samples on the device: the direct kernel took 1.48 ms at 1023
+ * taps against 1.73 ms for CuPy's oaconvolve, and 5.7 ms against 2.1 ms at
+ * 4095, so FFT wins from about here. Retune from gfir-bench's direct and fft
+ * rows.
+ */
+#define AUTO_FFT_MIN_TAPS 1024
+
+typedef struct cuda_state cuda_state;
 
 typedef struct cuda_lane {
     cudaStream_t stream;
@@ -30,22 +49,30 @@ typedef struct cuda_lane {
     float *h_in, *h_out;    /* pinned, sub_frames * channels */
     float *d_in, *d_out;    /* interleaved, sub_frames * channels */
     float *d_x;             /* planar, channels * x_stride: halo then samples */
-    float *d_y;             /* planar, channels * sub_frames */
+    float *d_y;             /* planar, channels * sub_frames; direct kernels only */
+    gfir_fft_engine *fft;   /* FFT kernel only */
     size_t n;               /* frames staged in d_x by the last use */
     float *dest;            /* where its pending output goes; NULL when none */
     int direct;             /* its output was copied to dest by the device itself */
 } cuda_lane;
 
-typedef struct cuda_state {
+/* Convolves lane l's staged block of n frames into its d_out, interleaved. */
+typedef gfir_status (*conv_step)(gfir_plan *plan, cuda_state *st, cuda_lane *l, size_t n);
+
+struct cuda_state {
     cuda_lane lane[2];
     int last;               /* the lane that staged the newest block */
     size_t sub_frames;
     size_t halo;
     size_t x_stride;
+    conv_step step;
+    /* direct kernels */
     float *d_taps;          /* reversed, padded to taps_stride, per filter */
     size_t taps_stride;
     cudaError_t (*launch)(const gfir_conv_args *, cudaStream_t);
-} cuda_state;
+    /* FFT kernel: the spectra both lanes' engines multiply by */
+    gfir_fft_filter *fft_filter;
+};
 
 static gfir_status cuda_error(gfir_plan *plan, cudaError_t e, const char *what)
 {
@@ -75,7 +102,7 @@ static gfir_status cuda_choose_kernel(const gfir_plan *plan, gfir_kernel request
 {
     switch (requested) {
     case GFIR_KERNEL_AUTO:
-        *chosen = GFIR_KERNEL_DIRECT;
+        *chosen = plan->ntaps >= AUTO_FFT_MIN_TAPS ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT;
         return GFIR_OK;
     case GFIR_KERNEL_CONSTANT:
         if (!gfir_constant_fits(plan->ntaps, plan->filter_channels))
@@ -89,6 +116,7 @@ static gfir_status cuda_choose_kernel(const gfir_plan *plan, gfir_kernel request
     case GFIR_KERNEL_TILED:
     case GFIR_KERNEL_CACHED:
     case GFIR_KERNEL_DIRECT:
+    case GFIR_KERNEL_FFT:
         *chosen = requested;
         return GFIR_OK;
     default:
@@ -110,6 +138,7 @@ static void free_lane(cuda_lane *l)
     cudaFree(l->d_out);
     cudaFree(l->d_x);
     cudaFree(l->d_y);
+    gfir_fft_engine_destroy(l->fft);
 }
 
 static void cuda_destroy(gfir_plan *plan)
@@ -123,6 +152,7 @@ static void cuda_destroy(gfir_plan *plan)
         free_lane(&st->lane[i]);
     }
     cudaFree(st->d_taps);
+    gfir_fft_filter_destroy(st->fft_filter);
     free(st);
     plan->impl = NULL;
 }
@@ -138,9 +168,12 @@ static gfir_status alloc_lane(gfir_plan *plan, cuda_state *st, cuda_lane *l)
     CUDA_TRY(cudaMalloc((void **)&l->d_in, io));
     CUDA_TRY(cudaMalloc((void **)&l->d_out, io));
     CUDA_TRY(cudaMalloc((void **)&l->d_x, ch * st->x_stride * sizeof(float)));
-    CUDA_TRY(cudaMalloc((void **)&l->d_y, io));
     /* zeros before the first sample: the halo of the first block */
     CUDA_TRY(cudaMemset(l->d_x, 0, ch * st->x_stride * sizeof(float)));
+    if (st->fft_filter)
+        return gfir_fft_engine_create(&l->fft, st->fft_filter, plan->channels, st->sub_frames,
+                                      l->stream, plan->detail, sizeof plan->detail);
+    CUDA_TRY(cudaMalloc((void **)&l->d_y, io));
     return GFIR_OK;
 }
 
@@ -161,6 +194,46 @@ static gfir_status upload_taps(gfir_plan *plan, cuda_state *st, const float *tap
     return e == cudaSuccess ? GFIR_OK : cuda_error(plan, e, "uploading taps");
 }
 
+static gfir_status direct_step(gfir_plan *plan, cuda_state *st, cuda_lane *me, size_t n)
+{
+    gfir_conv_args a = {
+        .d_x = me->d_x, .x_stride = st->x_stride, .d_taps = st->d_taps,
+        .taps_stride = st->taps_stride, .shared_taps = plan->filter_channels == 1,
+        .ntaps = plan->ntaps, .d_y = me->d_y, .y_stride = st->sub_frames, .n = n,
+        .channels = plan->channels, .block_threads = 0,
+    };
+    CUDA_TRY(st->launch(&a, me->stream));
+    CUDA_TRY(gfir_launch_interleave(me->d_y, st->sub_frames, me->d_out, n, plan->channels,
+                                    me->stream));
+    return GFIR_OK;
+}
+
+/* The engine drops the wrapped samples while it interleaves: no d_y pass. */
+static gfir_status fft_step(gfir_plan *plan, cuda_state *st, cuda_lane *me, size_t n)
+{
+    return gfir_fft_run(me->fft, me->d_x, st->x_stride, n, me->d_out, plan->channels, 1,
+                        plan->detail, sizeof plan->detail);
+}
+
+/* Block sizes: pipelined sub-blocks for big calls; for FFT, none so short that
+ * the halo's overlap dominates. */
+static size_t choose_sub_frames(const gfir_plan *plan)
+{
+    size_t sub = plan->block_frames;
+    if (plan->block_frames >= 2 * PIPELINE_MIN_FRAMES) {
+        sub = (plan->block_frames + PIPELINE_DEPTH - 1) / PIPELINE_DEPTH;
+        sub = sub > PIPELINE_MIN_FRAMES ? sub : PIPELINE_MIN_FRAMES;
+    }
+    if (plan->kernel == GFIR_KERNEL_FFT) {
+        const size_t halo = plan->ntaps - 1;
+        const size_t fft_min = halo < plan->block_frames / FFT_SUB_HALOS
+                                   ? FFT_SUB_HALOS * halo
+                                   : plan->block_frames;
+        sub = sub > fft_min ? sub : fft_min;
+    }
+    return sub;
+}
+
 static gfir_status cuda_create(gfir_plan *plan, const float *taps)
 {
     static cudaError_t (*const launchers[])(const gfir_conv_args *, cudaStream_t) = {
@@ -175,18 +248,23 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     plan->impl = st;
     CUDA_TRY(cudaSetDevice(plan->device));
 
-    st->launch = launchers[plan->kernel];
     st->halo = plan->ntaps - 1;
-    st->sub_frames = plan->block_frames;
-    if (plan->block_frames >= 2 * PIPELINE_MIN_FRAMES) {
-        size_t sub = (plan->block_frames + PIPELINE_DEPTH - 1) / PIPELINE_DEPTH;
-        st->sub_frames = sub > PIPELINE_MIN_FRAMES ? sub : PIPELINE_MIN_FRAMES;
-    }
+    st->sub_frames = choose_sub_frames(plan);
     /* rows rounded to 32 floats keep every channel's buffer 128-byte aligned */
     st->x_stride = (st->halo + st->sub_frames + 31) / 32 * 32;
     st->taps_stride = (plan->ntaps + GFIR_TAP_STEP - 1) / GFIR_TAP_STEP * GFIR_TAP_STEP;
 
-    status = upload_taps(plan, st, taps);
+    if (plan->kernel == GFIR_KERNEL_FFT) {
+        st->step = fft_step;
+        status = gfir_fft_filter_create(&st->fft_filter, taps, plan->ntaps,
+                                        plan->filter_channels,
+                                        gfir_fft_size(plan->ntaps, st->sub_frames), plan->detail,
+                                        sizeof plan->detail);
+    } else {
+        st->step = direct_step;
+        st->launch = launchers[plan->kernel];
+        status = upload_taps(plan, st, taps);
+    }
     for (int i = 0; i < 2 && status == GFIR_OK; i++)
         status = alloc_lane(plan, st, &st->lane[i]);
     if (status != GFIR_OK) {
@@ -217,21 +295,16 @@ static gfir_status enqueue(gfir_plan *plan, cuda_state *st, cuda_lane *me, cuda_
                            const float *src, float *dst, size_t n)
 {
     const size_t ch = plan->channels, bytes = n * ch * sizeof(float);
-    gfir_conv_args a = {
-        .d_x = me->d_x, .x_stride = st->x_stride, .d_taps = st->d_taps,
-        .taps_stride = st->taps_stride, .shared_taps = plan->filter_channels == 1,
-        .ntaps = plan->ntaps, .d_y = me->d_y, .y_stride = st->sub_frames, .n = n,
-        .channels = plan->channels, .block_threads = 0,
-    };
+    gfir_status status;
     if (src)
         CUDA_TRY(cudaMemcpyAsync(me->d_in, src, bytes, cudaMemcpyHostToDevice, me->stream));
     CUDA_TRY(cudaStreamWaitEvent(me->stream, prev->staged, 0));
     CUDA_TRY(gfir_launch_stage(prev->d_x, prev->n, me->d_x, st->x_stride, st->halo,
                                src ? me->d_in : NULL, n, plan->channels, me->stream));
     CUDA_TRY(cudaEventRecord(me->staged, me->stream));
-    CUDA_TRY(st->launch(&a, me->stream));
-    CUDA_TRY(gfir_launch_interleave(me->d_y, st->sub_frames, me->d_out, n, plan->channels,
-                                    me->stream));
+    status = st->step(plan, st, me, n);
+    if (status != GFIR_OK)
+        return status;
     CUDA_TRY(cudaMemcpyAsync(dst, me->d_out, bytes, cudaMemcpyDeviceToHost, me->stream));
     CUDA_TRY(cudaEventRecord(me->done, me->stream));
     me->n = n;

@@ -1,0 +1,465 @@
+/*
+ * fft.cu - overlap-save FFT convolution on the device with cuFFT.
+ *
+ * A block's planar input (channel c: ntaps - 1 halo samples, then n new ones)
+ * is exactly what overlap-save reads. With FFT size N and hop L = N - (ntaps - 1),
+ * segment s of channel c is x_c[sL .. sL + N); its circular convolution with
+ * the taps equals the linear one at indices ntaps - 1 .. N - 1, which are the
+ * outputs sL .. sL + L - 1. Everything stays on the engine's stream:
+ *
+ *   gather    segments into rows of N + 2 floats, zeros past the input, so an
+ *             in-place R2C can fill each row with its N/2 + 1 bins;
+ *   R2C       in place, one batch over segments x channels;
+ *   multiply  by the filter's spectrum, made once at create from taps already
+ *             scaled by 1/N (exact: N is a power of two), so no later pass
+ *             has to undo cuFFT's unnormalised inverse;
+ *   C2R       in place;
+ *   extract   the L valid samples of each row to the output, planar or
+ *             interleaved: dropping the wrapped samples rides on the pass that
+ *             writes the caller's layout, which is needed anyway.
+ *
+ * Rows are segment-major (row = s * channels + c), so the first S segments of
+ * every channel are one contiguous prefix: an engine holds plans for batches
+ * of 1, 2, 4, ... segments and for its maximum, and a block of S segments
+ * runs the smallest that covers S (the extra rows are real input or zeros, and
+ * nobody reads their output). So a short call costs at most twice its need,
+ * and every transform is a single cuFFT call.
+ *
+ * No cuFFT callbacks: with the shared libcufft of CUDA 13 they need LTO
+ * callbacks compiled at plan time, which this file does not depend on.
+ */
+#include "kernels.h"
+
+#include <cufft.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The FFT size rule. A transform pair of N points yields L = N - ntaps + 1
+ * outputs, so the cost per output is about N log N / L: larger N wastes less
+ * on the overlap, smaller N keeps each transform inside cuFFT's fast
+ * single-kernel sizes and the buffers small.
+ *   FFT_TAPS_RATIO  N >= ratio * ntaps: at most 1 / ratio of a segment is overlap.
+ *   FFT_MIN_SIZE    smaller transforms are all launch and bookkeeping.
+ *   FFT_SMALLEST    the floor when a block is tiny (a live callback).
+ * Never more than one segment covering the whole block needs, so small blocks
+ * with few taps do not transform mostly zeros. Tune from gfir-bench's fft rows
+ * (gfir-bench --fft-size overrides the rule).
+ */
+#define FFT_TAPS_RATIO 4
+#define FFT_MIN_SIZE 4096
+#define FFT_SMALLEST 32
+#define FFT_MAX_PLANS 40
+#define THREADS 256
+#define GRID_Y_MAX 65535
+
+static size_t pow2_at_least(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+extern "C" size_t gfir_fft_size(size_t ntaps, size_t max_n)
+{
+    size_t want = pow2_at_least(FFT_TAPS_RATIO * ntaps);
+    if (want < FFT_MIN_SIZE)
+        want = FFT_MIN_SIZE;
+    size_t whole = pow2_at_least(ntaps - 1 + (max_n ? max_n : 1));
+    if (whole < FFT_SMALLEST)
+        whole = FFT_SMALLEST;
+    return want < whole ? want : whole;
+}
+
+struct gfir_fft_filter {
+    size_t fft_size;
+    size_t ntaps;
+    unsigned filters;
+    float2 *d_spec; /* filters rows of fft_size / 2 + 1 bins */
+};
+
+struct fft_plans {
+    size_t segs; /* segments per channel this pair transforms */
+    cufftHandle r2c, c2r;
+    int has_r2c, has_c2r;
+};
+
+struct gfir_fft_engine {
+    const gfir_fft_filter *f;
+    unsigned channels;
+    size_t hop;
+    size_t max_n;
+    size_t max_segs;
+    cudaStream_t stream;
+    float *d_buf;   /* max_segs * channels rows of fft_size + 2 floats */
+    void *d_work;   /* cuFFT's work area, shared by this engine's plans */
+    int nplans;
+    fft_plans plans[FFT_MAX_PLANS];
+};
+
+static void say(char *why, size_t len, const char *fmt, ...)
+{
+    if (!why || !len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *cufft_name(cufftResult r)
+{
+    switch (r) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    default: return "cuFFT error";
+    }
+}
+
+static gfir_status cufft_fail(cufftResult r, const char *call, char *why, size_t len)
+{
+    say(why, len, "%s: %s (%d)", call, cufft_name(r), (int)r);
+    return r == CUFFT_ALLOC_FAILED ? GFIR_ERR_NOMEM : GFIR_ERR_DEVICE;
+}
+
+static gfir_status cuda_fail(cudaError_t e, const char *call, char *why, size_t len)
+{
+    say(why, len, "%s: %s", call, cudaGetErrorString(e));
+    return e == cudaErrorMemoryAllocation ? GFIR_ERR_NOMEM : GFIR_ERR_DEVICE;
+}
+
+#define CUFFT_TRY(call)                                                                    \
+    do {                                                                                   \
+        cufftResult r_ = (call);                                                           \
+        if (r_ != CUFFT_SUCCESS)                                                           \
+            return cufft_fail(r_, #call, why, why_len);                                    \
+    } while (0)
+
+#define CUDA_TRY(call)                                                                     \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            return cuda_fail(e_, #call, why, why_len);                                     \
+    } while (0)
+
+/* A batched 1-D transform of rows of n + 2 floats (n / 2 + 1 bins), in place.
+ * The plan is configured but gets no work area when auto_alloc is 0. */
+static cufftResult make_plan(cufftHandle h, cufftType type, size_t n, size_t batch,
+                             int auto_alloc, size_t *work)
+{
+    long long size[1] = {(long long)n};
+    long long real_embed[1] = {(long long)n + 2}, bin_embed[1] = {(long long)n / 2 + 1};
+    const long long real_dist = (long long)n + 2, bin_dist = (long long)n / 2 + 1;
+    cufftResult r = cufftSetAutoAllocation(h, auto_alloc);
+    if (r != CUFFT_SUCCESS)
+        return r;
+    if (type == CUFFT_R2C)
+        return cufftMakePlanMany64(h, 1, size, real_embed, 1, real_dist, bin_embed, 1, bin_dist,
+                                   type, (long long)batch, work);
+    return cufftMakePlanMany64(h, 1, size, bin_embed, 1, bin_dist, real_embed, 1, real_dist, type,
+                               (long long)batch, work);
+}
+
+/* ---- kernels ------------------------------------------------------------ */
+
+/* Thread j of segment s copies sample s*hop + j of every channel into column
+ * j of that channel's row: reads and writes coalesced per channel. */
+__global__ void gather_kernel(const float *__restrict__ x, size_t x_stride, size_t avail,
+                              float *__restrict__ buf, size_t n_fft, size_t hop, size_t segs,
+                              unsigned channels)
+{
+    const size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (j >= n_fft)
+        return;
+    for (size_t s = blockIdx.y; s < segs; s += gridDim.y) {
+        const size_t g = s * hop + j;
+        float *row = buf + s * channels * (n_fft + 2) + j;
+        for (unsigned c = 0; c < channels; c++)
+            row[c * (n_fft + 2)] = g < avail ? x[c * x_stride + g] : 0.0f;
+    }
+}
+
+__global__ void multiply_kernel(float2 *__restrict__ buf, const float2 *__restrict__ spec,
+                                size_t bins, size_t rows, unsigned channels, int shared)
+{
+    const size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k >= bins)
+        return;
+    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const size_t f = shared ? 0 : r % channels;
+        const float2 h = spec[f * bins + k];
+        const float2 v = buf[r * bins + k];
+        buf[r * bins + k] = make_float2(v.x * h.x - v.y * h.y, v.x * h.y + v.y * h.x);
+    }
+}
+
+/* Thread j of segment s writes output s*hop + j of every channel from column
+ * halo + j of that channel's row; the columns below halo are the wrapped ones. */
+__global__ void extract_kernel(const float *__restrict__ buf, size_t n_fft, size_t hop,
+                               size_t halo, size_t n, size_t segs, unsigned channels,
+                               float *__restrict__ out, size_t frame_stride,
+                               size_t channel_stride)
+{
+    const size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (j >= hop)
+        return;
+    for (size_t s = blockIdx.y; s < segs; s += gridDim.y) {
+        const size_t i = s * hop + j;
+        if (i >= n)
+            return; /* later segments lie further on */
+        const float *row = buf + s * channels * (n_fft + 2) + halo + j;
+        for (unsigned c = 0; c < channels; c++)
+            out[i * frame_stride + c * channel_stride] = row[c * (n_fft + 2)];
+    }
+}
+
+static unsigned grid_y(size_t rows)
+{
+    return (unsigned)(rows < GRID_Y_MAX ? rows : GRID_Y_MAX);
+}
+
+/* ---- the filter ---------------------------------------------------------- */
+
+extern "C" void gfir_fft_filter_destroy(gfir_fft_filter *f)
+{
+    if (!f)
+        return;
+    cudaFree(f->d_spec);
+    free(f);
+}
+
+extern "C" size_t gfir_fft_filter_size(const gfir_fft_filter *f)
+{
+    return f ? f->fft_size : 0;
+}
+
+/* Uploads the scaled, zero-padded taps into rows of n + 2 floats and
+ * transforms them in place on the legacy default stream, synchronously. */
+static gfir_status filter_spectrum(gfir_fft_filter *f, const float *taps, char *why,
+                                   size_t why_len)
+{
+    const size_t n = f->fft_size, row = n + 2, total = f->filters * row;
+    const float scale = 1.0f / (float)n;
+    float *h = (float *)calloc(total, sizeof *h);
+    if (!h) {
+        say(why, why_len, "out of host memory for %u x %zu filter bins", f->filters, n / 2 + 1);
+        return GFIR_ERR_NOMEM;
+    }
+    for (size_t t = 0; t < f->filters; t++)
+        for (size_t k = 0; k < f->ntaps; k++)
+            h[t * row + k] = taps[t * f->ntaps + k] * scale;
+    cudaError_t e = cudaMalloc((void **)&f->d_spec, total * sizeof(float));
+    if (e == cudaSuccess)
+        e = cudaMemcpy(f->d_spec, h, total * sizeof(float), cudaMemcpyHostToDevice);
+    free(h);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "uploading the taps for their spectrum", why, why_len);
+
+    cufftHandle plan;
+    size_t work = 0;
+    CUFFT_TRY(cufftCreate(&plan));
+    cufftResult r = make_plan(plan, CUFFT_R2C, n, f->filters, 1, &work);
+    const char *call = "cufftMakePlanMany64 (filter spectrum)";
+    if (r == CUFFT_SUCCESS) {
+        r = cufftExecR2C(plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
+        call = "cufftExecR2C (filter spectrum)";
+    }
+    /* the plan's work area goes with it: wait for the transform first */
+    e = cudaDeviceSynchronize();
+    cufftDestroy(plan);
+    if (r != CUFFT_SUCCESS)
+        return cufft_fail(r, call, why, why_len);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaDeviceSynchronize (filter spectrum)", why, why_len);
+    return GFIR_OK;
+}
+
+extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float *taps,
+                                              size_t ntaps, unsigned filters, size_t fft_size,
+                                              char *why, size_t why_len)
+{
+    if (!out || !taps) {
+        say(why, why_len, "gfir_fft_filter_create: NULL argument");
+        return GFIR_ERR_NULL;
+    }
+    *out = NULL;
+    if (ntaps == 0 || filters == 0 || fft_size < 2 || (fft_size & (fft_size - 1)) ||
+        fft_size < ntaps) {
+        say(why, why_len, "FFT size %zu cannot filter %u x %zu taps", fft_size, filters, ntaps);
+        return GFIR_ERR_ARG;
+    }
+    gfir_fft_filter *f = (gfir_fft_filter *)calloc(1, sizeof *f);
+    if (!f) {
+        say(why, why_len, "out of host memory");
+        return GFIR_ERR_NOMEM;
+    }
+    f->fft_size = fft_size;
+    f->ntaps = ntaps;
+    f->filters = filters;
+    gfir_status st = filter_spectrum(f, taps, why, why_len);
+    if (st != GFIR_OK) {
+        gfir_fft_filter_destroy(f);
+        return st;
+    }
+    *out = f;
+    return GFIR_OK;
+}
+
+/* ---- the engine ---------------------------------------------------------- */
+
+extern "C" void gfir_fft_engine_destroy(gfir_fft_engine *e)
+{
+    if (!e)
+        return;
+    if (e->d_buf || e->d_work)
+        cudaStreamSynchronize(e->stream); /* nothing in flight reads what is freed */
+    for (int k = 0; k < e->nplans; k++) {
+        if (e->plans[k].has_r2c)
+            cufftDestroy(e->plans[k].r2c);
+        if (e->plans[k].has_c2r)
+            cufftDestroy(e->plans[k].c2r);
+    }
+    cudaFree(e->d_buf);
+    cudaFree(e->d_work);
+    free(e);
+}
+
+/* Plans for 1, 2, 4, ... segments per channel below max_segs, then max_segs;
+ * one work area, the largest any of them asks for. */
+static gfir_status make_plans(gfir_fft_engine *e, char *why, size_t why_len)
+{
+    const size_t n = e->f->fft_size;
+    size_t work_max = 0;
+    for (size_t segs = 1;; segs *= 2) {
+        if (segs > e->max_segs)
+            segs = e->max_segs;
+        if (e->nplans == FFT_MAX_PLANS) {
+            say(why, why_len, "too many segments per block (%zu)", e->max_segs);
+            return GFIR_ERR_ARG;
+        }
+        fft_plans *p = &e->plans[e->nplans++];
+        const size_t batch = segs * e->channels;
+        size_t work = 0;
+        p->segs = segs;
+        CUFFT_TRY(cufftCreate(&p->r2c));
+        p->has_r2c = 1;
+        CUFFT_TRY(make_plan(p->r2c, CUFFT_R2C, n, batch, 0, &work));
+        work_max = work > work_max ? work : work_max;
+        CUFFT_TRY(cufftCreate(&p->c2r));
+        p->has_c2r = 1;
+        CUFFT_TRY(make_plan(p->c2r, CUFFT_C2R, n, batch, 0, &work));
+        work_max = work > work_max ? work : work_max;
+        CUFFT_TRY(cufftSetStream(p->r2c, e->stream));
+        CUFFT_TRY(cufftSetStream(p->c2r, e->stream));
+        if (segs == e->max_segs)
+            break;
+    }
+    /* never a zero-byte area: a plan without one refuses to run */
+    CUDA_TRY(cudaMalloc(&e->d_work, work_max > 256 ? work_max : 256));
+    for (int k = 0; k < e->nplans; k++) {
+        CUFFT_TRY(cufftSetWorkArea(e->plans[k].r2c, e->d_work));
+        CUFFT_TRY(cufftSetWorkArea(e->plans[k].c2r, e->d_work));
+    }
+    return GFIR_OK;
+}
+
+static gfir_status engine_init(gfir_fft_engine *e, char *why, size_t why_len)
+{
+    const size_t n = e->f->fft_size;
+    e->hop = n - (e->f->ntaps - 1);
+    e->max_segs = (e->max_n + e->hop - 1) / e->hop;
+    const size_t rows = e->max_segs * e->channels;
+    if (rows > ((size_t)1 << 40) / (n + 2)) {
+        say(why, why_len, "%zu FFT rows of %zu points do not fit in memory", rows, n);
+        return GFIR_ERR_NOMEM;
+    }
+    CUDA_TRY(cudaMalloc((void **)&e->d_buf, rows * (n + 2) * sizeof(float)));
+    return make_plans(e, why, why_len);
+}
+
+extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
+                                              unsigned channels, size_t max_n,
+                                              cudaStream_t stream, char *why, size_t why_len)
+{
+    if (!out || !f) {
+        say(why, why_len, "gfir_fft_engine_create: NULL argument");
+        return GFIR_ERR_NULL;
+    }
+    *out = NULL;
+    if (channels == 0 || max_n == 0 || (f->filters != 1 && f->filters != channels)) {
+        say(why, why_len, "an FFT engine of %u x %zu frames cannot use %u tap sets", channels,
+            max_n, f->filters);
+        return GFIR_ERR_ARG;
+    }
+    gfir_fft_engine *e = (gfir_fft_engine *)calloc(1, sizeof *e);
+    if (!e) {
+        say(why, why_len, "out of host memory");
+        return GFIR_ERR_NOMEM;
+    }
+    e->f = f;
+    e->channels = channels;
+    e->max_n = max_n;
+    e->stream = stream;
+    gfir_status st = engine_init(e, why, why_len);
+    if (st != GFIR_OK) {
+        gfir_fft_engine_destroy(e);
+        return st;
+    }
+    *out = e;
+    return GFIR_OK;
+}
+
+extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t x_stride,
+                                    size_t n, float *d_out, size_t frame_stride,
+                                    size_t channel_stride, char *why, size_t why_len)
+{
+    if (!e || !d_x || !d_out) {
+        say(why, why_len, "gfir_fft_run: NULL argument");
+        return GFIR_ERR_NULL;
+    }
+    const size_t n_fft = e->f->fft_size, halo = e->f->ntaps - 1, bins = n_fft / 2 + 1;
+    if (n > e->max_n || x_stride < halo + n) {
+        say(why, why_len, "gfir_fft_run: %zu frames with input pitch %zu (engine of %zu)", n,
+            x_stride, e->max_n);
+        return GFIR_ERR_ARG;
+    }
+    if (n == 0)
+        return GFIR_OK;
+    const size_t segs = (n + e->hop - 1) / e->hop;
+    const fft_plans *p = &e->plans[0];
+    while (p->segs < segs)
+        p++; /* the last plan covers max_segs >= segs */
+    const size_t rows = p->segs * e->channels;
+
+    dim3 gather_grid((unsigned)((n_fft + THREADS - 1) / THREADS), grid_y(p->segs));
+    gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(d_x, x_stride, halo + n, e->d_buf,
+                                                          n_fft, e->hop, p->segs, e->channels);
+    CUDA_TRY(cudaGetLastError());
+    CUFFT_TRY(cufftExecR2C(p->r2c, (cufftReal *)e->d_buf, (cufftComplex *)e->d_buf));
+    dim3 mul_grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(rows));
+    multiply_kernel<<<mul_grid, THREADS, 0, e->stream>>>((float2 *)e->d_buf, e->f->d_spec, bins,
+                                                         rows, e->channels, e->f->filters == 1);
+    CUDA_TRY(cudaGetLastError());
+    CUFFT_TRY(cufftExecC2R(p->c2r, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf));
+    dim3 out_grid((unsigned)((e->hop + THREADS - 1) / THREADS), grid_y(segs));
+    extract_kernel<<<out_grid, THREADS, 0, e->stream>>>(e->d_buf, n_fft, e->hop, halo, n, segs,
+                                                        e->channels, d_out, frame_stride,
+                                                        channel_stride);
+    CUDA_TRY(cudaGetLastError());
+    return GFIR_OK;
+}
