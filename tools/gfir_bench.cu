@@ -2,13 +2,19 @@
  * gfir_bench.cu - times gfir's CUDA kernels with CUDA events.
  *
  *   gfir-bench [--channels C] [--frames N] [--taps 15,63,...] [--kernels a,b]
- *              [--runs R] [--csv FILE] [--threads T] [--no-host]
+ *              [--runs R] [--csv FILE] [--threads T] [--fft-size N] [--no-host]
  *
  * Table 1: data resident on the device. For each tap count and kernel, the
  * median of R runs (after warm-up) over two alternating random inputs, as
  * Gsamples/s, effective GB/s (inputs read once plus outputs written once), the
- * fraction of the device-to-device copy bandwidth and of the FP32 FMA rate,
- * both measured in the same run.
+ * fraction of the device-to-device copy bandwidth and of the FP32 FMA rate
+ * (direct kernels only: an FFT does not do ntaps FMAs per sample), both
+ * measured in the same run. Every kernel reads the same planar
+ * halo-prefixed input and writes planar output; for fft that is the whole
+ * engine of kernels/fft.cu (gather into segments, R2C, spectral multiply,
+ * C2R, extract of the valid samples), with its cuFFT plans and the filter
+ * spectrum made before timing. Its FFT size is the library's rule for a
+ * block of all the frames, or --fft-size.
  * Table 2: the streaming plan API from pinned host memory, host to device and
  * back included (wall clock around gfir_plan_execute, which is synchronous).
  * --csv appends machine-readable rows for tools/bench/gpu_peers.py.
@@ -43,6 +49,9 @@ static const kernel_entry all_kernels[] = {
     {"tiled", gfir_launch_tiled}, {"cached", gfir_launch_cached},
     {"direct", gfir_launch_direct},
 };
+/* The textbook kernels take seconds per run beyond this; they are there to
+ * teach, not to compete with direct and fft on long filters. */
+#define TEXTBOOK_MAX_TAPS 16383
 
 static std::vector<size_t> parse_list(const char *s)
 {
@@ -143,6 +152,44 @@ static double measure_copy_bw(size_t bytes)
     return 2.0 * bytes / (ms * 1e-3); /* read + written, bytes/s */
 }
 
+/* The FFT engine from the same planar input to the same planar output as the
+ * direct kernels, on the legacy default stream that time_ms records on. */
+static void time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
+                     size_t ntaps, unsigned channels, size_t frames, size_t fft_size, int runs,
+                     double copy_bw, FILE *csv)
+{
+    char why[256] = "";
+    gfir_fft_filter *f;
+    gfir_fft_engine *e;
+    const size_t n_fft = fft_size ? fft_size : gfir_fft_size(ntaps, frames);
+    if (gfir_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, why, sizeof why) != GFIR_OK ||
+        gfir_fft_engine_create(&e, f, channels, frames, 0, why, sizeof why) != GFIR_OK) {
+        fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
+        exit(1);
+    }
+    double ms = time_ms(
+        [&](int i) {
+            if (gfir_fft_run(e, d_x[i & 1], x_stride, frames, d_y, 1, frames, why, sizeof why) !=
+                GFIR_OK) {
+                fprintf(stderr, "gfir-bench: fft: %s\n", why);
+                exit(1);
+            }
+        },
+        3, runs);
+    CUDA_OK(cudaDeviceSynchronize());
+    gfir_fft_engine_destroy(e);
+    gfir_fft_filter_destroy(f);
+    const size_t samples = frames * channels;
+    const double gbps = ((double)(frames + ntaps - 1) * channels * 4 + samples * 4.0) /
+                        (ms * 1e-3) / 1e9;
+    char label[32];
+    snprintf(label, sizeof label, "fft(%zu)", n_fft);
+    printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
+           samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
+    if (csv)
+        fprintf(csv, "device_resident,fft,%zu,%.5f,%zu\n", ntaps, ms, n_fft);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -155,8 +202,9 @@ int main(int argc, char **argv)
     unsigned channels = 2, threads = 0;
     size_t frames = (size_t)1 << 24;
     int runs = 15, host_table = 1;
-    std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383};
-    std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct"};
+    size_t fft_size_opt = 0;
+    std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143};
+    std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct", "fft"};
     const char *csv_path = NULL;
 
     for (int i = 1; i < argc; i++) {
@@ -174,6 +222,7 @@ int main(int argc, char **argv)
         else if (a == "--runs") runs = atoi(val());
         else if (a == "--threads") threads = (unsigned)atoi(val());
         else if (a == "--csv") csv_path = val();
+        else if (a == "--fft-size") fft_size_opt = strtoull(val(), NULL, 10);
         else if (a == "--no-host") host_table = 0;
         else if (a == "--kernels") {
             names.clear();
@@ -185,7 +234,8 @@ int main(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "usage: gfir-bench [--channels C] [--frames N] [--taps a,b] "
-                            "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--no-host]\n");
+                            "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--fft-size N] "
+                            "[--no-host]\n");
             return 2;
         }
     }
@@ -214,7 +264,7 @@ int main(int argc, char **argv)
                 2 * fma_rate / 1e12, prop.name);
 
     printf("Table 1: data on the device\n");
-    printf("%6s %-9s %10s %10s %9s %8s %8s\n", "ntaps", "kernel", "ms", "Gsamp/s", "GB/s",
+    printf("%6s %-12s %10s %10s %9s %8s %8s\n", "ntaps", "kernel", "ms", "Gsamp/s", "GB/s",
            "%copy", "%FMA");
 
     const size_t max_taps = *std::max_element(taps.begin(), taps.end());
@@ -236,6 +286,11 @@ int main(int argc, char **argv)
         fill_random(h_taps.data(), ntaps, ntaps); /* filter 0, shared by every channel */
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), stride * sizeof(float), cudaMemcpyHostToDevice));
         for (const std::string &name : names) {
+            if (name == "fft") {
+                time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
+                         fft_size_opt, runs, copy_bw, csv);
+                continue;
+            }
             const kernel_entry *ke = NULL;
             for (const kernel_entry &e : all_kernels)
                 if (name == e.name) ke = &e;
@@ -244,6 +299,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             if (ke->launch == gfir_launch_constant && !gfir_constant_fits(ntaps, 1))
+                continue;
+            if (ke->launch != gfir_launch_direct && ntaps > TEXTBOOK_MAX_TAPS)
                 continue;
             gfir_conv_args a = {NULL, x_stride, d_taps, stride, 1, ntaps, d_y, frames, frames,
                                 channels, threads};
@@ -256,7 +313,7 @@ int main(int argc, char **argv)
             const double bytes = (double)(frames + ntaps - 1) * channels * 4 + samples * 4.0;
             const double gbps = bytes / (ms * 1e-3) / 1e9;
             const double fma = (double)samples * ntaps / (ms * 1e-3);
-            printf("%6zu %-9s %10.4f %10.2f %9.0f %7.1f%% %7.1f%%\n", ntaps, name.c_str(), ms,
+            printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %7.1f%%\n", ntaps, name.c_str(), ms,
                    samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw,
                    100 * fma / fma_rate);
             if (csv)
@@ -269,9 +326,9 @@ int main(int argc, char **argv)
     cudaFree(d_taps);
 
     if (host_table) {
-        printf("\nTable 2: plan API (kernel direct), pinned host memory, copies to the device "
-               "and back included\n");
-        printf("%6s %10s %10s %12s\n", "ntaps", "ms", "Gsamp/s", "vs PCIe");
+        printf("\nTable 2: plan API, pinned host memory, copies to the device and back "
+               "included\n");
+        printf("%6s %-8s %10s %10s %12s\n", "ntaps", "kernel", "ms", "Gsamp/s", "vs PCIe");
         float *h_in, *h_out;
         CUDA_OK(cudaHostAlloc(&h_in, samples * sizeof(float), cudaHostAllocDefault));
         CUDA_OK(cudaHostAlloc(&h_out, samples * sizeof(float), cudaHostAllocDefault));
@@ -286,38 +343,43 @@ int main(int argc, char **argv)
             },
             2, 7);
         cudaFree(d_tmp);
-        printf("%6s %10.3f %10.2f %12s\n", "copy", pcie_ms, samples / (pcie_ms * 1e-3) / 1e9,
-               "1.00x");
+        printf("%6s %-8s %10.3f %10.2f %12s\n", "copy", "-", pcie_ms,
+               samples / (pcie_ms * 1e-3) / 1e9, "1.00x");
         for (size_t ntaps : taps) {
-            std::vector<float> h(ntaps);
-            fill_random(h.data(), ntaps, ntaps);
-            gfir_config cfg;
-            gfir_config_init(&cfg);
-            cfg.channels = channels;
-            cfg.backend = GFIR_BACKEND_CUDA;
-            cfg.kernel = GFIR_KERNEL_DIRECT;
-            cfg.max_block_frames = frames;
-            gfir_plan *plan;
-            if (gfir_plan_create(&plan, h.data(), ntaps, &cfg) != GFIR_OK) {
-                fprintf(stderr, "gfir-bench: plan: %s\n", gfir_plan_error_detail(NULL));
-                return 1;
-            }
-            std::vector<double> t;
-            for (int r = 0; r < runs / 3 + 2; r++) {
-                double t0 = now_s();
-                if (gfir_plan_execute(plan, h_in, h_out, frames) != GFIR_OK) {
-                    fprintf(stderr, "gfir-bench: execute: %s\n", gfir_plan_error_detail(plan));
+            for (gfir_kernel kernel : {GFIR_KERNEL_DIRECT, GFIR_KERNEL_FFT}) {
+                const char *kname = gfir_kernel_name(kernel);
+                if (std::find(names.begin(), names.end(), kname) == names.end())
+                    continue;
+                std::vector<float> h(ntaps);
+                fill_random(h.data(), ntaps, ntaps);
+                gfir_config cfg;
+                gfir_config_init(&cfg);
+                cfg.channels = channels;
+                cfg.backend = GFIR_BACKEND_CUDA;
+                cfg.kernel = kernel;
+                cfg.max_block_frames = frames;
+                gfir_plan *plan;
+                if (gfir_plan_create(&plan, h.data(), ntaps, &cfg) != GFIR_OK) {
+                    fprintf(stderr, "gfir-bench: plan: %s\n", gfir_plan_error_detail(NULL));
                     return 1;
                 }
-                if (r >= 2)
-                    t.push_back((now_s() - t0) * 1e3);
+                std::vector<double> t;
+                for (int r = 0; r < runs / 3 + 2; r++) {
+                    double t0 = now_s();
+                    if (gfir_plan_execute(plan, h_in, h_out, frames) != GFIR_OK) {
+                        fprintf(stderr, "gfir-bench: execute: %s\n", gfir_plan_error_detail(plan));
+                        return 1;
+                    }
+                    if (r >= 2)
+                        t.push_back((now_s() - t0) * 1e3);
+                }
+                gfir_plan_destroy(plan);
+                double ms = median(t);
+                printf("%6zu %-8s %10.3f %10.2f %11.2fx\n", ntaps, kname, ms,
+                       samples / (ms * 1e-3) / 1e9, ms / pcie_ms);
+                if (csv)
+                    fprintf(csv, "host_pinned,%s,%zu,%.5f\n", kname, ntaps, ms);
             }
-            gfir_plan_destroy(plan);
-            double ms = median(t);
-            printf("%6zu %10.3f %10.2f %11.2fx\n", ntaps, ms, samples / (ms * 1e-3) / 1e9,
-                   ms / pcie_ms);
-            if (csv)
-                fprintf(csv, "host_pinned,direct,%zu,%.5f\n", ntaps, ms);
         }
         if (csv)
             fprintf(csv, "host_pinned,copy_only,0,%.5f\n", pcie_ms);

@@ -27,7 +27,7 @@ device=$(grep '^device,' "$csv" | cut -d, -f2-)
   cat "$build/gfir-bench.txt"
   echo '```'
   echo
-  echo "Peers on the same signal, same run (ms, median; ratio = best peer / gfir direct):"
+  echo "Peers on the same signal, same run (ms, median; ratio = best peer / best gfir kernel):"
   echo
   cat "$build/peers.md"
   echo
