@@ -140,14 +140,17 @@ static gfir_status cufft_fail(cufftResult r, const char *call, char *why, size_t
 static gfir_status cuda_fail(cudaError_t e, const char *call, char *why, size_t len)
 {
     say(why, len, "%s: %s", call, cudaGetErrorString(e));
+    /* a failed cudaMalloc stays readable once: clear it, or the next launch's
+     * cudaGetLastError() would report it against an innocent kernel */
+    cudaGetLastError();
     return e == cudaErrorMemoryAllocation ? GFIR_ERR_NOMEM : GFIR_ERR_DEVICE;
 }
 
-#define CUFFT_TRY(call)                                                                    \
+#define CUFFT_TRY(call, name)                                                              \
     do {                                                                                   \
         cufftResult r_ = (call);                                                           \
         if (r_ != CUFFT_SUCCESS)                                                           \
-            return cufft_fail(r_, #call, why, why_len);                                    \
+            return cufft_fail(r_, name, why, why_len);                                     \
     } while (0)
 
 #define CUDA_TRY(call)                                                                     \
@@ -272,7 +275,7 @@ static gfir_status filter_spectrum(gfir_fft_filter *f, const float *taps, char *
 
     cufftHandle plan;
     size_t work = 0;
-    CUFFT_TRY(cufftCreate(&plan));
+    CUFFT_TRY(cufftCreate(&plan), "cufftCreate (filter spectrum)");
     cufftResult r = make_plan(plan, CUFFT_R2C, n, f->filters, 1, &work);
     const char *call = "cufftMakePlanMany64 (filter spectrum)";
     if (r == CUFFT_SUCCESS) {
@@ -355,25 +358,28 @@ static gfir_status make_plans(gfir_fft_engine *e, char *why, size_t why_len)
         fft_plans *p = &e->plans[e->nplans++];
         const size_t batch = segs * e->channels;
         size_t work = 0;
+        char name[96];
         p->segs = segs;
-        CUFFT_TRY(cufftCreate(&p->r2c));
+        snprintf(name, sizeof name, "cufftMakePlanMany64 (R2C, %zu points, batch %zu)", n, batch);
+        CUFFT_TRY(cufftCreate(&p->r2c), "cufftCreate");
         p->has_r2c = 1;
-        CUFFT_TRY(make_plan(p->r2c, CUFFT_R2C, n, batch, 0, &work));
+        CUFFT_TRY(make_plan(p->r2c, CUFFT_R2C, n, batch, 0, &work), name);
         work_max = work > work_max ? work : work_max;
-        CUFFT_TRY(cufftCreate(&p->c2r));
+        snprintf(name, sizeof name, "cufftMakePlanMany64 (C2R, %zu points, batch %zu)", n, batch);
+        CUFFT_TRY(cufftCreate(&p->c2r), "cufftCreate");
         p->has_c2r = 1;
-        CUFFT_TRY(make_plan(p->c2r, CUFFT_C2R, n, batch, 0, &work));
+        CUFFT_TRY(make_plan(p->c2r, CUFFT_C2R, n, batch, 0, &work), name);
         work_max = work > work_max ? work : work_max;
-        CUFFT_TRY(cufftSetStream(p->r2c, e->stream));
-        CUFFT_TRY(cufftSetStream(p->c2r, e->stream));
+        CUFFT_TRY(cufftSetStream(p->r2c, e->stream), "cufftSetStream");
+        CUFFT_TRY(cufftSetStream(p->c2r, e->stream), "cufftSetStream");
         if (segs == e->max_segs)
             break;
     }
     /* never a zero-byte area: a plan without one refuses to run */
     CUDA_TRY(cudaMalloc(&e->d_work, work_max > 256 ? work_max : 256));
     for (int k = 0; k < e->nplans; k++) {
-        CUFFT_TRY(cufftSetWorkArea(e->plans[k].r2c, e->d_work));
-        CUFFT_TRY(cufftSetWorkArea(e->plans[k].c2r, e->d_work));
+        CUFFT_TRY(cufftSetWorkArea(e->plans[k].r2c, e->d_work), "cufftSetWorkArea");
+        CUFFT_TRY(cufftSetWorkArea(e->plans[k].c2r, e->d_work), "cufftSetWorkArea");
     }
     return GFIR_OK;
 }
@@ -450,12 +456,14 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
     gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(d_x, x_stride, halo + n, e->d_buf,
                                                           n_fft, e->hop, p->segs, e->channels);
     CUDA_TRY(cudaGetLastError());
-    CUFFT_TRY(cufftExecR2C(p->r2c, (cufftReal *)e->d_buf, (cufftComplex *)e->d_buf));
+    CUFFT_TRY(cufftExecR2C(p->r2c, (cufftReal *)e->d_buf, (cufftComplex *)e->d_buf),
+              "cufftExecR2C");
     dim3 mul_grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(rows));
     multiply_kernel<<<mul_grid, THREADS, 0, e->stream>>>((float2 *)e->d_buf, e->f->d_spec, bins,
                                                          rows, e->channels, e->f->filters == 1);
     CUDA_TRY(cudaGetLastError());
-    CUFFT_TRY(cufftExecC2R(p->c2r, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf));
+    CUFFT_TRY(cufftExecC2R(p->c2r, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf),
+              "cufftExecC2R");
     dim3 out_grid((unsigned)((e->hop + THREADS - 1) / THREADS), grid_y(segs));
     extract_kernel<<<out_grid, THREADS, 0, e->stream>>>(e->d_buf, n_fft, e->hop, halo, n, segs,
                                                         e->channels, d_out, frame_stride,
