@@ -8,7 +8,8 @@
  * - The plan API: channels {1, 2, 6}, shared and per-channel taps, chunks of
  *   1, 2, 7, 997 and random sizes, in place, pipelined big calls, reset and
  *   flush, AUTO's choice.
- * - Long filters through the plan API: 65536 and 2^21 taps.
+ * - Long filters through the plan API: 65536 and 2^21 taps, and a 30-second
+ *   stereo impulse response (1.44 M taps per channel) in live-sized calls.
  * Tolerance: relative L2 1e-5 up to 65536 taps, 1e-4 beyond (issue 6). Long
  * filters are checked at a subset of outputs (the first and last ones, both
  * sides of every segment boundary, random ones) to keep the float64
@@ -359,6 +360,8 @@ static void test_long_filters(void **state)
               99991, 0, 0);
     long_case(GFIR_KERNEL_FFT, (size_t)1 << 21, 1, 1, ((size_t)1 << 21) + 300007, 1 << 24, 0,
               1 << 20, 1);
+    /* a 30-second stereo reverb at 48 kHz in live-sized calls, as AUTO plays it */
+    long_case(GFIR_KERNEL_AUTO, 1440000, 2, 2, 1440000 + 60000, 0, 0, 1500, 1);
 }
 
 static void test_fft_reset_and_flush(void **state)

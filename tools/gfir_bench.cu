@@ -17,6 +17,9 @@
  * block of all the frames, or --fft-size.
  * Table 2: the streaming plan API from pinned host memory, host to device and
  * back included (wall clock around gfir_plan_execute, which is synchronous).
+ * Table 3: live-sized calls (--live-blocks, frames per call) from ordinary
+ * host memory, direct and fft: the median wall time of one gfir_plan_execute,
+ * to set against the block's duration at 48 kHz.
  * --csv appends machine-readable rows for tools/bench/gpu_peers.py.
  */
 #include "gfir.h"
@@ -197,12 +200,64 @@ static double now_s(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* One plan per block size, kernel and tap count; calls of exactly one block. */
+static void live_table(const std::vector<size_t> &taps, const std::vector<std::string> &names,
+                       const std::vector<size_t> &blocks, unsigned channels, FILE *csv)
+{
+    const int calls = 200;
+    printf("\nTable 3: live-sized calls, ordinary host memory, median ms per call (of %d)\n",
+           calls);
+    printf("%6s %8s %-8s %10s %12s\n", "ntaps", "frames", "kernel", "ms/call", "block at 48k");
+    for (size_t block : blocks) {
+        std::vector<float> in(block * channels), out(block * channels);
+        fill_random(in.data(), in.size(), 5);
+        for (size_t ntaps : taps) {
+            for (gfir_kernel kernel : {GFIR_KERNEL_DIRECT, GFIR_KERNEL_FFT}) {
+                const char *kname = gfir_kernel_name(kernel);
+                if (std::find(names.begin(), names.end(), kname) == names.end())
+                    continue;
+                std::vector<float> h(ntaps);
+                fill_random(h.data(), ntaps, ntaps);
+                gfir_config cfg;
+                gfir_config_init(&cfg);
+                cfg.channels = channels;
+                cfg.backend = GFIR_BACKEND_CUDA;
+                cfg.kernel = kernel;
+                cfg.max_block_frames = block;
+                gfir_plan *plan;
+                if (gfir_plan_create(&plan, h.data(), ntaps, &cfg) != GFIR_OK) {
+                    fprintf(stderr, "gfir-bench: plan: %s\n", gfir_plan_error_detail(NULL));
+                    exit(1);
+                }
+                std::vector<double> t;
+                for (int r = 0; r < calls + 10; r++) {
+                    double t0 = now_s();
+                    if (gfir_plan_execute(plan, in.data(), out.data(), block) != GFIR_OK) {
+                        fprintf(stderr, "gfir-bench: execute: %s\n",
+                                gfir_plan_error_detail(plan));
+                        exit(1);
+                    }
+                    if (r >= 10)
+                        t.push_back((now_s() - t0) * 1e3);
+                }
+                gfir_plan_destroy(plan);
+                const double ms = median(t);
+                printf("%6zu %8zu %-8s %10.4f %9.2f ms\n", ntaps, block, kname, ms,
+                       block / 48.0);
+                if (csv)
+                    fprintf(csv, "live,%s,%zu,%zu,%.5f\n", kname, block, ntaps, ms);
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     unsigned channels = 2, threads = 0;
     size_t frames = (size_t)1 << 24;
     int runs = 15, host_table = 1;
     size_t fft_size_opt = 0;
+    std::vector<size_t> live_blocks = {256, 4096};
     std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143};
     std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct", "fft"};
     const char *csv_path = NULL;
@@ -223,6 +278,7 @@ int main(int argc, char **argv)
         else if (a == "--threads") threads = (unsigned)atoi(val());
         else if (a == "--csv") csv_path = val();
         else if (a == "--fft-size") fft_size_opt = strtoull(val(), NULL, 10);
+        else if (a == "--live-blocks") live_blocks = parse_list(val());
         else if (a == "--no-host") host_table = 0;
         else if (a == "--kernels") {
             names.clear();
@@ -235,7 +291,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: gfir-bench [--channels C] [--frames N] [--taps a,b] "
                             "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--fft-size N] "
-                            "[--no-host]\n");
+                            "[--live-blocks b,..] [--no-host]\n");
             return 2;
         }
     }
@@ -385,6 +441,7 @@ int main(int argc, char **argv)
             fprintf(csv, "host_pinned,copy_only,0,%.5f\n", pcie_ms);
         cudaFreeHost(h_in);
         cudaFreeHost(h_out);
+        live_table(taps, names, live_blocks, channels, csv);
     }
     if (csv)
         fclose(csv);
