@@ -2,7 +2,8 @@
  * gfir_bench.cu - times gfir's CUDA kernels with CUDA events.
  *
  *   gfir-bench [--channels C] [--frames N] [--taps 15,63,...] [--kernels a,b]
- *              [--runs R] [--csv FILE] [--threads T] [--fft-size N] [--no-host]
+ *              [--runs R] [--csv FILE] [--threads T] [--fft-sizes N,..]
+ *              [--live-blocks B,..] [--no-host]
  *
  * Table 1: data resident on the device. For each tap count and kernel, the
  * median of R runs (after warm-up) over two alternating random inputs, as
@@ -14,7 +15,9 @@
  * engine of kernels/fft.cu (gather into segments, R2C, spectral multiply,
  * C2R, extract of the valid samples), with its cuFFT plans and the filter
  * spectrum made before timing. Its FFT size is the library's rule for a
- * block of all the frames, or --fft-size.
+ * block of all the frames; --fft-sizes adds rows at other sizes (those that
+ * can hold the filter), to tune the rule from: fft(N) in the table,
+ * fft_sweep rows in the CSV, which the peer comparison ignores.
  * Table 2: the streaming plan API from pinned host memory, host to device and
  * back included (wall clock around gfir_plan_execute, which is synchronous).
  * Table 3: live-sized calls (--live-blocks, frames per call) from ordinary
@@ -158,13 +161,12 @@ static double measure_copy_bw(size_t bytes)
 /* The FFT engine from the same planar input to the same planar output as the
  * direct kernels, on the legacy default stream that time_ms records on. */
 static void time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
-                     size_t ntaps, unsigned channels, size_t frames, size_t fft_size, int runs,
-                     double copy_bw, FILE *csv)
+                     size_t ntaps, unsigned channels, size_t frames, size_t n_fft, int runs,
+                     double copy_bw, FILE *csv, const char *csv_kind)
 {
     char why[256] = "";
     gfir_fft_filter *f;
     gfir_fft_engine *e;
-    const size_t n_fft = fft_size ? fft_size : gfir_fft_size(ntaps, frames);
     if (gfir_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, why, sizeof why) != GFIR_OK ||
         gfir_fft_engine_create(&e, f, channels, frames, 0, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
@@ -190,7 +192,7 @@ static void time_fft(float *const d_x[2], size_t x_stride, float *d_y, const flo
     printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
            samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
     if (csv)
-        fprintf(csv, "device_resident,fft,%zu,%.5f,%zu\n", ntaps, ms, n_fft);
+        fprintf(csv, "%s,fft,%zu,%.5f,%zu\n", csv_kind, ntaps, ms, n_fft);
 }
 
 static double now_s(void)
@@ -256,7 +258,7 @@ int main(int argc, char **argv)
     unsigned channels = 2, threads = 0;
     size_t frames = (size_t)1 << 24;
     int runs = 15, host_table = 1;
-    size_t fft_size_opt = 0;
+    std::vector<size_t> fft_sizes;
     std::vector<size_t> live_blocks = {256, 4096};
     std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143};
     std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct", "fft"};
@@ -277,7 +279,7 @@ int main(int argc, char **argv)
         else if (a == "--runs") runs = atoi(val());
         else if (a == "--threads") threads = (unsigned)atoi(val());
         else if (a == "--csv") csv_path = val();
-        else if (a == "--fft-size") fft_size_opt = strtoull(val(), NULL, 10);
+        else if (a == "--fft-sizes") fft_sizes = parse_list(val());
         else if (a == "--live-blocks") live_blocks = parse_list(val());
         else if (a == "--no-host") host_table = 0;
         else if (a == "--kernels") {
@@ -290,7 +292,7 @@ int main(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "usage: gfir-bench [--channels C] [--frames N] [--taps a,b] "
-                            "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--fft-size N] "
+                            "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--fft-sizes N,..] "
                             "[--live-blocks b,..] [--no-host]\n");
             return 2;
         }
@@ -343,8 +345,13 @@ int main(int argc, char **argv)
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), stride * sizeof(float), cudaMemcpyHostToDevice));
         for (const std::string &name : names) {
             if (name == "fft") {
-                time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                         fft_size_opt, runs, copy_bw, csv);
+                const size_t rule = gfir_fft_size(ntaps, frames);
+                time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule, runs,
+                         copy_bw, csv, "device_resident");
+                for (size_t n_fft : fft_sizes)
+                    if (n_fft != rule && n_fft >= ntaps && (n_fft & (n_fft - 1)) == 0)
+                        time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
+                                 n_fft, runs, copy_bw, csv, "fft_sweep");
                 continue;
             }
             const kernel_entry *ke = NULL;
