@@ -197,17 +197,21 @@ __global__ void gather_kernel(const float *__restrict__ x, size_t x_stride, size
     }
 }
 
+/* Thread k of segment s multiplies bin k of every channel's row by bin k of
+ * that channel's filter (of the one filter, when shared). */
 __global__ void multiply_kernel(float2 *__restrict__ buf, const float2 *__restrict__ spec,
-                                size_t bins, size_t rows, unsigned channels, int shared)
+                                size_t bins, size_t segs, unsigned channels, int shared)
 {
     const size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (k >= bins)
         return;
-    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const size_t f = shared ? 0 : r % channels;
-        const float2 h = spec[f * bins + k];
-        const float2 v = buf[r * bins + k];
-        buf[r * bins + k] = make_float2(v.x * h.x - v.y * h.y, v.x * h.y + v.y * h.x);
+    for (size_t s = blockIdx.y; s < segs; s += gridDim.y) {
+        float2 *row = buf + s * channels * bins + k;
+        for (unsigned c = 0; c < channels; c++) {
+            const float2 h = spec[(shared ? 0 : c) * bins + k];
+            const float2 v = row[c * bins];
+            row[c * bins] = make_float2(v.x * h.x - v.y * h.y, v.x * h.y + v.y * h.x);
+        }
     }
 }
 
@@ -450,7 +454,6 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
     const fft_plans *p = &e->plans[0];
     while (p->segs < segs)
         p++; /* the last plan covers max_segs >= segs */
-    const size_t rows = p->segs * e->channels;
 
     dim3 gather_grid((unsigned)((n_fft + THREADS - 1) / THREADS), grid_y(p->segs));
     gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(d_x, x_stride, halo + n, e->d_buf,
@@ -458,9 +461,10 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
     CUDA_TRY(cudaGetLastError());
     CUFFT_TRY(cufftExecR2C(p->r2c, (cufftReal *)e->d_buf, (cufftComplex *)e->d_buf),
               "cufftExecR2C");
-    dim3 mul_grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(rows));
+    dim3 mul_grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(p->segs));
     multiply_kernel<<<mul_grid, THREADS, 0, e->stream>>>((float2 *)e->d_buf, e->f->d_spec, bins,
-                                                         rows, e->channels, e->f->filters == 1);
+                                                         p->segs, e->channels,
+                                                         e->f->filters == 1);
     CUDA_TRY(cudaGetLastError());
     CUFFT_TRY(cufftExecC2R(p->c2r, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf),
               "cufftExecC2R");
