@@ -6,7 +6,11 @@
  * Each channel owns one planar buffer: ntaps - 1 history samples followed by
  * room for a block. A block is deinterleaved behind the history, convolved,
  * interleaved out, and the last ntaps - 1 inputs slide to the front.
+ *
+ * GFIR_KERNEL_FFT keeps different state (spectra, a delay line): a plan with
+ * that kernel is handed whole to cpu_fft.c, which owns its plan->impl.
  */
+#include "cpu_fft.h"
 #include "cpu_kernels.h"
 #include "plan.h"
 
@@ -42,13 +46,14 @@ static int cpu_available(void)
 static gfir_status cpu_choose_kernel(const gfir_plan *plan, gfir_kernel requested,
                                      gfir_kernel *chosen)
 {
-    (void)plan;
     switch (requested) {
     case GFIR_KERNEL_AUTO:
-        *chosen = GFIR_KERNEL_DIRECT;
+        *chosen = gfir_cpu_fft_preferred(plan->ntaps, plan->block_frames) ? GFIR_KERNEL_FFT
+                                                                          : GFIR_KERNEL_DIRECT;
         return GFIR_OK;
     case GFIR_KERNEL_GOLD:
     case GFIR_KERNEL_DIRECT:
+    case GFIR_KERNEL_FFT:
         *chosen = requested;
         return GFIR_OK;
     default:
@@ -59,6 +64,10 @@ static gfir_status cpu_choose_kernel(const gfir_plan *plan, gfir_kernel requeste
 static void cpu_destroy(gfir_plan *plan)
 {
     cpu_state *st = plan->impl;
+    if (plan->kernel == GFIR_KERNEL_FFT) {
+        gfir_cpu_fft_destroy(plan);
+        return;
+    }
     if (!st)
         return;
     free(st->x);
@@ -71,7 +80,10 @@ static void cpu_destroy(gfir_plan *plan)
 static gfir_status cpu_create(gfir_plan *plan, const float *taps)
 {
     const size_t ntaps = plan->ntaps, block = plan->block_frames;
-    cpu_state *st = calloc(1, sizeof *st);
+    cpu_state *st;
+    if (plan->kernel == GFIR_KERNEL_FFT)
+        return gfir_cpu_fft_create(plan, taps);
+    st = calloc(1, sizeof *st);
     if (!st)
         return gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
@@ -102,6 +114,10 @@ static gfir_status cpu_create(gfir_plan *plan, const float *taps)
 static void cpu_reset(gfir_plan *plan)
 {
     cpu_state *st = plan->impl;
+    if (plan->kernel == GFIR_KERNEL_FFT) {
+        gfir_cpu_fft_reset(plan);
+        return;
+    }
     for (unsigned c = 0; c < plan->channels; c++)
         memset(st->x + c * st->stride, 0, st->hist * sizeof *st->x);
 }
@@ -140,7 +156,10 @@ static gfir_status cpu_execute(gfir_plan *plan, const float *in, float *out, siz
 {
     cpu_state *st = plan->impl;
     const unsigned ch = plan->channels;
-    unsigned csr = gfir_ftz_enter();
+    unsigned csr;
+    if (plan->kernel == GFIR_KERNEL_FFT)
+        return gfir_cpu_fft_execute(plan, in, out, n);
+    csr = gfir_ftz_enter();
 
     for (unsigned c = 0; c < ch; c++) {
         float *x = st->x + c * st->stride + st->hist;

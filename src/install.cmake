@@ -11,6 +11,8 @@ install(TARGETS gfir gfir_static EXPORT gfirTargets
 
 # What a static link needs beyond libgfir.a (the shared library carries its own).
 set(GFIR_PC_LIBS_PRIVATE "-lm")
+list(JOIN FFTW3F_LDFLAGS " " _gfir_fftw_ldflags)
+string(APPEND GFIR_PC_LIBS_PRIVATE " ${_gfir_fftw_ldflags}")
 if(OpenMP_C_FOUND)
   string(APPEND GFIR_PC_LIBS_PRIVATE " ${OpenMP_C_FLAGS}")
 endif()
