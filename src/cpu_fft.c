@@ -14,6 +14,7 @@
  */
 #include "cpu_fft.h"
 #include "cpu_kernels.h"
+#include "pool.h"
 
 #include <errno.h>
 #include <fftw3.h>
@@ -24,10 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /*
  * Partition size P, a power of two:
@@ -56,15 +53,23 @@
  * enough to give each thread about four ranges, but not below 256. */
 #define MAX_BIN_CHUNK ((size_t)1024)
 #define MIN_BIN_CHUNK ((size_t)256)
-/* Blocks whose work, channels * P * (K + log2(2P)), is below this (about a
- * millisecond on one core) run on the calling thread alone, so small live
- * blocks stay free of any synchronisation and a thread is only woken for work
- * that dwarfs the wake-up, as the direct path's 2^22 multiply-adds do.
- * `cpu_fft_bench --threads` measures the gain; on the 2-core development VM,
- * busy with other jobs and losing steal time, it could not be measured (the
- * direct kernel ran no faster on two threads there either), so the value is
- * deliberately high. */
-#define PARALLEL_MIN_WORK ((size_t)1 << 20)
+/*
+ * Threads, measured with `cpu_fft_bench --threads` (2-core development VM, the
+ * worker pool of pool.h). A plan's blocks all do the same work,
+ * channels * P * (K + log2(2P)), so the choice is made once, at create; plans
+ * below these thresholds start no threads and their blocks take no locks.
+ * - Several channels: a task per channel. Stereo 2^20-tap filters at blocks
+ *   of 4096 and more ran 2x faster on two threads in every run; from about
+ *   2^17 (65536 taps at any block size) gains of 1.1-1.4x showed in some
+ *   runs, within this shared machine's run-to-run noise of about 30%.
+ * - One channel: the transforms stay on the calling thread and only the
+ *   multiply-accumulate is shared out by ranges of bins. That paid (up to
+ *   1.25x) only with many partitions; with few, the serial transforms
+ *   dominate and it lost up to 2x.
+ */
+#define CHANNELS_MIN_WORK ((size_t)1 << 17)
+#define BINS_MIN_WORK ((size_t)1 << 20)
+#define BINS_MIN_PARTS ((size_t)32)
 
 typedef void (*mac_fn)(float *ar, float *ai, const float *hr, const float *hi, const float *xr,
                        const float *xi, size_t n);
@@ -79,7 +84,9 @@ typedef struct fft_state {
     size_t chunk;            /* bins per multiply-accumulate step */
     fftwf_plan fwd, inv;
     mac_fn mac;
-    int threads;
+    unsigned threads;        /* the caller's and the pool's */
+    gfir_pool *pool;         /* NULL: every block on the calling thread */
+    const gfir_plan *plan;   /* for the pool's tasks */
     /* Per filter channel: K partitions, real parts then imaginary parts each. */
     float *h;                /* filter_channels x K x 2 x bstride */
     /* Per channel. */
@@ -320,6 +327,7 @@ void gfir_cpu_fft_destroy(gfir_plan *plan)
     if (st->inv)
         fftwf_destroy_plan(st->inv);
     pthread_mutex_unlock(&planner_lock);
+    gfir_pool_destroy(st->pool);
     fftwf_free(st->h);
     fftwf_free(st->xin);
     fftwf_free(st->outq);
@@ -329,6 +337,30 @@ void gfir_cpu_fft_destroy(gfir_plan *plan)
     fftwf_free(st->yt);
     free(st);
     plan->impl = NULL;
+}
+
+static size_t log2_size(size_t n)
+{
+    size_t l = 0;
+    while (((size_t)1 << l) < n)
+        l++;
+    return l;
+}
+
+/* Worker threads (besides the caller) worth starting for this plan; see
+ * CHANNELS_MIN_WORK. */
+static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
+{
+    const size_t work = plan->channels * st->part * (st->nparts + log2_size(2 * st->part));
+    if (st->threads < 2)
+        return 0;
+    if (plan->channels > 1)
+        return work >= CHANNELS_MIN_WORK
+                   ? (plan->channels < st->threads ? plan->channels : st->threads) - 1
+                   : 0;
+    return work >= BINS_MIN_WORK && st->nparts >= BINS_MIN_PARTS && st->nbins > st->chunk
+               ? st->threads - 1
+               : 0;
 }
 
 /* fftwf_malloc of count floats, NULL when count * 4 bytes overflows. */
@@ -376,6 +408,7 @@ gfir_status gfir_cpu_fft_create_partition(gfir_plan *plan, const float *taps, si
 {
     const size_t ch = plan->channels;
     fft_state *st = calloc(1, sizeof *st);
+    unsigned workers;
     if (!st)
         return gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
@@ -406,15 +439,18 @@ gfir_status gfir_cpu_fft_create_partition(gfir_plan *plan, const float *taps, si
         return GFIR_ERR_NOMEM;
     }
     transform_filter(plan, st, taps);
-#ifdef _OPENMP
-    st->threads = plan->threads ? (int)plan->threads : omp_get_num_procs();
-#else
-    st->threads = 1;
-#endif
+    st->plan = plan;
+    st->threads = plan->threads ? plan->threads : gfir_cpu_count();
     st->chunk = (st->nbins + 4 * (size_t)st->threads - 1) / (4 * (size_t)st->threads);
     st->chunk = (st->chunk + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
     st->chunk = st->chunk < MIN_BIN_CHUNK ? MIN_BIN_CHUNK
                 : st->chunk > MAX_BIN_CHUNK ? MAX_BIN_CHUNK : st->chunk;
+    workers = workers_wanted(plan, st);
+    if (workers && gfir_pool_create(&st->pool, workers) != GFIR_OK) {
+        gfir_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
+        gfir_cpu_fft_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
     gfir_cpu_fft_reset(plan);
     plan->latency_frames = st->part;
     return GFIR_OK;
@@ -490,58 +526,37 @@ static void block_channel(const gfir_plan *plan, const fft_state *st, size_t c)
     block_inverse(st, c);
 }
 
-/*
- * With at least as many channels as threads, each thread takes whole
- * channels: one barrier per block. With fewer (mono, stereo on four cores),
- * the transforms stay on the calling thread and the multiply-accumulate,
- * which dominates long filters, is shared out by ranges of bins.
- */
-static void block_parallel(const gfir_plan *plan, const fft_state *st)
+static void channel_task(void *arg, size_t c)
 {
-#ifdef _OPENMP
-    const long ch = (long)plan->channels;
-    const long chunks = (long)((st->nbins + st->chunk - 1) / st->chunk);
-    if (ch >= st->threads) {
-#pragma omp parallel for num_threads(st->threads) schedule(dynamic, 1)
-        for (long c = 0; c < ch; c++) {
-            unsigned csr = gfir_ftz_enter();
-            block_channel(plan, st, (size_t)c);
-            gfir_ftz_leave(csr);
-        }
-        return;
-    }
-    for (long c = 0; c < ch; c++)
-        block_forward(st, (size_t)c);
-#pragma omp parallel for num_threads(st->threads) schedule(dynamic, 1)
-    for (long t = 0; t < ch * chunks; t++) {
-        unsigned csr = gfir_ftz_enter();
-        size_t k0 = (size_t)(t % chunks) * st->chunk;
-        size_t len = st->nbins - k0 < st->chunk ? st->nbins - k0 : st->chunk;
-        block_mac(plan, st, (size_t)(t / chunks), k0, len);
-        gfir_ftz_leave(csr);
-    }
-    for (long c = 0; c < ch; c++)
-        block_inverse(st, (size_t)c);
-#else
-    for (size_t c = 0; c < plan->channels; c++)
-        block_channel(plan, st, c);
-#endif
+    const fft_state *st = arg;
+    block_channel(st->plan, st, c);
 }
 
-static size_t log2_size(size_t n)
+static void mac_task(void *arg, size_t t)
 {
-    size_t l = 0;
-    while (((size_t)1 << l) < n)
-        l++;
-    return l;
+    const fft_state *st = arg;
+    const size_t chunks = (st->nbins + st->chunk - 1) / st->chunk;
+    const size_t k0 = (t % chunks) * st->chunk;
+    block_mac(st->plan, st, t / chunks, k0,
+              st->nbins - k0 < st->chunk ? st->nbins - k0 : st->chunk);
+}
+
+/* Several channels: a task each. One channel: the transforms on the calling
+ * thread, the multiply-accumulate shared out by ranges of bins. */
+static void block_parallel(const gfir_plan *plan, fft_state *st)
+{
+    if (plan->channels > 1) {
+        gfir_pool_run(st->pool, channel_task, st, plan->channels);
+        return;
+    }
+    block_forward(st, 0);
+    gfir_pool_run(st->pool, mac_task, st, (st->nbins + st->chunk - 1) / st->chunk);
+    block_inverse(st, 0);
 }
 
 static void run_block(const gfir_plan *plan, fft_state *st)
 {
-    size_t work = plan->channels * st->part * (st->nparts + log2_size(2 * st->part));
-    /* Mono with a single range of bins has nothing to share. */
-    int shareable = plan->channels > 1 || st->nbins > st->chunk;
-    if (st->threads > 1 && work >= PARALLEL_MIN_WORK && shareable)
+    if (st->pool)
         block_parallel(plan, st);
     else
         for (size_t c = 0; c < plan->channels; c++)

@@ -10,7 +10,8 @@
  *   cpu_fft_bench --partition   ns per frame of the FFT kernel by tap count
  *                               and partition size: gfir_cpu_fft_partition()
  *   cpu_fft_bench --threads     one thread against all cores across block
- *                               sizes and tap counts: PARALLEL_MIN_WORK
+ *                               sizes and tap counts: CHANNELS_MIN_WORK and
+ *                               BINS_MIN_WORK
  *
  * Every figure is the best of five runs of at least 30 ms each, in ns per
  * frame per channel: the minimum is the figure least disturbed by the
