@@ -35,7 +35,7 @@ typedef struct job {
     size_t skip_left;
     uint64_t written;
     int dither, count_clips;
-    float lsb;
+    float steps;                /* 8- and 16-bit output: quantisation steps per 1.0, else 0 */
     uint64_t rng;
     uint64_t clipped;
     float peak;
@@ -70,6 +70,8 @@ static int open_input(const char *path, SNDFILE **sf, SF_INFO *info)
         return cli_error("cannot open INPUT '%s': %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode))
         return cli_error("INPUT '%s' is a directory", path);
+    if (S_ISREG(sb.st_mode) && sb.st_size == 0)
+        return cli_error("INPUT '%s' is empty (0 bytes)", path);
     memset(info, 0, sizeof *info);
     *sf = sf_open(path, SFM_READ, info);
     if (!*sf)
@@ -215,8 +217,8 @@ static int create_temp(const char *output, int *fd)
     if (*fd < 0) {
         int err = errno;
         tmp_path[0] = '\0';
-        return cli_error("cannot write in OUTPUT's directory '%.*s': %s", dirlen ? dirlen : 1,
-                         dirlen ? output : ".", strerror(err));
+        return cli_error("cannot write in OUTPUT's directory '%.*s': %s",
+                         dirlen > 1 ? dirlen - 1 : 1, dirlen ? output : ".", strerror(err));
     }
     if (stat(output, &sb) == 0) {
         mode = sb.st_mode & 07777;
@@ -251,8 +253,10 @@ static float uniform(uint64_t *s)
     return (float)((*s * 0x2545F4914F6CDD1DULL) >> 40) * (1.0f / 16777216.0f);
 }
 
-/* Counts what would clip, adds TPDF dither (two uniforms, +-1 LSB) to 8- and
- * 16-bit output, and clips, so integer output never wraps. */
+/* Counts what would clip, clips so integer output never wraps, and for 8- and
+ * 16-bit output adds TPDF dither (two uniforms, +-1 LSB) and rounds to the
+ * output's grid here: libsndfile's clipping conversion truncates toward minus
+ * infinity, which would bias every sample by half a step. */
 static void condition(job *j, float *buf, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -266,9 +270,13 @@ static void condition(job *j, float *buf, size_t n)
             }
         }
         if (j->dither)
-            v += (uniform(&j->rng) - uniform(&j->rng)) * j->lsb;
-        if (j->count_clips)
+            v += (uniform(&j->rng) - uniform(&j->rng)) / j->steps;
+        if (j->steps > 0) {
+            v = rintf(v * j->steps);
+            v = (v > j->steps - 1 ? j->steps - 1 : v < -j->steps ? -j->steps : v) / j->steps;
+        } else if (j->count_clips) {
             v = v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
+        }
         buf[i] = v;
     }
 }
@@ -341,9 +349,10 @@ static void setup_conditioning(job *j)
     const int sub = j->out_info.format & SF_FORMAT_SUBMASK;
     j->count_clips = sub != SF_FORMAT_FLOAT && sub != SF_FORMAT_DOUBLE &&
                      sub != SF_FORMAT_VORBIS && sub != SF_FORMAT_OPUS;
-    j->dither = !j->o->no_dither &&
-                (sub == SF_FORMAT_PCM_16 || sub == SF_FORMAT_PCM_S8 || sub == SF_FORMAT_PCM_U8);
-    j->lsb = sub == SF_FORMAT_PCM_16 ? 1.0f / 32768.0f : 1.0f / 128.0f;
+    j->steps = sub == SF_FORMAT_PCM_16                              ? 32768.0f
+               : sub == SF_FORMAT_PCM_S8 || sub == SF_FORMAT_PCM_U8 ? 128.0f
+                                                                    : 0.0f;
+    j->dither = !j->o->no_dither && j->steps > 0;
     j->rng = 0x9E3779B97F4A7C15ULL;
     /* libsndfile clips instead of wrapping integers that overflow. */
     sf_command(j->out, SFC_SET_CLIPPING, NULL, SF_TRUE);

@@ -318,8 +318,9 @@ int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t
     cfg.kernel = o->kernel;
     st = gfir_plan_create(plan, d.taps, d.ntaps, &cfg);
     if (st != GFIR_OK) {
-        cli_error("cannot filter with backend %s, kernel %s: %s", gfir_backend_name(o->backend),
-                  gfir_kernel_name(o->kernel), gfir_plan_error_detail(NULL));
+        cli_error("cannot filter with --backend %s --kernel %s: %s",
+                  gfir_backend_name(o->backend), gfir_kernel_name(o->kernel),
+                  gfir_plan_error_detail(NULL));
         cli_design_free(&d);
         return 1;
     }

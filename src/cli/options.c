@@ -23,20 +23,21 @@ static void print_help(void)
 "AIFF, Ogg, ...), in blocks, so any length of file works in bounded memory.\n"
 "\n"
 "Examples:\n"
-"  gfir in.wav out.wav --preset lowpass           low-pass at 4 kHz\n"
+"  gfir in.wav out.wav --preset lowpass        low-pass at 4 kHz\n"
 "  gfir in.wav out.wav --preset lowpass:cutoff_hz=3000\n"
-"  gfir in.wav out.wav --preset rumble --preset lowpass   two stages in a chain\n"
-"  gfir dry.wav wet.wav --ir hall.wav             convolve with an impulse response\n"
-"  gfir --describe --response tel.svg --preset telephone  inspect a chain, no files\n"
+"  gfir in.wav out.wav --preset rumble --preset lowpass    a chain of two\n"
+"  gfir dry.wav wet.wav --ir hall.wav          convolve with a room's response\n"
+"  gfir --describe --response tel.svg --preset telephone   inspect, no files\n"
 "\n"
 "The filter (give one or more; they run in order as one chain):\n"
 "  -p, --preset NAME[:KEY=VALUE,...]\n"
-"                       a named preset (gfir --list-presets) or a path to an .ini\n"
-"                       file; KEY=VALUE overrides a setting of every stage that has\n"
-"                       it, SECTION.KEY=VALUE of one stage. Keys: cutoff_hz,\n"
-"                       low_hz, high_hz, transition_hz, attenuation_db, type\n"
-"  -t, --taps FILE      coefficients as text: numbers separated by spaces, commas\n"
-"                       or newlines; '#' starts a comment\n"
+"                       a named preset (gfir --list-presets) or a path to an\n"
+"                       .ini file; KEY=VALUE overrides a setting of every stage\n"
+"                       that has it, SECTION.KEY=VALUE of one stage. Keys:\n"
+"                       cutoff_hz, low_hz, high_hz, transition_hz,\n"
+"                       attenuation_db, type\n"
+"  -t, --taps FILE      coefficients as text: numbers separated by spaces,\n"
+"                       commas or newlines; '#' starts a comment\n"
 "  -i, --ir FILE        an impulse response (any sound file); 1 channel filters\n"
 "                       every channel, C channels filter C channels one to one;\n"
 "                       resampled to the input's rate when it differs\n"
@@ -47,10 +48,10 @@ static void print_help(void)
 "\n"
 "Output:\n"
 "  -a, --align same|causal|full\n"
-"                       same: as long as INPUT, no delay (numpy 'same'; default\n"
-"                       for presets and --taps); causal: as long as INPUT, delayed\n"
-"                       by the filter; full: INPUT plus the filter's tail (default\n"
-"                       with --ir, so a reverb tail is kept)\n"
+"                       same: as long as INPUT, no delay (numpy's 'same';\n"
+"                       default for presets and --taps); causal: as long as\n"
+"                       INPUT, delayed by the filter; full: INPUT plus the\n"
+"                       filter's tail (default with --ir: keeps a reverb tail)\n"
 "  -f, --format CONTAINER[:SAMPLES]\n"
 "                       e.g. wav:pcm16, flac:pcm24, wav:float, aiff; SAMPLES is\n"
 "                       pcm8, pcm16, pcm24, pcm32, float, double, ulaw, alaw,\n"
@@ -60,8 +61,8 @@ static void print_help(void)
 "\n"
 "Inspecting a filter (without OUTPUT nothing is filtered):\n"
 "      --list-presets   list the presets and what they do\n"
-"      --describe       print the chain: stages, taps, latency, measured passband\n"
-"                       ripple and stopband attenuation\n"
+"      --describe       print the chain: stages, taps, latency, measured\n"
+"                       passband ripple and stopband attenuation\n"
 "      --response FILE.svg\n"
 "                       plot the magnitude response (dB over log frequency)\n"
 "      --rate HZ        sample rate to design at without INPUT (default 48000)\n"
@@ -287,6 +288,8 @@ static int check_operands(int nargs, char **args, cli_options *o)
     const int inspect = o->describe || o->response_svg;
     if (o->list_presets || o->list_devices)
         return -1;
+    if (o->filter->nstages == 0)
+        return usage_error("no filter given: use --preset, --taps or --ir%s%s", "", "");
     if (o->monitor) {
         if (nargs > 0)
             return usage_error("--monitor takes no INPUT or OUTPUT ('%s'%s)", args[0], "");
@@ -320,8 +323,10 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":p:t:i:g:n:a:f:b:k:qvh", long_options, NULL)) != -1) {
         if (c == '?') {
-            if (optopt)
-                return usage_error("unknown option '-%c'%s", (char[]){(char)optopt, 0}, "");
+            if (optopt) {
+                char opt[3] = {'-', (char)optopt, '\0'};
+                return usage_error("unknown option '%s'%s", opt, "");
+            }
             return usage_error("unknown option '%s'%s", argv[optind - 1], "");
         }
         if (c == ':')
