@@ -248,6 +248,27 @@ def block_sizes_agree(d):
 
 
 @test("blocks")
+def bounded_memory(d):
+    # 23 MB of float samples; gfir streams them, so its peak memory stays at its
+    # own few MB (about 5 here) instead of growing with the file
+    d.wav("x.wav", d.noise(48000 * 60, 2))
+    d.text("h.txt", "0.5 0.25 0.125")
+    p = subprocess.Popen([GFIR, "x.wav", "y.wav", "--taps", "h.txt"], cwd=d.path)
+    peak_kb = 0
+    while p.poll() is None:     # VmHWM: the peak resident size since exec
+        try:
+            with open(f"/proc/{p.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peak_kb = max(peak_kb, int(line.split()[1]))
+        except OSError:
+            pass
+    assert p.returncode == 0 and peak_kb > 0, (p.returncode, peak_kb)
+    assert peak_kb < 16 * 1024, f"gfir peaked at {peak_kb} KB for a 23 MB file"
+    assert read(d.p("y.wav"))[1].shape == (48000 * 60, 2)
+
+
+@test("blocks")
 def kernels_agree(d):
     x = d.noise(6000, 2)
     d.wav("x.wav", x)
