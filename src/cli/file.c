@@ -362,9 +362,10 @@ static void report(const job *j, double seconds)
 {
     if (j->clipped) {
         double over_db = 20 * log10(j->peak);
+        /* the hint is the whole --gain to use, this run's gain included */
         fprintf(stderr, "gfir: %llu samples clipped (peak %.1f dB over full scale); try "
-                "--gain %d\n", (unsigned long long)j->clipped, over_db,
-                -(int)ceil(over_db + 0.05));
+                "--gain %g\n", (unsigned long long)j->clipped, over_db,
+                floor(j->o->filter->gain_db - over_db - 0.05));
     }
     if (j->o->verbose) {
         double audio_s = (double)j->written / j->out_info.samplerate;

@@ -564,7 +564,7 @@ def clipping_is_counted(d):
     d.pcm16("x.wav", x)
     d.text("one.txt", "1")
     r = d.run("x.wav", "y.wav", "--taps", "one.txt", "--gain", "6")
-    line = one_line(r.stderr, "clipped", "--gain -")
+    line = one_line(r.stderr, "clipped", "try --gain 0")   # peak 0.9: 0 dB would do
     count = int(line.split("gfir: ")[1].split()[0])
     want = int(np.sum(np.abs(np.round(x * 32767) / 32768 * 10 ** (6 / 20)) > 1))
     assert abs(count - want) <= want // 100 + 2, f"{count} clipped, expected about {want}"
@@ -572,6 +572,9 @@ def clipping_is_counted(d):
     assert y.max() == 32767 and y.min() == -32768, "clipped, not wrapped"
     r = d.run("x.wav", "y.wav", "--taps", "one.txt", "--gain", "6", "--format", "wav:float")
     assert r.stderr == "", "float output does not clip"
+    d.text("four.txt", "4")                             # +12 dB: 11.1 dB over
+    r = d.run("x.wav", "y.wav", "--taps", "four.txt", "-q")
+    one_line(r.stderr, "clipped", "try --gain -12")
     r = d.run("x.wav", "y.wav", "--taps", "one.txt", "--gain", "-3")
     assert r.stderr == ""
 
