@@ -72,6 +72,8 @@ static void print_help(void)
 "  -k, --kernel NAME    auto, gold, direct, fft; CUDA: basic, constant, tiled,\n"
 "                       cached (default auto: picked from the filter and block)\n"
 "      --block FRAMES   frames per block (default 4096)\n"
+"      --no-fold        files: run a chain's stages one after another instead\n"
+"                       of folding them into one filter first (same output)\n"
 "\n"
 "Live audio (gfir built with PortAudio):\n"
 "      --play           gfir INPUT --play ...: filter INPUT to the sound card\n"
@@ -138,7 +140,7 @@ static int parse_size(const char *opt, const char *arg, size_t lo, size_t hi, si
 enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
-    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS
+    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD
 };
 
 static const struct option long_options[] = {
@@ -153,6 +155,7 @@ static const struct option long_options[] = {
     {"kernel", required_argument, NULL, 'k'},
     {"block", required_argument, NULL, OPT_BLOCK},
     {"no-dither", no_argument, NULL, OPT_NO_DITHER},
+    {"no-fold", no_argument, NULL, OPT_NO_FOLD},
     {"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
     {"describe", no_argument, NULL, OPT_DESCRIBE},
     {"response", required_argument, NULL, OPT_RESPONSE},
@@ -225,6 +228,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return parse_size("--block", arg, 1, MAX_BLOCK_FRAMES, &o->block_frames) ? 2 : -1;
     case OPT_NO_DITHER:
         o->no_dither = 1;
+        return -1;
+    case OPT_NO_FOLD:
+        o->no_fold = 1;
         return -1;
     case OPT_LIST_PRESETS:
         o->list_presets = 1;

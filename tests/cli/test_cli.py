@@ -211,6 +211,34 @@ def chain_folds_stages(d):
 
 
 @test("convolve")
+def no_fold_runs_stages_in_series(d):
+    a = d.rng.standard_normal(31) * 0.2
+    d.text("a.txt", " ".join(f"{v:.9g}" for v in a))
+    a = np.loadtxt(d.p("a.txt"))
+    ir = d.noise(200, 2, 0.1)
+    d.wav("ir.wav", ir)
+    ir = read(d.p("ir.wav"))[1]
+    x = d.noise(8000, 2)
+    d.wav("x.wav", x)
+    x = read(d.p("x.wav"))[1]
+    full = conv(conv(x, a, "full"), ir, "full")
+    ntaps = len(a) + len(ir) - 1
+    wants = {"full": full, "causal": full[:len(x)],
+             "same": full[(ntaps - 1) // 2:][:len(x)]}
+    for align, want in wants.items():
+        for block in ("4096", "997"):
+            d.run("x.wav", "y.wav", "--taps", "a.txt", "--ir", "ir.wav", "--no-fold",
+                  "--align", align, "--block", block, "--gain", "-6")
+            err = rel_l2(read(d.p("y.wav"))[1], want * 10 ** (-6 / 20))
+            assert err < REL_L2, f"--no-fold --align {align} --block {block}: {err}"
+    d.run("x.wav", "folded.wav", "--preset", "rumble", "--preset", "lowpass")
+    r = d.run("x.wav", "series.wav", "--preset", "rumble", "--preset", "lowpass", "--no-fold",
+              "-v")
+    assert "stage 1:" in r.stderr and "stage 2:" in r.stderr, r.stderr
+    assert rel_l2(read(d.p("series.wav"))[1], read(d.p("folded.wav"))[1]) < REL_L2
+
+
+@test("convolve")
 def ir_resampled_to_input_rate(d):
     # A low-pass IR at 24 kHz with DC gain 1; at 48 kHz it must keep DC gain 1.
     ir = signal.firwin(63, 0.3)
@@ -392,7 +420,7 @@ def help_version_list(d):
     r = d.run("--help")
     assert r.stdout.startswith("usage: gfir [options] INPUT OUTPUT"), r.stdout[:80]
     for opt in ("--preset", "--taps", "--ir", "--align", "--gain", "--normalize", "--backend",
-                "--kernel", "--block", "--format", "--list-presets", "--describe",
+                "--kernel", "--block", "--no-fold", "--format", "--list-presets", "--describe",
                 "--response", "--quiet", "--verbose", "--version", "--help", "--no-dither",
                 "--rate", "--play", "--monitor", "--list-devices", "Examples", "Exit status"):
         assert opt in r.stdout, f"--help does not mention {opt}"
