@@ -400,10 +400,9 @@ int cli_run_file(const cli_options *o)
     catch_signals();
     if (create_temp(o->output, &fd))
         goto done;
-    j.out = sf_open_fd(fd, SFM_WRITE, &j.out_info, SF_TRUE);
+    j.out = sf_open_fd(fd, SFM_WRITE, &j.out_info, SF_FALSE);
     if (!j.out) {
         cli_error("cannot write OUTPUT '%s': %s", o->output, sf_strerror(NULL));
-        close(fd);
         goto done;
     }
     setup_conditioning(&j);
@@ -414,6 +413,9 @@ int cli_run_file(const cli_options *o)
     if (sf_close(j.out) != 0 && !rc)
         rc = cli_error("cannot finish OUTPUT '%s': %s", o->output, sf_strerror(NULL));
     j.out = NULL;
+    /* on disk before the rename, so a crash cannot leave OUTPUT empty */
+    if (!rc && fsync(fd) != 0)
+        rc = cli_error("cannot write OUTPUT '%s': %s", o->output, strerror(errno));
     if (!rc && rename(tmp_path, o->output) != 0)
         rc = cli_error("cannot rename the finished output to '%s': %s", o->output,
                        strerror(errno));
@@ -424,6 +426,8 @@ int cli_run_file(const cli_options *o)
 done:
     if (j.out)
         sf_close(j.out);
+    if (fd >= 0)
+        close(fd);
     if (tmp_path[0]) {
         unlink(tmp_path);
         tmp_path[0] = '\0';
