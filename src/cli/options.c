@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,10 +106,20 @@ void cli_usage_hint(void)
     fprintf(stderr, "%s   (gfir --help for more)\n", usage_line);
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Usage errors: the line at fault, then the usage line; exit status 2. */
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
     fputs("gfir: ", stderr);
-    fprintf(stderr, fmt, a, b);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
     cli_usage_hint();
     return 2;
@@ -128,11 +139,8 @@ static int parse_size(const char *opt, const char *arg, size_t lo, size_t hi, si
 {
     char *end;
     unsigned long long v = strtoull(arg, &end, 10);
-    if (end == arg || *end || arg[0] == '-' || v < lo || v > hi) {
-        char range[64];
-        snprintf(range, sizeof range, "%s: want a whole number from %zu to %zu", arg, lo, hi);
-        return usage_error("%s %s", opt, range);
-    }
+    if (end == arg || *end || arg[0] == '-' || v < lo || v > hi)
+        return usage_error("%s %s: want a whole number from %zu to %zu", opt, arg, lo, hi);
     *out = (size_t)v;
     return 0;
 }
@@ -191,7 +199,7 @@ static int apply_option(int c, const char *arg, cli_options *o)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
     static const char *const normalizes[] = {"none", "peak", NULL};
-    size_t n;
+    size_t n = 0;
     int i = 0;
 
     switch (c) {
@@ -218,11 +226,11 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return -1;
     case 'b':
         if (gfir_backend_from_name(arg, &o->backend) != GFIR_OK)
-            return usage_error("--backend %s: unknown backend%s", arg, " (auto, cpu, cuda)");
+            return usage_error("--backend %s: unknown backend (auto, cpu, cuda)", arg);
         return -1;
     case 'k':
         if (gfir_kernel_from_name(arg, &o->kernel) != GFIR_OK)
-            return usage_error("--kernel %s: unknown kernel%s", arg, " (gfir --help)");
+            return usage_error("--kernel %s: unknown kernel (gfir --help lists them)", arg);
         return -1;
     case OPT_BLOCK:
         return parse_size("--block", arg, 1, MAX_BLOCK_FRAMES, &o->block_frames) ? 2 : -1;
@@ -244,7 +252,7 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case OPT_RATE:
         if (parse_double("--rate", arg, &o->rate_hz))
             return 2;
-        return o->rate_hz > 0 ? -1 : usage_error("--rate %s: %s", arg, "must be above 0");
+        return o->rate_hz > 0 ? -1 : usage_error("--rate %s: must be above 0", arg);
     case OPT_PLAY:
         o->play = 1;
         return -1;
@@ -296,23 +304,23 @@ static int check_operands(int nargs, char **args, cli_options *o)
     if (o->list_presets || o->list_devices)
         return -1;
     if (o->filter->nstages == 0)
-        return usage_error("no filter given: use --preset, --taps or --ir%s%s", "", "");
+        return usage_error("no filter given: use --preset, --taps or --ir");
     if (o->monitor) {
         if (nargs > 0)
-            return usage_error("--monitor takes no INPUT or OUTPUT ('%s'%s)", args[0], "");
+            return usage_error("--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
         return -1;
     }
     if (o->play) {
         if (nargs != 1)
-            return usage_error("--play takes one INPUT and no OUTPUT%s%s", "", "");
+            return usage_error("--play takes one INPUT and no OUTPUT");
         o->input = args[0];
         return -1;
     }
     if (nargs > 2)
-        return usage_error("too many operands: '%s'%s", args[2], "");
+        return usage_error("too many operands: '%s'", args[2]);
     if (nargs < 2 && !(inspect && nargs <= 1))
-        return usage_error(nargs ? "missing OUTPUT after '%s'%s" : "missing INPUT and OUTPUT%s%s",
-                           nargs ? args[0] : "", "");
+        return nargs ? usage_error("missing OUTPUT after '%s'", args[0])
+                     : usage_error("missing INPUT and OUTPUT");
     o->input = nargs > 0 ? args[0] : NULL;
     o->output = nargs > 1 ? args[1] : NULL;
     return -1;
@@ -332,12 +340,12 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         if (c == '?') {
             if (optopt) {
                 char opt[3] = {'-', (char)optopt, '\0'};
-                return usage_error("unknown option '%s'%s", opt, "");
+                return usage_error("unknown option '%s'", opt);
             }
-            return usage_error("unknown option '%s'%s", argv[optind - 1], "");
+            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (c == ':')
-            return usage_error("option '%s' needs a value%s", argv[optind - 1], "");
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
         rc = apply_option(c, optarg, o);
         if (rc >= 0)
             return rc;
