@@ -355,6 +355,18 @@ def telephone_is_two_stages(d):
 
 
 @test("presets")
+def presets_chain_in_order(d):
+    d.text("t.txt", "1 0.5")
+    r = d.run("--describe", "--preset", "lowpass", "--taps", "t.txt", "-p", "rumble")
+    lines = r.stdout.splitlines()
+    assert "3 stages" in lines[0], r.stdout
+    assert "1. lowpass" in lines[1] and "2. taps" in lines[2] and "3. rumble" in lines[3], \
+        r.stdout
+    h = impulse_response(d, "telephone", extra=("--preset", "lowpass"))
+    check_bands(h, [(350, 3200)], [(0, 250), (3600, NYQ)], 60, 3, what="telephone+lowpass")
+
+
+@test("presets")
 def designed_at_the_input_rate(d):
     for rate in (44100, 48000, 96000):
         h = impulse_response(d, "lowpass", rate)
