@@ -6,20 +6,20 @@
  * Each channel owns one planar buffer: ntaps - 1 history samples followed by
  * room for a block. A block is deinterleaved behind the history, convolved,
  * interleaved out, and the last ntaps - 1 inputs slide to the front.
+ * Large blocks are shared out to a pool of worker threads (pool.h) as tasks
+ * of one channel and one range of outputs each.
  */
 #include "cpu_kernels.h"
 #include "plan.h"
+#include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 /* Blocks with fewer multiply-adds than this run on the calling thread alone:
  * below it, waking workers costs more than it saves, and the call stays free of
- * any synchronisation (audio callbacks). */
+ * any synchronisation (audio callbacks). Plans whose blocks never reach it
+ * start no threads at all. */
 #define PARALLEL_MIN_MACS ((size_t)1 << 22)
 /* Outputs per threaded task: long enough to amortise, short enough to share. */
 #define TASK_FRAMES 4096
@@ -31,7 +31,10 @@ typedef struct cpu_state {
     float *x;           /* channels x stride */
     float *y;           /* channels x block_frames */
     float *hr;          /* filter_channels x ntaps, each set reversed */
-    int threads;
+    gfir_pool *pool;    /* NULL: everything on the calling thread */
+    const gfir_plan *plan;
+    size_t n;           /* the block being computed, for the tasks */
+    size_t per_channel; /* tasks per channel */
 } cpu_state;
 
 static int cpu_available(void)
@@ -64,6 +67,7 @@ static void cpu_destroy(gfir_plan *plan)
     free(st->x);
     free(st->y);
     free(st->hr);
+    gfir_pool_destroy(st->pool);
     free(st);
     plan->impl = NULL;
 }
@@ -90,11 +94,14 @@ static gfir_status cpu_create(gfir_plan *plan, const float *taps)
         for (size_t k = 0; k < ntaps; k++)
             st->hr[f * ntaps + k] = taps[f * ntaps + ntaps - 1 - k];
     st->conv = plan->kernel == GFIR_KERNEL_GOLD ? gfir_cpu_gold : gfir_cpu_direct_select(NULL);
-#ifdef _OPENMP
-    st->threads = plan->threads ? (int)plan->threads : omp_get_num_procs();
-#else
-    st->threads = 1;
-#endif
+    st->plan = plan;
+    unsigned threads = plan->threads ? plan->threads : gfir_cpu_count();
+    if (threads > 1 && block * ntaps * plan->channels >= PARALLEL_MIN_MACS &&
+        gfir_pool_create(&st->pool, threads - 1) != GFIR_OK) {
+        gfir_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", threads - 1);
+        cpu_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
     plan->latency_frames = 0;
     return GFIR_OK;
 }
@@ -115,25 +122,12 @@ static void conv_range(const gfir_plan *plan, const cpu_state *st, unsigned c, s
              st->y + c * plan->block_frames + start, len);
 }
 
-static void conv_parallel(const gfir_plan *plan, const cpu_state *st, size_t n)
+static void conv_task(void *arg, size_t t)
 {
-#ifdef _OPENMP
-    const long per_channel = (long)((n + TASK_FRAMES - 1) / TASK_FRAMES);
-    const long tasks = per_channel * (long)plan->channels;
-#pragma omp parallel num_threads(st->threads)
-    {
-        unsigned csr = gfir_ftz_enter();
-#pragma omp for schedule(dynamic, 1)
-        for (long t = 0; t < tasks; t++) {
-            size_t start = (size_t)(t % per_channel) * TASK_FRAMES;
-            size_t len = n - start < TASK_FRAMES ? n - start : TASK_FRAMES;
-            conv_range(plan, st, (unsigned)(t / per_channel), start, len);
-        }
-        gfir_ftz_leave(csr);
-    }
-#else
-    (void)plan, (void)st, (void)n;
-#endif
+    const cpu_state *st = arg;
+    const size_t start = (t % st->per_channel) * TASK_FRAMES;
+    const size_t len = st->n - start < TASK_FRAMES ? st->n - start : TASK_FRAMES;
+    conv_range(st->plan, st, (unsigned)(t / st->per_channel), start, len);
 }
 
 static gfir_status cpu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
@@ -151,9 +145,11 @@ static gfir_status cpu_execute(gfir_plan *plan, const float *in, float *out, siz
             memset(x, 0, n * sizeof *x);
     }
 
-    if (st->threads > 1 && n * plan->ntaps * ch >= PARALLEL_MIN_MACS)
-        conv_parallel(plan, st, n);
-    else
+    if (st->pool && n * plan->ntaps * ch >= PARALLEL_MIN_MACS) {
+        st->n = n;
+        st->per_channel = (n + TASK_FRAMES - 1) / TASK_FRAMES;
+        gfir_pool_run(st->pool, conv_task, st, st->per_channel * ch);
+    } else
         for (unsigned c = 0; c < ch; c++)
             conv_range(plan, st, c, 0, n);
 
