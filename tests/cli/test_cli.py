@@ -266,22 +266,26 @@ def block_sizes_agree(d):
         extra = ("--block", block) if block else ()
         d.run("x.wav", "y.wav", "--preset", "lowpass", *extra)
         outs[block] = read(d.p("y.wav"))[1]
+    # with a GPU, auto may pick CUDA for large blocks and the CPU for small
+    # ones: the same output to float rounding, so the same bound as for NumPy
     ref = outs[None]
     for block, y in outs.items():
-        assert rel_l2(y, ref) < 1e-6, f"--block {block} differs from the default"
+        assert rel_l2(y, ref) < REL_L2, f"--block {block} differs from the default"
     d.wav("ir.wav", d.noise(5000, 1, 0.05))
     d.run("x.wav", "a.wav", "--ir", "ir.wav")
     d.run("x.wav", "b.wav", "--ir", "ir.wav", "--block", "997")
-    assert rel_l2(read(d.p("b.wav"))[1], read(d.p("a.wav"))[1]) < 1e-6
+    assert rel_l2(read(d.p("b.wav"))[1], read(d.p("a.wav"))[1]) < REL_L2
 
 
 @test("blocks")
 def bounded_memory(d):
     # 23 MB of float samples; gfir streams them, so its peak memory stays at its
-    # own few MB (about 5 here) instead of growing with the file
+    # own few MB (about 5 here) instead of growing with the file. On the CPU:
+    # a CUDA context alone maps more than this whatever the file.
     d.wav("x.wav", d.noise(48000 * 60, 2))
     d.text("h.txt", "0.5 0.25 0.125")
-    p = subprocess.Popen([GFIR, "x.wav", "y.wav", "--taps", "h.txt"], cwd=d.path)
+    p = subprocess.Popen([GFIR, "x.wav", "y.wav", "--taps", "h.txt", "--backend", "cpu"],
+                         cwd=d.path)
     peak_kb = 0
     while p.poll() is None:     # VmHWM: the peak resident size since exec
         try:
