@@ -34,7 +34,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     GFIR_BUILD_DIR=$build bash tools/setup.sh
 fi
 cmake --build "$build" >/dev/null
-gfir=$build/src/cli/gfir
+gfir=$build/gfir
 [ -x "$gfir" ] || { echo "cpu_files.sh: no CLI at $gfir" >&2; exit 1; }
 
 work=$(mktemp -d)
