@@ -1,6 +1,6 @@
 /*
  * backend_cpu.c - the CPU backend: per-channel history (the halo), direct
- * kernels from cpu_kernels.h, and OpenMP threads across channels and output
+ * kernels from cpu_kernels.h, and worker threads across channels and output
  * ranges for large blocks.
  *
  * Each channel owns one planar buffer: ntaps - 1 history samples followed by

@@ -19,9 +19,7 @@ install(TARGETS gfir gfir_static EXPORT gfirTargets
 set(GFIR_PC_LIBS_PRIVATE "-lm")
 list(JOIN FFTW3F_LDFLAGS " " _gfir_fftw_ldflags)
 string(APPEND GFIR_PC_LIBS_PRIVATE " ${_gfir_fftw_ldflags}")
-if(OpenMP_C_FOUND)
-  string(APPEND GFIR_PC_LIBS_PRIVATE " ${OpenMP_C_FLAGS}")
-endif()
+string(APPEND GFIR_PC_LIBS_PRIVATE " -pthread")
 if(GFIR_CUDA)
   string(APPEND GFIR_PC_LIBS_PRIVATE
     " -L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt -lpthread -lstdc++")
