@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_BLOCK_FRAMES 4096
+/* Large blocks let the FFT kernels use long partitions and the GPU long
+ * transfers; memory stays a few megabytes per channel. */
+#define DEFAULT_BLOCK_FRAMES 65536
 #define PATH_LEN 4096
 
 typedef struct job {

@@ -72,7 +72,7 @@ static void print_help(void)
 "  -b, --backend auto|cpu|cuda   where to filter (default auto)\n"
 "  -k, --kernel NAME    auto, gold, direct, fft; CUDA: basic, constant, tiled,\n"
 "                       cached (default auto: picked from the filter and block)\n"
-"      --block FRAMES   frames per block (default 4096)\n"
+"      --block FRAMES   frames per block (default 65536)\n"
 "      --no-fold        files: run a chain's stages one after another instead\n"
 "                       of folding them into one filter first (same output)\n"
 "\n"
