@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Filters a stereo 48 kHz 16-bit WAV with gfir's CPU backend and with
-# `sox ... fir` side by side, checks both outputs against a float64 SciPy
+# Filters a stereo 48 kHz 16-bit WAV with gfir's CPU backend, with
+# `sox ... fir` and, when ffmpeg is installed (Debian package ffmpeg), with
+# ffmpeg's afir, side by side; checks the outputs against a float64 SciPy
 # convolution, and writes the cpu-files section of docs/BENCHMARKS.md with the
 # machine, date and commit. The run fails when gfir's output is off.
 #   bash tools/bench/cpu_files.sh [SECONDS [RUNS]]
@@ -14,7 +15,12 @@
 # write undithered 16-bit samples, so each may differ from the rounded
 # reference only by float rounding: gfir is allowed 2 LSB. The reference
 # covers the first 30 seconds, which every filter here fills completely.
-# sox's figure is reported, not checked: its fir was found off by thousands of
+# ffmpeg's afir is causal (it keeps the filter's delay), so its output is
+# compared with the causal convolution; its gain normalisation is turned off
+# (gtype=none), yet Debian 12's ffmpeg 5.1 still scales the output (by about
+# sqrt(2) with a mono IR on stereo input): its column gives the error after
+# that one least-squares gain, which is printed beside it, is removed.
+# sox's and ffmpeg's figures are reported, not checked: its fir was found off by thousands of
 # LSB at 262143 taps on Debian 12's sox 14.4.2, where gfir and its direct
 # kernel both matched the reference.
 # Figures are worth keeping only from an otherwise idle machine: the load
@@ -49,6 +55,9 @@ from scipy import signal
 for n in map(int, sys.argv[2:]):
     h = signal.firwin(n, 0.25, window=("kaiser", 8.0))
     np.savetxt(f"{sys.argv[1]}/taps{n}.txt", h, fmt="%.9g")
+    # the same taps as a float WAV, for ffmpeg's afir
+    from scipy.io import wavfile
+    wavfile.write(f"{sys.argv[1]}/taps{n}.wav", 48000, h.astype(np.float32))
 EOF
 
 # Median wall time in seconds of RUNS runs of a command.
@@ -62,9 +71,11 @@ median_time() {
 }
 
 # Largest difference in LSB of a 16-bit WAV from the rounded float64
-# convolution of the input (--align same) over its first 30 seconds.
+# convolution of the input over its first 30 seconds: --align same, or the
+# causal convolution when the third argument is "causal"; "causal-gain" also
+# removes one least-squares gain first and prints it.
 ref_diff() {
-    "$py" - "$work/in.wav" "$1" "$2" <<'EOF'
+    "$py" - "$work/in.wav" "$1" "$2" "${3:-same}" <<'EOF'
 import sys
 import wave
 import numpy as np
@@ -78,16 +89,24 @@ h = np.loadtxt(sys.argv[3])
 if x.shape != y.shape:
     print("length differs")
     sys.exit()
-frames, delay = min(len(x), 30 * 48000), (len(h) - 1) // 2
-worst = 0.0
+frames = min(len(x), 30 * 48000)
+delay = 0 if sys.argv[4].startswith("causal") else (len(h) - 1) // 2
+worst, gains = 0.0, []
 for c in range(x.shape[1]):
     full = signal.oaconvolve(x[: frames + delay, c], h)
     ref = np.clip(np.round(full[delay : delay + frames]), -32768, 32767)
-    worst = max(worst, float(np.abs(y[:frames, c] - ref).max()))
-print(int(worst))
+    got = y[:frames, c]
+    if sys.argv[4] == "causal-gain":
+        gain = float(np.dot(got, ref) / np.dot(ref, ref))
+        gains.append(gain)
+        ref = np.clip(np.round(full[delay : delay + frames] * gain), -32768, 32767)
+    worst = max(worst, float(np.abs(got - ref).max()))
+print(int(worst) if not gains else f"{int(worst)} (gain {np.mean(gains):.4f})")
 EOF
 }
 
+ffmpeg=$(command -v ffmpeg || true)
+[ -n "$ffmpeg" ] || echo "cpu_files.sh: no ffmpeg here (apt-get install ffmpeg): its column stays empty" >&2
 floor=$(median_time sox "$work/in.wav" "$work/copy.wav")
 echo "cpu_files.sh: ${seconds} s stereo, copy floor ${floor} s; $runs runs each" >&2
 
@@ -98,6 +117,12 @@ for n in "${taps_list[@]}"; do
     tg=$(median_time "$gfir" "$work/in.wav" "$work/gfir.wav" --taps "$t" --backend cpu \
          --no-dither -q)
     ts=$(median_time sox -D "$work/in.wav" "$work/sox.wav" fir "$t")
+    tf=- fdiff=-
+    if [ -n "$ffmpeg" ]; then
+        tf=$(median_time ffmpeg -nostdin -v error -y -i "$work/in.wav" -i "$work/taps$n.wav" \
+             -lavfi "[0:a][1:a]afir=gtype=none" -c:a pcm_s16le "$work/ffmpeg.wav")
+        fdiff=$(ref_diff "$work/ffmpeg.wav" "$t" causal-gain)
+    fi
     kernel=$("$gfir" "$work/in.wav" "$work/gfir.wav" --taps "$t" --backend cpu --no-dither -v 2>&1 \
              | sed -n 's/.*kernel \([a-z]*\),.*/\1/p' | head -n1)
     gdiff=$(ref_diff "$work/gfir.wav" "$t")
@@ -106,16 +131,18 @@ for n in "${taps_list[@]}"; do
         0 | 1 | 2) ;;
         *) verdict="GFIR IS OFF"; echo "cpu_files.sh: $n taps: gfir is off by $gdiff LSB" >&2 ;;
     esac
-    speedup=$(awk -v a="$ts" -v b="$tg" 'BEGIN {printf "%.2f", a / b}')
+    best=$ts
+    [ "$tf" != - ] && best=$(awk -v a="$ts" -v b="$tf" 'BEGIN {print (a < b) ? a : b}')
+    speedup=$(awk -v a="$best" -v b="$tg" 'BEGIN {printf "%.2f", a / b}')
     overfloor=$(awk -v a="$tg" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')
-    row="| $n | $kernel | $tg | $ts | ${speedup}x | ${overfloor}x | $gdiff | $sdiff |"
+    row="| $n | $kernel | $tg | $ts | $tf | ${speedup}x | ${overfloor}x | $gdiff | $sdiff | $fdiff |"
     echo "$row" >&2
     rows+="$row"$'\n'
 done
 
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
 section=$(cat <<EOF
-### CPU, files: gfir against sox fir
+### CPU, files: gfir against sox fir and ffmpeg afir
 
 ${seconds} s stereo 48 kHz 16-bit WAV (pink noise), Kaiser low-pass filters;
 median of $runs runs, wall time in seconds. $model, $(nproc) CPUs, load average
@@ -123,8 +150,8 @@ at the start $load; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
 Copy floor (\`sox in.wav out.wav\`): $floor s. gfir's output: $verdict. Error:
 largest difference from the rounded float64 convolution, first 30 s, in LSB.
 
-| taps | gfir kernel | gfir --backend cpu | sox fir | sox / gfir | gfir / floor | gfir error | sox error |
-|---|---|---|---|---|---|---|---|
+| taps | gfir kernel | gfir --backend cpu | sox fir | ffmpeg afir | faster peer / gfir | gfir / floor | gfir error | sox error | ffmpeg error |
+|---|---|---|---|---|---|---|---|---|---|
 ${rows%$'\n'}
 
 Made by \`bash tools/bench/cpu_files.sh $seconds $runs\`.
