@@ -9,10 +9,11 @@
  * periods watches for signals, --duration, the end of the file and a device
  * that has gone away.
  *
- * Latency: --play starts with PLAY_PERIODS periods queued; --monitor primes
- * its output with MONITOR_PERIODS periods of silence, which is the worker's
- * whole deadline, and keeps the total there after any glitch by dropping or
- * padding output (the callback records the drift, the worker corrects it).
+ * Latency: --play starts with PLAY_AHEAD_S (at least PLAY_MIN_PERIODS periods)
+ * queued; --monitor primes its output with MONITOR_PERIODS periods of silence,
+ * which is the worker's whole deadline, and keeps the total there after any
+ * glitch by dropping or padding output (the callback records the drift, the
+ * worker corrects it).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -28,6 +29,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -48,7 +51,9 @@
 #endif
 
 #define DEFAULT_PERIOD 256
-#define PLAY_PERIODS 4      /* queued ahead while playing a file */
+#define PLAY_MIN_PERIODS 4  /* queued ahead while playing a file ... */
+#define PLAY_AHEAD_S 0.1    /* ... and at least this long: a file has no hurry, and
+                               a shared virtual machine can stall a thread that long */
 #define MONITOR_PERIODS 2   /* the most --monitor may add beyond the device */
 #define INPUT_RING_PERIODS 16
 /* Callbacks that stop for this long mean the device is gone. */
@@ -131,6 +136,23 @@ static void flush_denormals(void)
     __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
     __asm__ volatile("msr fpcr, %0" : : "r"(fpcr | (1UL << 24)));
 #endif
+}
+
+/* The worker has deadlines too, and on a busy machine an ordinary thread can
+ * sleep through several periods. Where allowed (CAP_SYS_NICE or an rtprio
+ * limit), it becomes SCHED_FIFO at a low priority: above ordinary work, below
+ * the audio server's own threads. The stream's threads exist by then and keep
+ * their own policy. It never busy-waits, so it cannot starve the machine. */
+static void realtime_worker(const cli_options *o)
+{
+    struct sched_param sp;
+    int err;
+    memset(&sp, 0, sizeof sp);
+    sp.sched_priority = sched_get_priority_min(SCHED_FIFO) + 9;
+    err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (err && o->verbose)
+        fprintf(stderr, "gfir: the worker runs without real-time priority (%s)\n",
+                strerror(err));
 }
 
 /* ---- the real-time side ---------------------------------------------------- */
@@ -470,6 +492,7 @@ static int session_start(live_session *s)
     }
     s->started = now_s();
     s->last_progress = s->started;
+    realtime_worker(s->o);
     return 0;
 }
 
@@ -523,8 +546,9 @@ static int supervise(live_session *s, unsigned long stop_after_frames)
         return STOP;
     active = Pa_IsStreamActive(s->stream);
     if (active < 0 || (active == 0 && !atomic_load(&s->sh.completed))) {
-        fprintf(stderr, "gfir: the audio device stopped the stream (%s); was it disconnected?\n",
-                active < 0 ? Pa_GetErrorText(active) : "inactive");
+        fprintf(stderr, "gfir: the audio device ended the stream by itself (%s); was it "
+                        "disconnected?\n",
+                active < 0 ? Pa_GetErrorText(active) : "no longer active");
         return FAILED;
     }
     if (callbacks != s->last_callbacks) {
@@ -561,7 +585,7 @@ static int session_end(live_session *s, int failed)
     if (s->pa_up)
         Pa_Terminate();
     alarm(0);
-    if (s->stream && !s->o->quiet) {
+    if (s->stream && !failed && !s->o->quiet) {
         fprintf(stderr,
                 "summary: %lu frames played (%.1f s), %lu output underruns, %lu input "
                 "overflows, %lu worker deadline misses, %lu host xruns%s\n",
@@ -703,7 +727,8 @@ int live_play(const cli_options *o)
         unsupported("play", NULL, &out, s.rate, fmt);
         goto done;
     }
-    target = PLAY_PERIODS * s.period;
+    target = (size_t)ceil(PLAY_AHEAD_S * s.rate / (double)s.period);
+    target = (target < PLAY_MIN_PERIODS ? PLAY_MIN_PERIODS : target) * s.period;
     if (session_alloc(&s, target, 0))
         goto done;
     src.tail_left = gfir_plan_ntaps(s.plan) - 1 + gfir_plan_latency(s.plan);
