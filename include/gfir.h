@@ -190,7 +190,8 @@ void gfir_plan_destroy(gfir_plan *plan);
  *
  * Frequencies are in Hz at sample rate rate_hz (> 0). A cutoff is the
  * half-amplitude (-6 dB) point, in the middle of its transition band of width
- * transition_hz (> 0). attenuation_db (> 0) is the stopband attenuation.
+ * transition_hz (> 0). attenuation_db is the stopband attenuation, 8..1000
+ * (SciPy refuses Kaiser's formulas below 8 dB).
  * Lowpass and highpass use cutoff1_hz only; bandpass and bandstop pass or stop
  * cutoff1_hz < f < cutoff2_hz. Every cutoff must lie in (0, rate_hz / 2).
  */
@@ -230,12 +231,16 @@ gfir_status gfir_design_kaiser(gfir_filter_type type, double rate_hz, double cut
 /*
  * Folds two stages into one: out = a * b (full convolution, accumulated in
  * double), na + nb - 1 taps. out must not overlap a or b.
+ * GFIR_ERR_NULL for a NULL pointer; GFIR_ERR_TAPS when na or nb is 0 or the
+ * result would exceed GFIR_MAX_TAPS.
  */
 gfir_status gfir_fold(const float *a, size_t na, const float *b, size_t nb, float *out);
 
 /*
  * Magnitude of the filter's frequency response at freq_hz, |H(e^{j 2 pi f / rate})|,
- * evaluated in double. Returns a negative value for bad arguments.
+ * evaluated in double. For bad arguments it returns a negative gfir_status as
+ * a double: GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above GFIR_MAX_TAPS), or
+ * GFIR_ERR_ARG (rate_hz not positive and finite, freq_hz not finite).
  */
 double gfir_response_magnitude(const float *taps, size_t ntaps, double freq_hz, double rate_hz);
 
