@@ -2,6 +2,12 @@
 # static libraries, gfir.pc for pkg-config and a CMake package (gfir::gfir).
 include(CMakePackageConfigHelpers)
 
+# libgfir.a carries the CUDA kernels' host code, which is C++: a consumer that
+# links it with a C linker (find_package in a C project) needs the C++ runtime
+# too. The shared library records its own.
+if(GFIR_KERNEL_OBJECTS)
+  target_link_libraries(gfir_static PRIVATE stdc++)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/gfir.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS gfir gfir_static EXPORT gfirTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -18,7 +24,20 @@ if(GFIR_CUDA)
   string(APPEND GFIR_PC_LIBS_PRIVATE
     " -L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt -lpthread -lstdc++")
 endif()
-configure_file(${CMAKE_CURRENT_LIST_DIR}/gfir.pc.in ${PROJECT_BINARY_DIR}/gfir.pc @ONLY)
+# gfir.pc names the prefix it is installed under, which `cmake --install --prefix`
+# may change after configuring: the file is written at configure time with the
+# prefix left as a placeholder, and the placeholder filled at install time.
+foreach(dir LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(GFIR_PC_${dir} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(GFIR_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
+set(GFIR_PC_PREFIX "@GFIR_PC_PREFIX@")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/gfir.pc.in ${PROJECT_BINARY_DIR}/gfir.pc.in @ONLY)
+install(CODE "set(GFIR_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  configure_file(\"${PROJECT_BINARY_DIR}/gfir.pc.in\" \"${PROJECT_BINARY_DIR}/gfir.pc\" @ONLY)")
 install(FILES ${PROJECT_BINARY_DIR}/gfir.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 install(EXPORT gfirTargets NAMESPACE gfir:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gfir)

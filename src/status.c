@@ -62,6 +62,8 @@ static gfir_status find_name(const char *const *names, size_t count, const char 
 gfir_status gfir_backend_from_name(const char *name, gfir_backend *out)
 {
     int i;
+    if (!out)
+        return GFIR_ERR_NULL;
     gfir_status st = find_name(backend_names, COUNT(backend_names), name, &i);
     if (st == GFIR_OK)
         *out = (gfir_backend)i;
@@ -71,6 +73,8 @@ gfir_status gfir_backend_from_name(const char *name, gfir_backend *out)
 gfir_status gfir_kernel_from_name(const char *name, gfir_kernel *out)
 {
     int i;
+    if (!out)
+        return GFIR_ERR_NULL;
     gfir_status st = find_name(kernel_names, COUNT(kernel_names), name, &i);
     if (st == GFIR_OK)
         *out = (gfir_kernel)i;

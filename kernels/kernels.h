@@ -1,0 +1,82 @@
+/*
+ * kernels.h - the CUDA kernel families and their extern "C" launchers.
+ *
+ * Every convolution kernel computes, per channel c and for 0 <= i < n,
+ *     y_c[i] = sum_{m < ntaps} hr_c[m] * x_c[i + m]
+ * where x_c holds ntaps - 1 halo samples (the channel's previous inputs)
+ * followed by the n new ones, and hr_c is the channel's tap set reversed. That
+ * is the causal convolution of the contract. The textbook's (PMPP ch. 7) left
+ * ghost cells are the halo: real history, zeros before the first sample; causal
+ * convolution needs no right ghost cells.
+ *
+ * Channels are planar, one launch for all of them: grid y = channel.
+ * A launcher checks its arguments, launches on the given stream and returns
+ * cudaGetLastError(); it never synchronises, prints or exits.
+ */
+#ifndef GFIR_KERNELS_H
+#define GFIR_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device tap sets are reversed and zero-padded to a multiple of this, so the
+ * direct kernel steps through taps GFIR_TAP_STEP at a time with no remainder. */
+#define GFIR_TAP_STEP 16
+/* __constant__ capacity of the constant kernel: 64 KB of floats, all filters. */
+#define GFIR_CONSTANT_MAX_TAPS 16384
+
+typedef struct gfir_conv_args {
+    const float *d_x;       /* channel c: d_x + c * x_stride, ntaps - 1 + n samples */
+    size_t x_stride;
+    const float *d_taps;    /* reversed taps, filter f: d_taps + f * taps_stride,
+                               zero from ntaps up to taps_stride (a multiple of
+                               GFIR_TAP_STEP) */
+    size_t taps_stride;
+    int shared_taps;        /* 1: filter 0 serves every channel */
+    size_t ntaps;
+    float *d_y;             /* channel c: d_y + c * y_stride, n samples */
+    size_t y_stride;
+    size_t n;
+    unsigned channels;
+    unsigned block_threads; /* textbook kernels: blockDim.x; 0 = 256 */
+} gfir_conv_args;
+
+/* 7.2: one thread per output, taps read from global memory. */
+cudaError_t gfir_launch_basic(const gfir_conv_args *a, cudaStream_t stream);
+/* 7.3: taps in __constant__ memory. Copies the taps into the constant bank on
+ * the stream before launching, so two plans using it must not run concurrently
+ * on different streams. cudaErrorInvalidValue when the filters' taps together
+ * exceed GFIR_CONSTANT_MAX_TAPS. */
+cudaError_t gfir_launch_constant(const gfir_conv_args *a, cudaStream_t stream);
+int gfir_constant_fits(size_t ntaps, unsigned filters);
+/* 7.4: input tile plus halo cells in shared memory; taps in segments when the
+ * halo does not fit the shared memory sized from blockDim. */
+cudaError_t gfir_launch_tiled(const gfir_conv_args *a, cudaStream_t stream);
+/* 7.5: tile in shared memory, halo cells read through the caches (L2). */
+cudaError_t gfir_launch_cached(const gfir_conv_args *a, cudaStream_t stream);
+/* Ours: 16 outputs per thread from a sliding register window, taps staged in
+ * shared memory per block, conflict-free padded tiles, coalesced stores. */
+cudaError_t gfir_launch_direct(const gfir_conv_args *a, cudaStream_t stream);
+
+/*
+ * Layout kernels of the streaming backend.
+ * stage: builds a block's planar input: d_x_cur[c] = the last ntaps - 1 samples
+ * of d_x_prev[c] (which held prev_n new samples behind its halo), then the n
+ * new samples of channel c from interleaved d_in (zeros when d_in is NULL).
+ */
+cudaError_t gfir_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_cur,
+                              size_t x_stride, size_t halo, const float *d_in, size_t n,
+                              unsigned channels, cudaStream_t stream);
+/* interleave: d_out[i * channels + c] = d_y[c * y_stride + i]. */
+cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_out, size_t n,
+                                   unsigned channels, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,318 @@
+/*
+ * backend_cuda.c - the streaming CUDA backend.
+ *
+ * Each channel's halo lives on the device: a block is staged into a planar
+ * buffer as [last ntaps - 1 inputs of the previous block | new samples], so the
+ * history is never sent from the host again. Two such buffers alternate
+ * (ping-pong) so staging never reads what it overwrites.
+ *
+ * A call is cut into sub-blocks that alternate between two streams with their
+ * own pinned staging and device buffers: while one sub-block computes, the
+ * next one's input is copied in and the previous one's output copied out.
+ * Sub-block k+1's staging reads the buffer sub-block k staged, so it waits on
+ * an event recorded after k's staging.
+ */
+#include "kernels.h"
+#include "plan.h"
+
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Calls larger than this are pipelined in sub-blocks of at least this size. */
+#define PIPELINE_MIN_FRAMES ((size_t)1 << 16)
+#define PIPELINE_DEPTH 8
+
+typedef struct cuda_lane {
+    cudaStream_t stream;
+    cudaEvent_t staged;     /* this lane's x buffer is complete */
+    cudaEvent_t done;       /* this lane's output is in its pinned buffer */
+    float *h_in, *h_out;    /* pinned, sub_frames * channels */
+    float *d_in, *d_out;    /* interleaved, sub_frames * channels */
+    float *d_x;             /* planar, channels * x_stride: halo then samples */
+    float *d_y;             /* planar, channels * sub_frames */
+    size_t n;               /* frames staged in d_x by the last use */
+    float *dest;            /* where its pending output goes; NULL when none */
+    int direct;             /* its output was copied to dest by the device itself */
+} cuda_lane;
+
+typedef struct cuda_state {
+    cuda_lane lane[2];
+    int last;               /* the lane that staged the newest block */
+    size_t sub_frames;
+    size_t halo;
+    size_t x_stride;
+    float *d_taps;          /* reversed, padded to taps_stride, per filter */
+    size_t taps_stride;
+    cudaError_t (*launch)(const gfir_conv_args *, cudaStream_t);
+} cuda_state;
+
+static gfir_status cuda_error(gfir_plan *plan, cudaError_t e, const char *what)
+{
+    gfir_status st = e == cudaErrorMemoryAllocation ? GFIR_ERR_NOMEM : GFIR_ERR_DEVICE;
+    return gfir_fail(plan, st, "%s: %s", what, cudaGetErrorString(e));
+}
+
+#define CUDA_TRY(call)                                                                     \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            return cuda_error(plan, e_, #call);                                            \
+    } while (0)
+
+static int cuda_available(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no device" so later calls are clean */
+        return 0;
+    }
+    return count > 0;
+}
+
+static gfir_status cuda_choose_kernel(const gfir_plan *plan, gfir_kernel requested,
+                                      gfir_kernel *chosen)
+{
+    switch (requested) {
+    case GFIR_KERNEL_AUTO:
+        *chosen = GFIR_KERNEL_DIRECT;
+        return GFIR_OK;
+    case GFIR_KERNEL_CONSTANT:
+        if (!gfir_constant_fits(plan->ntaps, plan->filter_channels))
+            return gfir_fail((gfir_plan *)plan, GFIR_ERR_UNSUPPORTED,
+                             "kernel 'constant' holds at most %d taps in all; this filter has "
+                             "%u x %zu",
+                             GFIR_CONSTANT_MAX_TAPS, plan->filter_channels, plan->ntaps);
+        *chosen = requested;
+        return GFIR_OK;
+    case GFIR_KERNEL_BASIC:
+    case GFIR_KERNEL_TILED:
+    case GFIR_KERNEL_CACHED:
+    case GFIR_KERNEL_DIRECT:
+        *chosen = requested;
+        return GFIR_OK;
+    default:
+        return GFIR_ERR_UNSUPPORTED;
+    }
+}
+
+static void free_lane(cuda_lane *l)
+{
+    if (l->stream)
+        cudaStreamDestroy(l->stream);
+    if (l->staged)
+        cudaEventDestroy(l->staged);
+    if (l->done)
+        cudaEventDestroy(l->done);
+    cudaFreeHost(l->h_in);
+    cudaFreeHost(l->h_out);
+    cudaFree(l->d_in);
+    cudaFree(l->d_out);
+    cudaFree(l->d_x);
+    cudaFree(l->d_y);
+}
+
+static void cuda_destroy(gfir_plan *plan)
+{
+    cuda_state *st = plan->impl;
+    if (!st)
+        return;
+    for (int i = 0; i < 2; i++) {
+        if (st->lane[i].stream)
+            cudaStreamSynchronize(st->lane[i].stream);
+        free_lane(&st->lane[i]);
+    }
+    cudaFree(st->d_taps);
+    free(st);
+    plan->impl = NULL;
+}
+
+static gfir_status alloc_lane(gfir_plan *plan, cuda_state *st, cuda_lane *l)
+{
+    const size_t ch = plan->channels, io = st->sub_frames * ch * sizeof(float);
+    CUDA_TRY(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking));
+    CUDA_TRY(cudaEventCreateWithFlags(&l->staged, cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming));
+    CUDA_TRY(cudaHostAlloc((void **)&l->h_in, io, cudaHostAllocDefault));
+    CUDA_TRY(cudaHostAlloc((void **)&l->h_out, io, cudaHostAllocDefault));
+    CUDA_TRY(cudaMalloc((void **)&l->d_in, io));
+    CUDA_TRY(cudaMalloc((void **)&l->d_out, io));
+    CUDA_TRY(cudaMalloc((void **)&l->d_x, ch * st->x_stride * sizeof(float)));
+    CUDA_TRY(cudaMalloc((void **)&l->d_y, io));
+    /* zeros before the first sample: the halo of the first block */
+    CUDA_TRY(cudaMemset(l->d_x, 0, ch * st->x_stride * sizeof(float)));
+    return GFIR_OK;
+}
+
+static gfir_status upload_taps(gfir_plan *plan, cuda_state *st, const float *taps)
+{
+    const size_t ntaps = plan->ntaps, filters = plan->filter_channels;
+    const size_t bytes = filters * st->taps_stride * sizeof(float);
+    float *h = calloc(filters * st->taps_stride, sizeof *h);
+    if (!h)
+        return gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory for %zu taps", ntaps);
+    for (size_t f = 0; f < filters; f++)
+        for (size_t k = 0; k < ntaps; k++)
+            h[f * st->taps_stride + k] = taps[f * ntaps + ntaps - 1 - k];
+    cudaError_t e = cudaMalloc((void **)&st->d_taps, bytes);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(st->d_taps, h, bytes, cudaMemcpyHostToDevice);
+    free(h);
+    return e == cudaSuccess ? GFIR_OK : cuda_error(plan, e, "uploading taps");
+}
+
+static gfir_status cuda_create(gfir_plan *plan, const float *taps)
+{
+    static cudaError_t (*const launchers[])(const gfir_conv_args *, cudaStream_t) = {
+        [GFIR_KERNEL_BASIC] = gfir_launch_basic,   [GFIR_KERNEL_CONSTANT] = gfir_launch_constant,
+        [GFIR_KERNEL_TILED] = gfir_launch_tiled,   [GFIR_KERNEL_CACHED] = gfir_launch_cached,
+        [GFIR_KERNEL_DIRECT] = gfir_launch_direct,
+    };
+    gfir_status status;
+    cuda_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    plan->impl = st;
+    CUDA_TRY(cudaSetDevice(plan->device));
+
+    st->launch = launchers[plan->kernel];
+    st->halo = plan->ntaps - 1;
+    st->sub_frames = plan->block_frames;
+    if (plan->block_frames >= 2 * PIPELINE_MIN_FRAMES) {
+        size_t sub = (plan->block_frames + PIPELINE_DEPTH - 1) / PIPELINE_DEPTH;
+        st->sub_frames = sub > PIPELINE_MIN_FRAMES ? sub : PIPELINE_MIN_FRAMES;
+    }
+    /* rows rounded to 32 floats keep every channel's buffer 128-byte aligned */
+    st->x_stride = (st->halo + st->sub_frames + 31) / 32 * 32;
+    st->taps_stride = (plan->ntaps + GFIR_TAP_STEP - 1) / GFIR_TAP_STEP * GFIR_TAP_STEP;
+
+    status = upload_taps(plan, st, taps);
+    for (int i = 0; i < 2 && status == GFIR_OK; i++)
+        status = alloc_lane(plan, st, &st->lane[i]);
+    if (status != GFIR_OK) {
+        cuda_destroy(plan);
+        return status;
+    }
+    st->last = 1;
+    plan->latency_frames = 0;
+    return GFIR_OK;
+}
+
+static void abandon(cuda_state *st);
+
+static void cuda_reset(gfir_plan *plan)
+{
+    cuda_state *st = plan->impl;
+    cuda_lane *l = &st->lane[st->last];
+    /* the next block takes its halo from lane `last` at offset n: make it zeros */
+    abandon(st);
+    l->n = 0;
+    cudaMemset(l->d_x, 0, plan->channels * st->x_stride * sizeof(float));
+}
+
+/* Queues one sub-block on lane `me`, after lane `prev` staged the previous one.
+ * src and dst are host memory the copies use directly: the caller's own when
+ * it is pinned, else the lane's pinned staging; src is NULL for silence. */
+static gfir_status enqueue(gfir_plan *plan, cuda_state *st, cuda_lane *me, cuda_lane *prev,
+                           const float *src, float *dst, size_t n)
+{
+    const size_t ch = plan->channels, bytes = n * ch * sizeof(float);
+    gfir_conv_args a = {
+        .d_x = me->d_x, .x_stride = st->x_stride, .d_taps = st->d_taps,
+        .taps_stride = st->taps_stride, .shared_taps = plan->filter_channels == 1,
+        .ntaps = plan->ntaps, .d_y = me->d_y, .y_stride = st->sub_frames, .n = n,
+        .channels = plan->channels, .block_threads = 0,
+    };
+    if (src)
+        CUDA_TRY(cudaMemcpyAsync(me->d_in, src, bytes, cudaMemcpyHostToDevice, me->stream));
+    CUDA_TRY(cudaStreamWaitEvent(me->stream, prev->staged, 0));
+    CUDA_TRY(gfir_launch_stage(prev->d_x, prev->n, me->d_x, st->x_stride, st->halo,
+                               src ? me->d_in : NULL, n, plan->channels, me->stream));
+    CUDA_TRY(cudaEventRecord(me->staged, me->stream));
+    CUDA_TRY(st->launch(&a, me->stream));
+    CUDA_TRY(gfir_launch_interleave(me->d_y, st->sub_frames, me->d_out, n, plan->channels,
+                                    me->stream));
+    CUDA_TRY(cudaMemcpyAsync(dst, me->d_out, bytes, cudaMemcpyDeviceToHost, me->stream));
+    CUDA_TRY(cudaEventRecord(me->done, me->stream));
+    me->n = n;
+    return GFIR_OK;
+}
+
+/* Waits for lane l's output and hands it to the caller. */
+static gfir_status collect(gfir_plan *plan, cuda_lane *l)
+{
+    float *dest = l->dest;
+    l->dest = NULL;
+    CUDA_TRY(cudaEventSynchronize(l->done));
+    if (!l->direct)
+        memcpy(dest, l->h_out, l->n * plan->channels * sizeof(float));
+    return GFIR_OK;
+}
+
+/* After a failure nothing in flight is handed back. */
+static void abandon(cuda_state *st)
+{
+    for (int i = 0; i < 2; i++) {
+        cudaStreamSynchronize(st->lane[i].stream);
+        st->lane[i].dest = NULL;
+    }
+}
+
+/* Page-locked host memory (cudaHostAlloc, cudaHostRegister) can be copied by
+ * the device directly, which saves a pass through the staging buffers. */
+static int is_pinned(const void *p)
+{
+    struct cudaPointerAttributes attr;
+    if (!p || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
+static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    cuda_state *st = plan->impl;
+    const size_t ch = plan->channels;
+    const int in_pinned = is_pinned(in), out_pinned = is_pinned(out);
+    gfir_status status = GFIR_OK;
+
+    for (size_t done = 0, m; done < n && status == GFIR_OK; done += m) {
+        cuda_lane *me = &st->lane[1 - st->last], *prev = &st->lane[st->last];
+        m = n - done < st->sub_frames ? n - done : st->sub_frames;
+        /* The lane's buffers are about to be reused: hand back the output it
+         * still holds, which also proves its input copy has finished. In place
+         * is safe: that output's frames lie before the input read next. */
+        if (me->dest)
+            status = collect(plan, me);
+        if (status != GFIR_OK)
+            break;
+        const float *src = in && in_pinned ? in + done * ch : in ? me->h_in : NULL;
+        if (src == me->h_in)
+            memcpy(me->h_in, in + done * ch, m * ch * sizeof(float));
+        me->direct = out_pinned;
+        status = enqueue(plan, st, me, prev, src, out_pinned ? out + done * ch : me->h_out, m);
+        me->dest = out + done * ch;
+        st->last = 1 - st->last;
+    }
+    /* the older lane first, then the newest */
+    for (int i = 0; i < 2 && status == GFIR_OK; i++) {
+        cuda_lane *l = &st->lane[(st->last + 1 + i) % 2];
+        if (l->dest)
+            status = collect(plan, l);
+    }
+    if (status != GFIR_OK)
+        abandon(st);
+    return status;
+}
+
+const gfir_backend_ops gfir_cuda_backend = {
+    .name = "cuda",
+    .id = GFIR_BACKEND_CUDA,
+    .available = cuda_available,
+    .choose_kernel = cuda_choose_kernel,
+    .create = cuda_create,
+    .execute = cuda_execute,
+    .reset = cuda_reset,
+    .destroy = cuda_destroy,
+};

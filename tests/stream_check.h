@@ -1,0 +1,108 @@
+/*
+ * stream_check.h - one streaming case: a random signal fed to a plan in
+ * chunks of a given pattern, compared with a float64 convolution of the whole
+ * signal. Shared by the CPU and CUDA streaming tests (include after cmocka.h).
+ */
+#ifndef GFIR_STREAM_CHECK_H
+#define GFIR_STREAM_CHECK_H
+
+#include "gfir.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TOLERANCE 1e-5
+
+enum chunking { WHOLE, ONES, TWOS, SEVENS, PRIME997, RANDOM };
+static const char *const chunk_names[] = {"whole", "1", "2", "7", "997", "random"};
+
+typedef struct stream_case {
+    gfir_backend backend;
+    gfir_kernel kernel;
+    unsigned channels;
+    unsigned filter_channels;
+    size_t ntaps;
+    size_t frames;
+    size_t max_block;
+    enum chunking chunking;
+    int in_place;
+} stream_case;
+
+static inline size_t next_chunk(enum chunking how, size_t left, uint64_t *rng)
+{
+    size_t n;
+    switch (how) {
+    case WHOLE: n = left; break;
+    case ONES: n = 1; break;
+    case TWOS: n = 2; break;
+    case SEVENS: n = 7; break;
+    case PRIME997: n = 997; break;
+    default: n = (size_t)(test_uniform(rng) * 3000.0); break; /* 0 included */
+    }
+    return n < left ? n : left;
+}
+
+/* Runs one case; returns the relative L2 error against the float64 reference. */
+static inline double run_case(const stream_case *tc)
+{
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ (tc->ntaps * 131 + tc->channels * 7 + tc->chunking);
+    const size_t nsamp = tc->frames * tc->channels;
+    float *taps = malloc(tc->ntaps * tc->filter_channels * sizeof *taps);
+    float *x = malloc(nsamp * sizeof *x);
+    float *y = malloc(nsamp * sizeof *y);
+    double *ref = malloc(nsamp * sizeof *ref);
+    gfir_plan *plan = NULL;
+    gfir_config cfg;
+    assert_non_null(taps);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_non_null(ref);
+
+    test_fill(taps, tc->ntaps * tc->filter_channels, &rng);
+    test_fill(x, nsamp, &rng);
+    test_reference(x, tc->frames, tc->channels, taps, tc->ntaps, tc->filter_channels, ref);
+
+    gfir_config_init(&cfg);
+    cfg.channels = tc->channels;
+    cfg.filter_channels = tc->filter_channels;
+    cfg.backend = tc->backend;
+    cfg.kernel = tc->kernel;
+    cfg.max_block_frames = tc->max_block;
+    assert_int_equal(gfir_plan_create(&plan, taps, tc->ntaps, &cfg), GFIR_OK);
+
+    if (tc->in_place)
+        memcpy(y, x, nsamp * sizeof *y);
+    else
+        for (size_t i = 0; i < nsamp; i++)
+            y[i] = NAN; /* poison: every output must be written */
+
+    for (size_t done = 0; done < tc->frames;) {
+        size_t n = next_chunk(tc->chunking, tc->frames - done, &rng);
+        const float *in = (tc->in_place ? y : x) + done * tc->channels;
+        assert_int_equal(gfir_plan_execute(plan, in, y + done * tc->channels, n), GFIR_OK);
+        done += n;
+    }
+    gfir_plan_destroy(plan);
+
+    double err = test_rel_l2(y, ref, nsamp);
+    free(taps);
+    free(x);
+    free(y);
+    free(ref);
+    return err;
+}
+
+static inline void check(const stream_case *tc)
+{
+    double err = run_case(tc);
+    if (!(err < TOLERANCE)) {
+        fail_msg("%s/%s ch=%u fch=%u ntaps=%zu frames=%zu block=%zu chunks=%s inplace=%d: "
+                 "rel L2 %.3g >= %.0e",
+                 gfir_backend_name(tc->backend), gfir_kernel_name(tc->kernel), tc->channels,
+                 tc->filter_channels, tc->ntaps, tc->frames, tc->max_block,
+                 chunk_names[tc->chunking], tc->in_place, err, TOLERANCE);
+    }
+}
+
+#endif

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The GPU benchmark, on a machine with an NVIDIA GPU, CUDA, PyTorch and CuPy:
+# builds gfir-bench, times gfir's kernels and the peers side by side in one
+# run, and writes the "gpu" section of docs/BENCHMARKS.md (device, date,
+# commit, both tables).
+#   GFIR_BUILD_DIR  build directory (default build-gpu)
+#   GFIR_COMMIT     commit to record when this tree has no .git
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+build=${GFIR_BUILD_DIR:-build-gpu}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGFIR_TESTS=OFF >/dev/null
+cmake --build "$build" --target gfir-bench >/dev/null
+csv=$build/gpu-bench.csv
+rm -f "$csv"
+"$build/tools/gfir-bench" --csv "$csv" "$@" | tee "$build/gfir-bench.txt"
+echo
+python3 tools/bench/gpu_peers.py --csv "$csv" --markdown "$build/peers.md" | tee "$build/peers.txt"
+python3 tools/bench/ncu_textbook.py "$build" --markdown "$build/ncu.md"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${GFIR_COMMIT:-unknown}")
+device=$(grep '^device,' "$csv" | cut -d, -f2-)
+{
+  echo "## GPU kernels and peers"
+  echo
+  echo "Command: \`bash tools/bench/gpu.sh\`. Device: $device. Date: $(date -u +%F). Commit: $commit."
+  echo
+  echo '```'
+  cat "$build/gfir-bench.txt"
+  echo '```'
+  echo
+  echo "Peers on the same signal, same run (ms, median; ratio = best peer / gfir direct):"
+  echo
+  cat "$build/peers.md"
+  echo
+  echo "Global-memory traffic of the textbook kernels (Nsight Compute, tools/bench/ncu_textbook.py):"
+  echo
+  cat "$build/ncu.md"
+} | python3 tools/bench/put-section.py docs/BENCHMARKS.md gpu

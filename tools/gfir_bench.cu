@@ -1,0 +1,330 @@
+/*
+ * gfir_bench.cu - times gfir's CUDA kernels with CUDA events.
+ *
+ *   gfir-bench [--channels C] [--frames N] [--taps 15,63,...] [--kernels a,b]
+ *              [--runs R] [--csv FILE] [--threads T] [--no-host]
+ *
+ * Table 1: data resident on the device. For each tap count and kernel, the
+ * median of R runs (after warm-up) over two alternating random inputs, as
+ * Gsamples/s, effective GB/s (inputs read once plus outputs written once), the
+ * fraction of the device-to-device copy bandwidth and of the FP32 FMA rate,
+ * both measured in the same run.
+ * Table 2: the streaming plan API from pinned host memory, host to device and
+ * back included (wall clock around gfir_plan_execute, which is synchronous).
+ * --csv appends machine-readable rows for tools/bench/gpu_peers.py.
+ */
+#include "gfir.h"
+#include "kernels.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#define CUDA_OK(call)                                                                      \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "gfir-bench: %s: %s\n", #call, cudaGetErrorString(e_));       \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+struct kernel_entry {
+    const char *name;
+    cudaError_t (*launch)(const gfir_conv_args *, cudaStream_t);
+};
+static const kernel_entry all_kernels[] = {
+    {"basic", gfir_launch_basic}, {"constant", gfir_launch_constant},
+    {"tiled", gfir_launch_tiled}, {"cached", gfir_launch_cached},
+    {"direct", gfir_launch_direct},
+};
+
+static std::vector<size_t> parse_list(const char *s)
+{
+    std::vector<size_t> v;
+    for (const char *p = s; *p;) {
+        char *end;
+        v.push_back(strtoull(p, &end, 10));
+        p = *end == ',' ? end + 1 : end;
+        if (end == p && *p) {
+            fprintf(stderr, "gfir-bench: bad list '%s'\n", s);
+            exit(2);
+        }
+    }
+    return v;
+}
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void fill_random(float *h, size_t n, uint64_t seed)
+{
+    uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+        h[i] = (float)((double)((s * 0x2545F4914F6CDD1DULL) >> 40) / 8388608.0 - 1.0);
+    }
+}
+
+/* Times `runs` launches of fn after `warm` untimed ones; median milliseconds. */
+template <class F> static double time_ms(F fn, int warm, int runs)
+{
+    cudaEvent_t a, b;
+    CUDA_OK(cudaEventCreate(&a));
+    CUDA_OK(cudaEventCreate(&b));
+    for (int i = 0; i < warm; i++)
+        fn(i);
+    std::vector<double> t;
+    for (int i = 0; i < runs; i++) {
+        CUDA_OK(cudaEventRecord(a));
+        fn(i);
+        CUDA_OK(cudaEventRecord(b));
+        CUDA_OK(cudaEventSynchronize(b));
+        float ms;
+        CUDA_OK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return median(t);
+}
+
+/* The FP32 FMA ceiling: independent FMA chains in registers, no memory. */
+__global__ void fma_peak_kernel(float *out, int iters)
+{
+    float a[8];
+    for (int j = 0; j < 8; j++)
+        a[j] = threadIdx.x * 1e-3f + j;
+    const float m = 0.999f, c = 1e-4f;
+    for (int i = 0; i < iters; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            a[j] = fmaf(a[j], m, c);
+    float s = 0;
+    for (int j = 0; j < 8; j++)
+        s += a[j];
+    if (s == 12345.0f)
+        out[0] = s; /* keeps the chains alive */
+}
+
+static double measure_fma_rate(void)
+{
+    int dev, sms;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    float *d;
+    CUDA_OK(cudaMalloc(&d, sizeof(float)));
+    const int blocks = sms * 8, threads = 256, iters = 1 << 14;
+    double ms = time_ms([&](int) { fma_peak_kernel<<<blocks, threads>>>(d, iters); }, 2, 7);
+    CUDA_OK(cudaGetLastError());
+    cudaFree(d);
+    return (double)blocks * threads * iters * 8 / (ms * 1e-3); /* FMA/s */
+}
+
+static double measure_copy_bw(size_t bytes)
+{
+    void *a, *b;
+    CUDA_OK(cudaMalloc(&a, bytes));
+    CUDA_OK(cudaMalloc(&b, bytes));
+    CUDA_OK(cudaMemset(a, 1, bytes));
+    double ms = time_ms([&](int) { CUDA_OK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); },
+                        3, 15);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * bytes / (ms * 1e-3); /* read + written, bytes/s */
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned channels = 2, threads = 0;
+    size_t frames = (size_t)1 << 24;
+    int runs = 15, host_table = 1;
+    std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383};
+    std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct"};
+    const char *csv_path = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto val = [&]() -> const char * {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gfir-bench: %s needs a value\n", a.c_str());
+                exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--channels") channels = (unsigned)atoi(val());
+        else if (a == "--frames") frames = strtoull(val(), NULL, 10);
+        else if (a == "--taps") taps = parse_list(val());
+        else if (a == "--runs") runs = atoi(val());
+        else if (a == "--threads") threads = (unsigned)atoi(val());
+        else if (a == "--csv") csv_path = val();
+        else if (a == "--no-host") host_table = 0;
+        else if (a == "--kernels") {
+            names.clear();
+            std::string s = val();
+            for (size_t p = 0, q; p <= s.size(); p = q + 1) {
+                q = s.find(',', p);
+                if (q == std::string::npos) q = s.size();
+                names.push_back(s.substr(p, q - p));
+            }
+        } else {
+            fprintf(stderr, "usage: gfir-bench [--channels C] [--frames N] [--taps a,b] "
+                            "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--no-host]\n");
+            return 2;
+        }
+    }
+    if (!gfir_backend_available(GFIR_BACKEND_CUDA)) {
+        fprintf(stderr, "gfir-bench: no usable CUDA device\n");
+        return 1;
+    }
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    FILE *csv = csv_path ? fopen(csv_path, "a") : NULL;
+    if (csv_path && !csv) {
+        fprintf(stderr, "gfir-bench: cannot write %s\n", csv_path);
+        return 1;
+    }
+
+    const size_t samples = frames * channels;
+    const double copy_bw = measure_copy_bw(samples * sizeof(float));
+    const double fma_rate = measure_fma_rate();
+    printf("device: %s, %d SMs; %u channels x %zu frames; median of %d runs\n", prop.name,
+           prop.multiProcessorCount, channels, frames, runs);
+    printf("measured ceilings: device-to-device copy %.0f GB/s (read + write), FP32 FMA %.1f "
+           "TFLOP/s\n\n",
+           copy_bw / 1e9, 2 * fma_rate / 1e12);
+    if (csv)
+        fprintf(csv, "ceiling,copy_GBps,%.1f\nceiling,fma_TFLOPs,%.2f\ndevice,%s\n", copy_bw / 1e9,
+                2 * fma_rate / 1e12, prop.name);
+
+    printf("Table 1: data on the device\n");
+    printf("%6s %-9s %10s %10s %9s %8s %8s\n", "ntaps", "kernel", "ms", "Gsamp/s", "GB/s",
+           "%copy", "%FMA");
+
+    const size_t max_taps = *std::max_element(taps.begin(), taps.end());
+    const size_t taps_stride = (max_taps + GFIR_TAP_STEP - 1) / GFIR_TAP_STEP * GFIR_TAP_STEP;
+    const size_t x_stride = frames + max_taps - 1;
+    std::vector<float> h_x(channels * x_stride), h_taps(channels * taps_stride, 0.0f);
+    float *d_x[2], *d_y, *d_taps;
+    for (int k = 0; k < 2; k++) {
+        fill_random(h_x.data(), h_x.size(), 11 + k);
+        CUDA_OK(cudaMalloc(&d_x[k], h_x.size() * sizeof(float)));
+        CUDA_OK(cudaMemcpy(d_x[k], h_x.data(), h_x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    CUDA_OK(cudaMalloc(&d_y, samples * sizeof(float)));
+    CUDA_OK(cudaMalloc(&d_taps, h_taps.size() * sizeof(float)));
+
+    for (size_t ntaps : taps) {
+        const size_t stride = (ntaps + GFIR_TAP_STEP - 1) / GFIR_TAP_STEP * GFIR_TAP_STEP;
+        std::fill(h_taps.begin(), h_taps.end(), 0.0f);
+        fill_random(h_taps.data(), ntaps, ntaps); /* filter 0, shared by every channel */
+        CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), stride * sizeof(float), cudaMemcpyHostToDevice));
+        for (const std::string &name : names) {
+            const kernel_entry *ke = NULL;
+            for (const kernel_entry &e : all_kernels)
+                if (name == e.name) ke = &e;
+            if (!ke) {
+                fprintf(stderr, "gfir-bench: unknown kernel '%s'\n", name.c_str());
+                return 2;
+            }
+            if (ke->launch == gfir_launch_constant && !gfir_constant_fits(ntaps, 1))
+                continue;
+            gfir_conv_args a = {NULL, x_stride, d_taps, stride, 1, ntaps, d_y, frames, frames,
+                                channels, threads};
+            double ms = time_ms(
+                [&](int i) {
+                    a.d_x = d_x[i & 1];
+                    CUDA_OK(ke->launch(&a, 0));
+                },
+                3, runs);
+            const double bytes = (double)(frames + ntaps - 1) * channels * 4 + samples * 4.0;
+            const double gbps = bytes / (ms * 1e-3) / 1e9;
+            const double fma = (double)samples * ntaps / (ms * 1e-3);
+            printf("%6zu %-9s %10.4f %10.2f %9.0f %7.1f%% %7.1f%%\n", ntaps, name.c_str(), ms,
+                   samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw,
+                   100 * fma / fma_rate);
+            if (csv)
+                fprintf(csv, "device_resident,%s,%zu,%.5f\n", name.c_str(), ntaps, ms);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        cudaFree(d_x[k]);
+    cudaFree(d_y);
+    cudaFree(d_taps);
+
+    if (host_table) {
+        printf("\nTable 2: plan API (kernel direct), pinned host memory, copies to the device "
+               "and back included\n");
+        printf("%6s %10s %10s %12s\n", "ntaps", "ms", "Gsamp/s", "vs PCIe");
+        float *h_in, *h_out;
+        CUDA_OK(cudaHostAlloc(&h_in, samples * sizeof(float), cudaHostAllocDefault));
+        CUDA_OK(cudaHostAlloc(&h_out, samples * sizeof(float), cudaHostAllocDefault));
+        fill_random(h_in, samples, 3);
+        /* the floor: the same bytes copied in and out, nothing computed */
+        float *d_tmp;
+        CUDA_OK(cudaMalloc(&d_tmp, samples * sizeof(float)));
+        double pcie_ms = time_ms(
+            [&](int) {
+                CUDA_OK(cudaMemcpyAsync(d_tmp, h_in, samples * 4, cudaMemcpyHostToDevice));
+                CUDA_OK(cudaMemcpyAsync(h_out, d_tmp, samples * 4, cudaMemcpyDeviceToHost));
+            },
+            2, 7);
+        cudaFree(d_tmp);
+        printf("%6s %10.3f %10.2f %12s\n", "copy", pcie_ms, samples / (pcie_ms * 1e-3) / 1e9,
+               "1.00x");
+        for (size_t ntaps : taps) {
+            std::vector<float> h(ntaps);
+            fill_random(h.data(), ntaps, ntaps);
+            gfir_config cfg;
+            gfir_config_init(&cfg);
+            cfg.channels = channels;
+            cfg.backend = GFIR_BACKEND_CUDA;
+            cfg.kernel = GFIR_KERNEL_DIRECT;
+            cfg.max_block_frames = frames;
+            gfir_plan *plan;
+            if (gfir_plan_create(&plan, h.data(), ntaps, &cfg) != GFIR_OK) {
+                fprintf(stderr, "gfir-bench: plan: %s\n", gfir_plan_error_detail(NULL));
+                return 1;
+            }
+            std::vector<double> t;
+            for (int r = 0; r < runs / 3 + 2; r++) {
+                double t0 = now_s();
+                if (gfir_plan_execute(plan, h_in, h_out, frames) != GFIR_OK) {
+                    fprintf(stderr, "gfir-bench: execute: %s\n", gfir_plan_error_detail(plan));
+                    return 1;
+                }
+                if (r >= 2)
+                    t.push_back((now_s() - t0) * 1e3);
+            }
+            gfir_plan_destroy(plan);
+            double ms = median(t);
+            printf("%6zu %10.3f %10.2f %11.2fx\n", ntaps, ms, samples / (ms * 1e-3) / 1e9,
+                   ms / pcie_ms);
+            if (csv)
+                fprintf(csv, "host_pinned,direct,%zu,%.5f\n", ntaps, ms);
+        }
+        if (csv)
+            fprintf(csv, "host_pinned,copy_only,0,%.5f\n", pcie_ms);
+        cudaFreeHost(h_in);
+        cudaFreeHost(h_out);
+    }
+    if (csv)
+        fclose(csv);
+    return 0;
+}
