@@ -804,17 +804,19 @@ static unsigned monitor_channels(const cli_options *o, PaDeviceIndex in, PaDevic
     return most >= 2 ? 2 : 1;
 }
 
+/* Filters what has arrived, no more: a worker that cannot keep up still
+ * returns to supervise() (Ctrl-C) and sleeps, real-time priority or not. */
 static int monitor_pump(live_session *s)
 {
-    for (;;) {
+    for (size_t left = ring_readable(&s->sh.in); left > 0;) {
         const double began = now_s();
-        size_t n = ring_read(&s->sh.in, s->block, s->period);
-        if (n == 0)
-            return 0;
+        size_t n = ring_read(&s->sh.in, s->block, left < s->period ? left : s->period);
+        left -= n;
         if (filter_block(s, s->block, n, began))
             return 1;
         push_output(s, s->block, n);
     }
+    return 0;
 }
 
 int live_monitor(const cli_options *o)
