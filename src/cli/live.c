@@ -523,7 +523,8 @@ static int filter_block(live_session *s, float *buf, size_t n, double began)
                 gfir_plan_error_detail(s->plan));
         return 1;
     }
-    if (now_s() - began > (double)n / s->rate)
+    /* Blocks queued before the stream starts have no deadline. */
+    if (s->started > 0 && now_s() - began > (double)n / s->rate)
         s->deadline_misses++;
     return 0;
 }
