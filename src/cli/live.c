@@ -77,6 +77,9 @@ static void on_cleanup_timeout(int sig)
     _exit(1);
 }
 
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2,
+               "the callback's counters must be lock-free atomics");
+
 /* What the callback touches: the rings and counters, nothing else. */
 typedef struct live_shared {
     ring out;                       /* worker -> callback */
