@@ -23,6 +23,7 @@ trap cleanup EXIT
 export HOME=$work
 export JACK_NO_START_SERVER=1
 export JACK_DEFAULT_SERVER=gfir-test-$$
+export PYTHONDONTWRITEBYTECODE=1
 
 skip() {
     echo "skipped: $*"
