@@ -518,14 +518,18 @@ static void push_output(live_session *s, const float *buf, size_t n)
     ring_write(&s->sh.out, buf, n);
 }
 
+static int filter_failed(const live_session *s, gfir_status st)
+{
+    fprintf(stderr, "gfir: filtering failed: %s (%s)\n", gfir_strerror(st),
+            gfir_plan_error_detail(s->plan));
+    return 1;
+}
+
 static int filter_block(live_session *s, float *buf, size_t n, double began)
 {
     gfir_status st = gfir_plan_execute(s->plan, buf, buf, n);
-    if (st != GFIR_OK) {
-        fprintf(stderr, "gfir: filtering failed: %s (%s)\n", gfir_strerror(st),
-                gfir_plan_error_detail(s->plan));
-        return 1;
-    }
+    if (st != GFIR_OK)
+        return filter_failed(s, st);
     /* Blocks queued before the stream starts have no deadline. */
     if (s->started > 0 && now_s() - began > (double)n / s->rate)
         s->deadline_misses++;
@@ -672,24 +676,25 @@ static int play_fill(live_session *s, play_source *src, size_t target)
         const double began = now_s();
         size_t want = s->period < src->budget ? s->period : src->budget;
         size_t n = 0;
-        gfir_status st = GFIR_OK;
+        gfir_status st;
 
         if (!src->file_done) {
             sf_count_t got = sf_readf_float(src->file, s->block, (sf_count_t)want);
             n = got > 0 ? (size_t)got : 0;
-            if (n < want)
-                src->file_done = 1;
+            if (n < want && sf_error(src->file) != SF_ERR_NO_ERROR) {
+                fprintf(stderr, "gfir: reading %s failed: %s\n", s->o->input,
+                        sf_strerror(src->file));
+                return 1;
+            }
+            src->file_done = n < want;
             if (n && filter_block(s, s->block, n, began))
                 return 1;
         } else {
             n = src->tail_left < want ? src->tail_left : want;
             src->tail_left -= n;
             st = gfir_plan_flush(s->plan, s->block, n);
-            if (st != GFIR_OK) {
-                fprintf(stderr, "gfir: filtering failed: %s (%s)\n", gfir_strerror(st),
-                        gfir_plan_error_detail(s->plan));
-                return 1;
-            }
+            if (st != GFIR_OK)
+                return filter_failed(s, st);
         }
         ring_write(&s->sh.out, s->block, n);
         src->budget -= n;
