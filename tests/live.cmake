@@ -13,7 +13,7 @@ add_test(NAME ring_test COMMAND ring_test)
 # The gfir target is defined later (src/cli, after tests/); its live part exists
 # whenever GFIR_PORTAUDIO is on, since src/cli/live.cmake fails without PortAudio.
 if(GFIR_PORTAUDIO AND EXISTS ${PROJECT_SOURCE_DIR}/src/cli/CMakeLists.txt)
-  foreach(t jack_play jack_monitor signal device_lost alsa_file)
+  foreach(t jack_play jack_monitor signal device_lost alsa_file errors)
     add_test(NAME live_${t}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/live/${t}_test.sh $<TARGET_FILE:gfir_cli>)
     set_tests_properties(live_${t} PROPERTIES
