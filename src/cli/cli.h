@@ -52,6 +52,7 @@ typedef struct cli_options {
     const char *response_svg;   /* --response FILE.svg, or NULL */
     int list_presets;           /* --list-presets */
     double rate_hz;             /* --rate, for --describe/--response without INPUT; 0 = 48000 */
+    int no_fold;                /* --no-fold: files run one plan per stage, in series */
 } cli_options;
 
 /*

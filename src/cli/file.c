@@ -20,14 +20,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_BLOCK_FRAMES 4096
+/* Large blocks let the FFT kernels use long partitions and the GPU long
+ * transfers; memory stays a few megabytes per channel. */
+#define DEFAULT_BLOCK_FRAMES 65536
 #define PATH_LEN 4096
 
 typedef struct job {
     const cli_options *o;
     SNDFILE *in, *out;
     SF_INFO in_info, out_info;
-    gfir_plan *plan;
+    cli_chain chain;
     float *in_buf, *out_buf;
     size_t block;
     unsigned channels;
@@ -302,8 +304,7 @@ static int emit(job *j, float *buf, size_t frames, uint64_t limit)
 
 static int plan_error(const job *j, gfir_status st)
 {
-    const char *detail = gfir_plan_error_detail(j->plan);
-    return cli_error("filtering failed: %s", detail[0] ? detail : gfir_strerror(st));
+    return cli_error("filtering failed: %s", cli_chain_error(&j->chain, st));
 }
 
 static int filter_all(job *j, progress *pg)
@@ -311,14 +312,14 @@ static int filter_all(job *j, progress *pg)
     const cli_align align = j->o->align != CLI_ALIGN_DEFAULT ? j->o->align
                             : cli_filter_has_ir(j->o->filter) ? CLI_ALIGN_FULL
                                                               : CLI_ALIGN_SAME;
-    const size_t ntaps = gfir_plan_ntaps(j->plan);
+    const size_t ntaps = j->chain.ntaps;
     uint64_t frames_in = 0, total;
     sf_count_t got;
     gfir_status st;
 
-    j->skip_left = gfir_plan_latency(j->plan) + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
+    j->skip_left = j->chain.latency_frames + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
     while ((got = sf_readf_float(j->in, j->in_buf, (sf_count_t)j->block)) > 0) {
-        st = gfir_plan_execute(j->plan, j->in_buf, j->out_buf, (size_t)got);
+        st = cli_chain_execute(&j->chain, j->in_buf, j->out_buf, (size_t)got);
         if (st != GFIR_OK)
             return plan_error(j, st);
         if (emit(j, j->out_buf, (size_t)got, UINT64_MAX))
@@ -335,7 +336,7 @@ static int filter_all(job *j, progress *pg)
     while (j->written < total) {
         uint64_t owed = total - j->written + j->skip_left;
         size_t n = owed < j->block ? (size_t)owed : j->block;
-        st = gfir_plan_flush(j->plan, j->out_buf, n);
+        st = cli_chain_flush(&j->chain, j->out_buf, n);
         if (st != GFIR_OK)
             return plan_error(j, st);
         if (emit(j, j->out_buf, n, total))
@@ -362,9 +363,10 @@ static void report(const job *j, double seconds)
 {
     if (j->clipped) {
         double over_db = 20 * log10(j->peak);
+        /* the hint is the whole --gain to use, this run's gain included */
         fprintf(stderr, "gfir: %llu samples clipped (peak %.1f dB over full scale); try "
-                "--gain %d\n", (unsigned long long)j->clipped, over_db,
-                -(int)ceil(over_db + 0.05));
+                "--gain %g\n", (unsigned long long)j->clipped, over_db,
+                floor(j->o->filter->gain_db - over_db - 0.05));
     }
     if (j->o->verbose) {
         double audio_s = (double)j->written / j->out_info.samplerate;
@@ -389,7 +391,7 @@ int cli_run_file(const cli_options *o)
     j.channels = (unsigned)j.in_info.channels;
     if (choose_format(o, &j.in_info, &j.out_info))
         goto done;
-    if (cli_plan_for(o, j.in_info.samplerate, j.channels, j.block, &j.plan, NULL))
+    if (cli_chain_create(o, j.in_info.samplerate, j.channels, j.block, &j.chain))
         goto done;
     j.in_buf = malloc(j.block * j.channels * sizeof *j.in_buf);
     j.out_buf = malloc(j.block * j.channels * sizeof *j.out_buf);
@@ -400,10 +402,9 @@ int cli_run_file(const cli_options *o)
     catch_signals();
     if (create_temp(o->output, &fd))
         goto done;
-    j.out = sf_open_fd(fd, SFM_WRITE, &j.out_info, SF_TRUE);
+    j.out = sf_open_fd(fd, SFM_WRITE, &j.out_info, SF_FALSE);
     if (!j.out) {
         cli_error("cannot write OUTPUT '%s': %s", o->output, sf_strerror(NULL));
-        close(fd);
         goto done;
     }
     setup_conditioning(&j);
@@ -414,6 +415,9 @@ int cli_run_file(const cli_options *o)
     if (sf_close(j.out) != 0 && !rc)
         rc = cli_error("cannot finish OUTPUT '%s': %s", o->output, sf_strerror(NULL));
     j.out = NULL;
+    /* on disk before the rename, so a crash cannot leave OUTPUT empty */
+    if (!rc && fsync(fd) != 0)
+        rc = cli_error("cannot write OUTPUT '%s': %s", o->output, strerror(errno));
     if (!rc && rename(tmp_path, o->output) != 0)
         rc = cli_error("cannot rename the finished output to '%s': %s", o->output,
                        strerror(errno));
@@ -424,13 +428,15 @@ int cli_run_file(const cli_options *o)
 done:
     if (j.out)
         sf_close(j.out);
+    if (fd >= 0)
+        close(fd);
     if (tmp_path[0]) {
         unlink(tmp_path);
         tmp_path[0] = '\0';
     }
     if (j.in)
         sf_close(j.in);
-    gfir_plan_destroy(j.plan);
+    cli_chain_destroy(&j.chain);
     free(j.in_buf);
     free(j.out_buf);
     return rc;

@@ -1,6 +1,6 @@
 /*
  * filter.c - the filter chain: stages as given on the command line, designed
- * at a sample rate, folded into one tap set, and turned into a plan.
+ * at a sample rate and folded into one tap set.
  */
 #include "filter.h"
 
@@ -172,16 +172,16 @@ static int design_stage(const cli_stage *s, double rate_hz, float **taps, size_t
 }
 
 /* Folds every stage's channel c (or its only channel) into out. */
-static int fold_channel(float *const *stage_taps, const cli_design *d, unsigned c, float *out)
+static int fold_channel(const cli_design *d, unsigned c, float *out)
 {
     size_t n = d->stage_ntaps[0];
     float *tmp = malloc(d->ntaps * sizeof *tmp);
     if (!tmp)
         return cli_error("out of memory folding %zu taps", d->ntaps);
-    memcpy(out, stage_taps[0] + (d->stage_channels[0] > 1 ? c : 0) * n, n * sizeof *out);
+    memcpy(out, d->stage_taps[0] + (d->stage_channels[0] > 1 ? c : 0) * n, n * sizeof *out);
     for (size_t i = 1; i < d->nstages; i++) {
         const size_t m = d->stage_ntaps[i];
-        const float *b = stage_taps[i] + (d->stage_channels[i] > 1 ? c : 0) * m;
+        const float *b = d->stage_taps[i] + (d->stage_channels[i] > 1 ? c : 0) * m;
         gfir_fold(out, n, b, m, tmp);
         n += m - 1;
         memcpy(out, tmp, n * sizeof *out);
@@ -211,13 +211,16 @@ static int scale_design(const cli_filter *f, cli_design *d)
     }
     for (size_t i = 0; i < total; i++)
         d->taps[i] = (float)(d->taps[i] * d->scale);
+    /* an unfolded chain takes the scale in its first stage */
+    for (size_t i = 0; i < (size_t)d->stage_channels[0] * d->stage_ntaps[0]; i++)
+        d->stage_taps[0][i] = (float)(d->stage_taps[0][i] * d->scale);
     return 0;
 }
 
 int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
                      cli_design *d)
 {
-    float **stage_taps = NULL;
+    float **stage_taps;
     int rc = 1;
 
     memset(d, 0, sizeof *d);
@@ -225,7 +228,7 @@ int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int
     d->nstages = f->nstages;
     if (f->nstages == 0)
         return cli_error("no filter given: use --preset, --taps or --ir (gfir --help)");
-    stage_taps = calloc(f->nstages, sizeof *stage_taps);
+    d->stage_taps = stage_taps = calloc(f->nstages, sizeof *stage_taps);
     d->stage_ntaps = calloc(f->nstages, sizeof *d->stage_ntaps);
     d->stage_channels = calloc(f->nstages, sizeof *d->stage_channels);
     if (!stage_taps || !d->stage_ntaps || !d->stage_channels) {
@@ -279,14 +282,10 @@ int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int
         goto done;
     }
     for (unsigned c = 0; c < d->filter_channels; c++)
-        if (fold_channel(stage_taps, d, c, d->taps + c * d->ntaps))
+        if (fold_channel(d, c, d->taps + c * d->ntaps))
             goto done;
     rc = scale_design(f, d);
 done:
-    if (stage_taps)
-        for (size_t i = 0; i < f->nstages; i++)
-            free(stage_taps[i]);
-    free(stage_taps);
     if (rc)
         cli_design_free(d);
     return rc;
@@ -294,45 +293,12 @@ done:
 
 void cli_design_free(cli_design *d)
 {
+    if (d->stage_taps)
+        for (size_t i = 0; i < d->nstages; i++)
+            free(d->stage_taps[i]);
+    free(d->stage_taps);
     free(d->stage_ntaps);
     free(d->stage_channels);
     free(d->taps);
     memset(d, 0, sizeof *d);
-}
-
-int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
-                 gfir_plan **plan, size_t *filter_delay_frames)
-{
-    cli_design d;
-    gfir_config cfg;
-    gfir_status st;
-
-    *plan = NULL;
-    if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
-        return 1;
-    gfir_config_init(&cfg);
-    cfg.channels = channels;
-    cfg.filter_channels = d.filter_channels;
-    cfg.max_block_frames = block_frames;
-    cfg.backend = o->backend;
-    cfg.kernel = o->kernel;
-    st = gfir_plan_create(plan, d.taps, d.ntaps, &cfg);
-    if (st != GFIR_OK) {
-        cli_error("cannot filter with --backend %s --kernel %s: %s",
-                  gfir_backend_name(o->backend), gfir_kernel_name(o->kernel),
-                  gfir_plan_error_detail(NULL));
-        cli_design_free(&d);
-        return 1;
-    }
-    if (filter_delay_frames)
-        *filter_delay_frames = d.delay_frames;
-    if (o->verbose)
-        fprintf(stderr, "gfir: backend %s, kernel %s, %zu taps x %u filter channel%s, "
-                "%u channel%s at %g Hz, blocks of %zu frames, latency %zu frames\n",
-                gfir_backend_name(gfir_plan_backend(*plan)),
-                gfir_kernel_name(gfir_plan_kernel(*plan)), d.ntaps, d.filter_channels,
-                d.filter_channels == 1 ? "" : "s", channels, channels == 1 ? "" : "s", rate_hz,
-                block_frames ? block_frames : (size_t)4096, gfir_plan_latency(*plan));
-    cli_design_free(&d);
-    return 0;
 }

@@ -39,6 +39,7 @@ struct cli_filter {
 typedef struct cli_design {
     double rate_hz;
     size_t nstages;
+    float **stage_taps;         /* per stage: stage_channels sets of stage_ntaps */
     size_t *stage_ntaps;        /* per stage */
     unsigned *stage_channels;   /* per stage: 1, or the IR's channels */
     unsigned filter_channels;   /* of the folded filter: 1 or the signal's channels */
@@ -61,6 +62,22 @@ int cli_filter_has_ir(const cli_filter *f);
 int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
                      cli_design *d);
 void cli_design_free(cli_design *d);
+
+/* chain.c: the plans that run a design, one folded plan or (--no-fold) one
+ * per stage in series; used as one filter. */
+typedef struct cli_chain {
+    gfir_plan **plans;
+    size_t nplans;
+    size_t ntaps;               /* of the whole chain, as if folded */
+    size_t latency_frames;      /* the plans' latencies, summed */
+} cli_chain;
+int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
+                     cli_chain *chain);
+gfir_status cli_chain_execute(cli_chain *chain, const float *in, float *out, size_t frames);
+gfir_status cli_chain_flush(cli_chain *chain, float *out, size_t frames);
+/* Why the last call failed: a plan's error detail, or its status's sentence. */
+const char *cli_chain_error(const cli_chain *chain, gfir_status status);
+void cli_chain_destroy(cli_chain *chain);
 
 /* preset.c */
 typedef struct preset_override {

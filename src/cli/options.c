@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,9 @@ static void print_help(void)
 "  -b, --backend auto|cpu|cuda   where to filter (default auto)\n"
 "  -k, --kernel NAME    auto, gold, direct, fft; CUDA: basic, constant, tiled,\n"
 "                       cached (default auto: picked from the filter and block)\n"
-"      --block FRAMES   frames per block (default 4096)\n"
+"      --block FRAMES   frames per block (default 65536)\n"
+"      --no-fold        files: run a chain's stages one after another instead\n"
+"                       of folding them into one filter first (same output)\n"
 "\n"
 "Live audio (gfir built with PortAudio):\n"
 "      --play           gfir INPUT --play ...: filter INPUT to the sound card\n"
@@ -84,7 +87,8 @@ static void print_help(void)
 "      --channels N     channels for --monitor (default 2)\n"
 "\n"
 "Other:\n"
-"  -q, --quiet          no notes and no progress bar; errors still print\n"
+"  -q, --quiet          no notes and no progress bar; errors and clipping\n"
+"                       warnings still print\n"
 "  -v, --verbose        say backend, kernel, block size and speed\n"
 "      --version        print the version\n"
 "  -h, --help           this page\n"
@@ -102,10 +106,20 @@ void cli_usage_hint(void)
     fprintf(stderr, "%s   (gfir --help for more)\n", usage_line);
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Usage errors: the line at fault, then the usage line; exit status 2. */
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
     fputs("gfir: ", stderr);
-    fprintf(stderr, fmt, a, b);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
     cli_usage_hint();
     return 2;
@@ -125,11 +139,8 @@ static int parse_size(const char *opt, const char *arg, size_t lo, size_t hi, si
 {
     char *end;
     unsigned long long v = strtoull(arg, &end, 10);
-    if (end == arg || *end || arg[0] == '-' || v < lo || v > hi) {
-        char range[64];
-        snprintf(range, sizeof range, "%s: want a whole number from %zu to %zu", arg, lo, hi);
-        return usage_error("%s %s", opt, range);
-    }
+    if (end == arg || *end || arg[0] == '-' || v < lo || v > hi)
+        return usage_error("%s %s: want a whole number from %zu to %zu", opt, arg, lo, hi);
     *out = (size_t)v;
     return 0;
 }
@@ -137,7 +148,7 @@ static int parse_size(const char *opt, const char *arg, size_t lo, size_t hi, si
 enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
-    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS
+    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD
 };
 
 static const struct option long_options[] = {
@@ -152,6 +163,7 @@ static const struct option long_options[] = {
     {"kernel", required_argument, NULL, 'k'},
     {"block", required_argument, NULL, OPT_BLOCK},
     {"no-dither", no_argument, NULL, OPT_NO_DITHER},
+    {"no-fold", no_argument, NULL, OPT_NO_FOLD},
     {"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
     {"describe", no_argument, NULL, OPT_DESCRIBE},
     {"response", required_argument, NULL, OPT_RESPONSE},
@@ -187,7 +199,7 @@ static int apply_option(int c, const char *arg, cli_options *o)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
     static const char *const normalizes[] = {"none", "peak", NULL};
-    size_t n;
+    size_t n = 0;
     int i = 0;
 
     switch (c) {
@@ -214,16 +226,19 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return -1;
     case 'b':
         if (gfir_backend_from_name(arg, &o->backend) != GFIR_OK)
-            return usage_error("--backend %s: unknown backend%s", arg, " (auto, cpu, cuda)");
+            return usage_error("--backend %s: unknown backend (auto, cpu, cuda)", arg);
         return -1;
     case 'k':
         if (gfir_kernel_from_name(arg, &o->kernel) != GFIR_OK)
-            return usage_error("--kernel %s: unknown kernel%s", arg, " (gfir --help)");
+            return usage_error("--kernel %s: unknown kernel (gfir --help lists them)", arg);
         return -1;
     case OPT_BLOCK:
         return parse_size("--block", arg, 1, MAX_BLOCK_FRAMES, &o->block_frames) ? 2 : -1;
     case OPT_NO_DITHER:
         o->no_dither = 1;
+        return -1;
+    case OPT_NO_FOLD:
+        o->no_fold = 1;
         return -1;
     case OPT_LIST_PRESETS:
         o->list_presets = 1;
@@ -237,7 +252,7 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case OPT_RATE:
         if (parse_double("--rate", arg, &o->rate_hz))
             return 2;
-        return o->rate_hz > 0 ? -1 : usage_error("--rate %s: %s", arg, "must be above 0");
+        return o->rate_hz > 0 ? -1 : usage_error("--rate %s: must be above 0", arg);
     case OPT_PLAY:
         o->play = 1;
         return -1;
@@ -289,23 +304,23 @@ static int check_operands(int nargs, char **args, cli_options *o)
     if (o->list_presets || o->list_devices)
         return -1;
     if (o->filter->nstages == 0)
-        return usage_error("no filter given: use --preset, --taps or --ir%s%s", "", "");
+        return usage_error("no filter given: use --preset, --taps or --ir");
     if (o->monitor) {
         if (nargs > 0)
-            return usage_error("--monitor takes no INPUT or OUTPUT ('%s'%s)", args[0], "");
+            return usage_error("--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
         return -1;
     }
     if (o->play) {
         if (nargs != 1)
-            return usage_error("--play takes one INPUT and no OUTPUT%s%s", "", "");
+            return usage_error("--play takes one INPUT and no OUTPUT");
         o->input = args[0];
         return -1;
     }
     if (nargs > 2)
-        return usage_error("too many operands: '%s'%s", args[2], "");
+        return usage_error("too many operands: '%s'", args[2]);
     if (nargs < 2 && !(inspect && nargs <= 1))
-        return usage_error(nargs ? "missing OUTPUT after '%s'%s" : "missing INPUT and OUTPUT%s%s",
-                           nargs ? args[0] : "", "");
+        return nargs ? usage_error("missing OUTPUT after '%s'", args[0])
+                     : usage_error("missing INPUT and OUTPUT");
     o->input = nargs > 0 ? args[0] : NULL;
     o->output = nargs > 1 ? args[1] : NULL;
     return -1;
@@ -325,12 +340,12 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         if (c == '?') {
             if (optopt) {
                 char opt[3] = {'-', (char)optopt, '\0'};
-                return usage_error("unknown option '%s'%s", opt, "");
+                return usage_error("unknown option '%s'", opt);
             }
-            return usage_error("unknown option '%s'%s", argv[optind - 1], "");
+            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (c == ':')
-            return usage_error("option '%s' needs a value%s", argv[optind - 1], "");
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
         rc = apply_option(c, optarg, o);
         if (rc >= 0)
             return rc;

@@ -2,7 +2,8 @@
  * preset.c - named filter chains in INI files (parsed with inih): one section
  * per stage, stages in file order. Found by name on the search path:
  * $GFIR_PRESET_PATH (colon-separated), the user's config directory, the source
- * tree, the installed share directory; or given as a path to an .ini file.
+ * tree, the share directory beside the executable, the configured install's
+ * share directory; or given as a path to an .ini file.
  */
 #include "filter.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_SECTIONS 16
 #define MAX_DIRS 16
@@ -157,6 +159,24 @@ static int is_file(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+/* PREFIX/share/gfir/presets for the PREFIX/bin/gfir running now, so an
+ * install moved elsewhere (or made with cmake --install --prefix) still finds
+ * its presets. 1 when found, else 0. */
+static size_t exe_share_dir(char *dir)
+{
+    char exe[PATH_LEN];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+    if (len <= 0)
+        return 0;
+    exe[len] = '\0';
+    slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    return snprintf(dir, PATH_LEN, "%s/../share/gfir/presets", exe) < PATH_LEN;
+}
+
 /* The search path, in order; returns the count. */
 static size_t search_dirs(char dirs[][PATH_LEN])
 {
@@ -177,6 +197,7 @@ static size_t search_dirs(char dirs[][PATH_LEN])
     else if (home && home[0])
         snprintf(dirs[n++], PATH_LEN, "%s/.config/gfir/presets", home);
     snprintf(dirs[n++], PATH_LEN, "%s", GFIR_SOURCE_PRESET_DIR);
+    n += exe_share_dir(dirs[n]);
     snprintf(dirs[n++], PATH_LEN, "%s", GFIR_INSTALL_PRESET_DIR);
     return n;
 }

@@ -211,6 +211,34 @@ def chain_folds_stages(d):
 
 
 @test("convolve")
+def no_fold_runs_stages_in_series(d):
+    a = d.rng.standard_normal(31) * 0.2
+    d.text("a.txt", " ".join(f"{v:.9g}" for v in a))
+    a = np.loadtxt(d.p("a.txt"))
+    ir = d.noise(200, 2, 0.1)
+    d.wav("ir.wav", ir)
+    ir = read(d.p("ir.wav"))[1]
+    x = d.noise(8000, 2)
+    d.wav("x.wav", x)
+    x = read(d.p("x.wav"))[1]
+    full = conv(conv(x, a, "full"), ir, "full")
+    ntaps = len(a) + len(ir) - 1
+    wants = {"full": full, "causal": full[:len(x)],
+             "same": full[(ntaps - 1) // 2:][:len(x)]}
+    for align, want in wants.items():
+        for block in ("4096", "997"):
+            d.run("x.wav", "y.wav", "--taps", "a.txt", "--ir", "ir.wav", "--no-fold",
+                  "--align", align, "--block", block, "--gain", "-6")
+            err = rel_l2(read(d.p("y.wav"))[1], want * 10 ** (-6 / 20))
+            assert err < REL_L2, f"--no-fold --align {align} --block {block}: {err}"
+    d.run("x.wav", "folded.wav", "--preset", "rumble", "--preset", "lowpass")
+    r = d.run("x.wav", "series.wav", "--preset", "rumble", "--preset", "lowpass", "--no-fold",
+              "-v")
+    assert "stage 1:" in r.stderr and "stage 2:" in r.stderr, r.stderr
+    assert rel_l2(read(d.p("series.wav"))[1], read(d.p("folded.wav"))[1]) < REL_L2
+
+
+@test("convolve")
 def ir_resampled_to_input_rate(d):
     # A low-pass IR at 24 kHz with DC gain 1; at 48 kHz it must keep DC gain 1.
     ir = signal.firwin(63, 0.3)
@@ -238,22 +266,26 @@ def block_sizes_agree(d):
         extra = ("--block", block) if block else ()
         d.run("x.wav", "y.wav", "--preset", "lowpass", *extra)
         outs[block] = read(d.p("y.wav"))[1]
+    # with a GPU, auto may pick CUDA for large blocks and the CPU for small
+    # ones: the same output to float rounding, so the same bound as for NumPy
     ref = outs[None]
     for block, y in outs.items():
-        assert rel_l2(y, ref) < 1e-6, f"--block {block} differs from the default"
+        assert rel_l2(y, ref) < REL_L2, f"--block {block} differs from the default"
     d.wav("ir.wav", d.noise(5000, 1, 0.05))
     d.run("x.wav", "a.wav", "--ir", "ir.wav")
     d.run("x.wav", "b.wav", "--ir", "ir.wav", "--block", "997")
-    assert rel_l2(read(d.p("b.wav"))[1], read(d.p("a.wav"))[1]) < 1e-6
+    assert rel_l2(read(d.p("b.wav"))[1], read(d.p("a.wav"))[1]) < REL_L2
 
 
 @test("blocks")
 def bounded_memory(d):
     # 23 MB of float samples; gfir streams them, so its peak memory stays at its
-    # own few MB (about 5 here) instead of growing with the file
+    # own few MB (about 5 here) instead of growing with the file. On the CPU:
+    # a CUDA context alone maps more than this whatever the file.
     d.wav("x.wav", d.noise(48000 * 60, 2))
     d.text("h.txt", "0.5 0.25 0.125")
-    p = subprocess.Popen([GFIR, "x.wav", "y.wav", "--taps", "h.txt"], cwd=d.path)
+    p = subprocess.Popen([GFIR, "x.wav", "y.wav", "--taps", "h.txt", "--backend", "cpu"],
+                         cwd=d.path)
     peak_kb = 0
     while p.poll() is None:     # VmHWM: the peak resident size since exec
         try:
@@ -327,6 +359,18 @@ def telephone_is_two_stages(d):
 
 
 @test("presets")
+def presets_chain_in_order(d):
+    d.text("t.txt", "1 0.5")
+    r = d.run("--describe", "--preset", "lowpass", "--taps", "t.txt", "-p", "rumble")
+    lines = r.stdout.splitlines()
+    assert "3 stages" in lines[0], r.stdout
+    assert "1. lowpass" in lines[1] and "2. taps" in lines[2] and "3. rumble" in lines[3], \
+        r.stdout
+    h = impulse_response(d, "telephone", extra=("--preset", "lowpass"))
+    check_bands(h, [(350, 3200)], [(0, 250), (3600, NYQ)], 60, 3, what="telephone+lowpass")
+
+
+@test("presets")
 def designed_at_the_input_rate(d):
     for rate in (44100, 48000, 96000):
         h = impulse_response(d, "lowpass", rate)
@@ -392,7 +436,7 @@ def help_version_list(d):
     r = d.run("--help")
     assert r.stdout.startswith("usage: gfir [options] INPUT OUTPUT"), r.stdout[:80]
     for opt in ("--preset", "--taps", "--ir", "--align", "--gain", "--normalize", "--backend",
-                "--kernel", "--block", "--format", "--list-presets", "--describe",
+                "--kernel", "--block", "--no-fold", "--format", "--list-presets", "--describe",
                 "--response", "--quiet", "--verbose", "--version", "--help", "--no-dither",
                 "--rate", "--play", "--monitor", "--list-devices", "Examples", "Exit status"):
         assert opt in r.stdout, f"--help does not mention {opt}"
@@ -474,7 +518,8 @@ def progress_bar_on_a_terminal(d):
     if pid == 0:
         os.chdir(d.path)
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-        os.execv(GFIR, [GFIR, "x.wav", "y.wav", "--preset", "telephone", "--kernel", "gold"])
+        os.execv(GFIR, [GFIR, "x.wav", "y.wav", "--preset", "telephone", "--backend", "cpu",
+                        "--kernel", "gold"])
     out = b""
     while True:
         try:
@@ -564,7 +609,7 @@ def clipping_is_counted(d):
     d.pcm16("x.wav", x)
     d.text("one.txt", "1")
     r = d.run("x.wav", "y.wav", "--taps", "one.txt", "--gain", "6")
-    line = one_line(r.stderr, "clipped", "--gain -")
+    line = one_line(r.stderr, "clipped", "try --gain 0")   # peak 0.9: 0 dB would do
     count = int(line.split("gfir: ")[1].split()[0])
     want = int(np.sum(np.abs(np.round(x * 32767) / 32768 * 10 ** (6 / 20)) > 1))
     assert abs(count - want) <= want // 100 + 2, f"{count} clipped, expected about {want}"
@@ -572,6 +617,9 @@ def clipping_is_counted(d):
     assert y.max() == 32767 and y.min() == -32768, "clipped, not wrapped"
     r = d.run("x.wav", "y.wav", "--taps", "one.txt", "--gain", "6", "--format", "wav:float")
     assert r.stderr == "", "float output does not clip"
+    d.text("four.txt", "4")                             # +12 dB: 11.1 dB over
+    r = d.run("x.wav", "y.wav", "--taps", "four.txt", "-q")
+    one_line(r.stderr, "clipped", "try --gain -12")
     r = d.run("x.wav", "y.wav", "--taps", "one.txt", "--gain", "-3")
     assert r.stderr == ""
 
@@ -689,8 +737,7 @@ def existing_output_untouched(d):
         f.write(b"precious")
     os.utime(d.p("out.wav"), (1000000000, 1000000000))
     for args in (["--ir", "ir3.wav"], ["--preset", "nosuch"], ["--preset", "lowpass:cutoff_hz=1e6"],
-                 ["--preset", "lowpass", "--backend", "cuda", "--kernel", "constant",
-                  "--block", "1"]):
+                 ["--preset", "lowpass", "--format", "wav:pcm7"]):
         d.run("x.wav", "out.wav", *args, expect=None)
         st = os.stat(d.p("out.wav"))
         assert open(d.p("out.wav"), "rb").read() == b"precious" and st.st_mtime == 1000000000, \
@@ -698,7 +745,8 @@ def existing_output_untouched(d):
         assert not leftovers(d)
     # a run killed halfway leaves no temporary file and OUTPUT as it was
     d.wav("long.wav", d.noise(48000 * 30, 2))
-    p = subprocess.Popen([GFIR, "long.wav", "out.wav", "--preset", "rumble", "--kernel", "gold"],
+    p = subprocess.Popen([GFIR, "long.wav", "out.wav", "--preset", "rumble", "--backend", "cpu",
+                          "--kernel", "gold"],
                          cwd=d.path, stderr=subprocess.DEVNULL)
     import time
     for _ in range(100):
