@@ -144,8 +144,9 @@ static void flush_denormals(void)
 /* The worker has deadlines too, and on a busy machine an ordinary thread can
  * sleep through several periods. Where allowed (CAP_SYS_NICE or an rtprio
  * limit), it becomes SCHED_FIFO at a low priority: above ordinary work, below
- * the audio server's own threads. The stream's threads exist by then and keep
- * their own policy. It never busy-waits, so it cannot starve the machine. */
+ * the audio server's own threads. The stream's threads and the plan's worker
+ * threads exist by then and keep their own policy. It never busy-waits, so it
+ * cannot starve the machine. */
 static void realtime_worker(const cli_options *o)
 {
     struct sched_param sp;
