@@ -1,25 +1,29 @@
 /*
  * backend_cpu.c - the CPU backend: per-channel history (the halo), direct
- * kernels from cpu_kernels.h, and OpenMP threads across channels and output
+ * kernels from cpu_kernels.h, and worker threads across channels and output
  * ranges for large blocks.
  *
  * Each channel owns one planar buffer: ntaps - 1 history samples followed by
  * room for a block. A block is deinterleaved behind the history, convolved,
  * interleaved out, and the last ntaps - 1 inputs slide to the front.
+ * Large blocks are shared out to a pool of worker threads (pool.h) as tasks
+ * of one channel and one range of outputs each.
+ *
+ * GFIR_KERNEL_FFT keeps different state (spectra, a delay line): a plan with
+ * that kernel is handed whole to cpu_fft.c, which owns its plan->impl.
  */
+#include "cpu_fft.h"
 #include "cpu_kernels.h"
 #include "plan.h"
+#include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 /* Blocks with fewer multiply-adds than this run on the calling thread alone:
  * below it, waking workers costs more than it saves, and the call stays free of
- * any synchronisation (audio callbacks). */
+ * any synchronisation (audio callbacks). Plans whose blocks never reach it
+ * start no threads at all. */
 #define PARALLEL_MIN_MACS ((size_t)1 << 22)
 /* Outputs per threaded task: long enough to amortise, short enough to share. */
 #define TASK_FRAMES 4096
@@ -31,7 +35,10 @@ typedef struct cpu_state {
     float *x;           /* channels x stride */
     float *y;           /* channels x block_frames */
     float *hr;          /* filter_channels x ntaps, each set reversed */
-    int threads;
+    gfir_pool *pool;    /* NULL: everything on the calling thread */
+    const gfir_plan *plan;
+    size_t n;           /* the block being computed, for the tasks */
+    size_t per_channel; /* tasks per channel */
 } cpu_state;
 
 static int cpu_available(void)
@@ -42,13 +49,14 @@ static int cpu_available(void)
 static gfir_status cpu_choose_kernel(const gfir_plan *plan, gfir_kernel requested,
                                      gfir_kernel *chosen)
 {
-    (void)plan;
     switch (requested) {
     case GFIR_KERNEL_AUTO:
-        *chosen = GFIR_KERNEL_DIRECT;
+        *chosen = gfir_cpu_fft_preferred(plan->ntaps, plan->block_frames) ? GFIR_KERNEL_FFT
+                                                                          : GFIR_KERNEL_DIRECT;
         return GFIR_OK;
     case GFIR_KERNEL_GOLD:
     case GFIR_KERNEL_DIRECT:
+    case GFIR_KERNEL_FFT:
         *chosen = requested;
         return GFIR_OK;
     default:
@@ -59,11 +67,16 @@ static gfir_status cpu_choose_kernel(const gfir_plan *plan, gfir_kernel requeste
 static void cpu_destroy(gfir_plan *plan)
 {
     cpu_state *st = plan->impl;
+    if (plan->kernel == GFIR_KERNEL_FFT) {
+        gfir_cpu_fft_destroy(plan);
+        return;
+    }
     if (!st)
         return;
     free(st->x);
     free(st->y);
     free(st->hr);
+    gfir_pool_destroy(st->pool);
     free(st);
     plan->impl = NULL;
 }
@@ -71,7 +84,10 @@ static void cpu_destroy(gfir_plan *plan)
 static gfir_status cpu_create(gfir_plan *plan, const float *taps)
 {
     const size_t ntaps = plan->ntaps, block = plan->block_frames;
-    cpu_state *st = calloc(1, sizeof *st);
+    cpu_state *st;
+    if (plan->kernel == GFIR_KERNEL_FFT)
+        return gfir_cpu_fft_create(plan, taps);
+    st = calloc(1, sizeof *st);
     if (!st)
         return gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
@@ -90,11 +106,14 @@ static gfir_status cpu_create(gfir_plan *plan, const float *taps)
         for (size_t k = 0; k < ntaps; k++)
             st->hr[f * ntaps + k] = taps[f * ntaps + ntaps - 1 - k];
     st->conv = plan->kernel == GFIR_KERNEL_GOLD ? gfir_cpu_gold : gfir_cpu_direct_select(NULL);
-#ifdef _OPENMP
-    st->threads = plan->threads ? (int)plan->threads : omp_get_num_procs();
-#else
-    st->threads = 1;
-#endif
+    st->plan = plan;
+    unsigned threads = plan->threads ? plan->threads : gfir_cpu_count();
+    if (threads > 1 && block * ntaps * plan->channels >= PARALLEL_MIN_MACS &&
+        gfir_pool_create(&st->pool, threads - 1) != GFIR_OK) {
+        gfir_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", threads - 1);
+        cpu_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
     plan->latency_frames = 0;
     return GFIR_OK;
 }
@@ -102,6 +121,10 @@ static gfir_status cpu_create(gfir_plan *plan, const float *taps)
 static void cpu_reset(gfir_plan *plan)
 {
     cpu_state *st = plan->impl;
+    if (plan->kernel == GFIR_KERNEL_FFT) {
+        gfir_cpu_fft_reset(plan);
+        return;
+    }
     for (unsigned c = 0; c < plan->channels; c++)
         memset(st->x + c * st->stride, 0, st->hist * sizeof *st->x);
 }
@@ -115,32 +138,22 @@ static void conv_range(const gfir_plan *plan, const cpu_state *st, unsigned c, s
              st->y + c * plan->block_frames + start, len);
 }
 
-static void conv_parallel(const gfir_plan *plan, const cpu_state *st, size_t n)
+static void conv_task(void *arg, size_t t)
 {
-#ifdef _OPENMP
-    const long per_channel = (long)((n + TASK_FRAMES - 1) / TASK_FRAMES);
-    const long tasks = per_channel * (long)plan->channels;
-#pragma omp parallel num_threads(st->threads)
-    {
-        unsigned csr = gfir_ftz_enter();
-#pragma omp for schedule(dynamic, 1)
-        for (long t = 0; t < tasks; t++) {
-            size_t start = (size_t)(t % per_channel) * TASK_FRAMES;
-            size_t len = n - start < TASK_FRAMES ? n - start : TASK_FRAMES;
-            conv_range(plan, st, (unsigned)(t / per_channel), start, len);
-        }
-        gfir_ftz_leave(csr);
-    }
-#else
-    (void)plan, (void)st, (void)n;
-#endif
+    const cpu_state *st = arg;
+    const size_t start = (t % st->per_channel) * TASK_FRAMES;
+    const size_t len = st->n - start < TASK_FRAMES ? st->n - start : TASK_FRAMES;
+    conv_range(st->plan, st, (unsigned)(t / st->per_channel), start, len);
 }
 
 static gfir_status cpu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
     cpu_state *st = plan->impl;
     const unsigned ch = plan->channels;
-    unsigned csr = gfir_ftz_enter();
+    unsigned csr;
+    if (plan->kernel == GFIR_KERNEL_FFT)
+        return gfir_cpu_fft_execute(plan, in, out, n);
+    csr = gfir_ftz_enter();
 
     for (unsigned c = 0; c < ch; c++) {
         float *x = st->x + c * st->stride + st->hist;
@@ -151,9 +164,11 @@ static gfir_status cpu_execute(gfir_plan *plan, const float *in, float *out, siz
             memset(x, 0, n * sizeof *x);
     }
 
-    if (st->threads > 1 && n * plan->ntaps * ch >= PARALLEL_MIN_MACS)
-        conv_parallel(plan, st, n);
-    else
+    if (st->pool && n * plan->ntaps * ch >= PARALLEL_MIN_MACS) {
+        st->n = n;
+        st->per_channel = (n + TASK_FRAMES - 1) / TASK_FRAMES;
+        gfir_pool_run(st->pool, conv_task, st, st->per_channel * ch);
+    } else
         for (unsigned c = 0; c < ch; c++)
             conv_range(plan, st, c, 0, n);
 

@@ -17,9 +17,9 @@ install(TARGETS gfir gfir_static EXPORT gfirTargets
 
 # What a static link needs beyond libgfir.a (the shared library carries its own).
 set(GFIR_PC_LIBS_PRIVATE "-lm")
-if(OpenMP_C_FOUND)
-  string(APPEND GFIR_PC_LIBS_PRIVATE " ${OpenMP_C_FLAGS}")
-endif()
+list(JOIN FFTW3F_LDFLAGS " " _gfir_fftw_ldflags)
+string(APPEND GFIR_PC_LIBS_PRIVATE " ${_gfir_fftw_ldflags}")
+string(APPEND GFIR_PC_LIBS_PRIVATE " -pthread")
 if(GFIR_CUDA)
   string(APPEND GFIR_PC_LIBS_PRIVATE
     " -L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt -lpthread -lstdc++")

@@ -10,7 +10,9 @@
  * terms; see streaming_test.c), 3e-5 at 16383 where sqrt(ntaps) * 2^-24 alone
  * is near 8e-6.
  *
- * `cuda_test --quick` runs a smaller set, for compute-sanitizer.
+ * `cuda_test --quick` runs a smaller set, for compute-sanitizer's memcheck;
+ * `cuda_test --kernels` only the kernels, for racecheck (which is slow on the
+ * many small launches of the streaming cases).
  */
 #include "cpu_kernels.h"
 #include "kernels.h"
@@ -251,7 +253,8 @@ static void test_constant_limit(void **state)
 
 int main(int argc, char **argv)
 {
-    quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    const int kernels_only = argc > 1 && strcmp(argv[1], "--kernels") == 0;
+    quick = kernels_only || (argc > 1 && strcmp(argv[1], "--quick") == 0);
     if (!gfir_backend_available(GFIR_BACKEND_CUDA)) {
         printf("cuda_test: no usable CUDA device here: skipped\n");
         return 77;
@@ -262,5 +265,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_reset_and_flush),
         cmocka_unit_test(test_constant_limit),
     };
+    if (kernels_only)
+        cmocka_set_test_filter("test_kernels_against_gold");
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

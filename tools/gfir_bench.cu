@@ -20,9 +20,12 @@
  * fft_sweep rows in the CSV, which the peer comparison ignores.
  * Table 2: the streaming plan API from pinned host memory, host to device and
  * back included (wall clock around gfir_plan_execute, which is synchronous).
- * Table 3: live-sized calls (--live-blocks, frames per call) from ordinary
- * host memory, direct and fft: the median wall time of one gfir_plan_execute,
- * to set against the block's duration at 48 kHz.
+ * Table 3: one call of the plan API at audio block sizes from ordinary
+ * (pageable) memory, as a live caller makes it: GPU and CPU side by side, the
+ * figures behind AUTO's choice of backend.
+ * Table 4: live-sized calls (--live-blocks, frames per call) from ordinary
+ * memory on the GPU, direct and fft at every --taps count: the median wall
+ * time of one gfir_plan_execute, to set against the block's duration at 48 kHz.
  * --csv appends machine-readable rows for tools/bench/gpu_peers.py.
  */
 #include "gfir.h"
@@ -210,7 +213,7 @@ static void live_table(const std::vector<size_t> &taps, const std::vector<std::s
                        const std::vector<size_t> &blocks, unsigned channels, FILE *csv)
 {
     const int calls = 200;
-    printf("\nTable 3: live-sized calls, ordinary host memory, median ms per call (of %d)\n",
+    printf("\nTable 4: live-sized calls on the GPU, ordinary host memory, median ms per call (of %d)\n",
            calls);
     printf("%6s %8s %-8s %10s %12s\n", "ntaps", "frames", "kernel", "ms/call", "block at 48k");
     for (size_t block : blocks) {
@@ -254,6 +257,52 @@ static void live_table(const std::vector<size_t> &taps, const std::vector<std::s
             }
         }
     }
+}
+
+/* Median wall time of one execute of `frames` frames, after warm-up. */
+static double call_us(gfir_backend backend, unsigned channels, size_t ntaps, size_t frames)
+{
+    std::vector<float> h(ntaps), in(frames * channels), out(frames * channels);
+    fill_random(h.data(), ntaps, ntaps);
+    fill_random(in.data(), in.size(), frames);
+    gfir_config cfg;
+    gfir_config_init(&cfg);
+    cfg.channels = channels;
+    cfg.backend = backend;
+    cfg.max_block_frames = frames;
+    cfg.threads = 1;
+    gfir_plan *plan;
+    if (gfir_plan_create(&plan, h.data(), ntaps, &cfg) != GFIR_OK) {
+        fprintf(stderr, "gfir-bench: plan: %s\n", gfir_plan_error_detail(NULL));
+        exit(1);
+    }
+    std::vector<double> t;
+    for (int r = 0; r < 220; r++) {
+        double t0 = now_s();
+        if (gfir_plan_execute(plan, in.data(), out.data(), frames) != GFIR_OK) {
+            fprintf(stderr, "gfir-bench: execute: %s\n", gfir_plan_error_detail(plan));
+            exit(1);
+        }
+        if (r >= 20)
+            t.push_back((now_s() - t0) * 1e6);
+    }
+    gfir_plan_destroy(plan);
+    return median(t);
+}
+
+static void small_blocks(unsigned channels, FILE *csv)
+{
+    printf("\nTable 3: one execute call at audio block sizes, pageable memory, %u channels, "
+           "median of 200 (microseconds; CPU: direct kernel, one thread)\n", channels);
+    printf("%6s %7s %10s %10s\n", "ntaps", "frames", "cuda us", "cpu us");
+    for (size_t ntaps : {63, 255, 1023, 4095})
+        for (size_t frames : {64, 256, 1024, 4096}) {
+            double g = call_us(GFIR_BACKEND_CUDA, channels, ntaps, frames);
+            double c = call_us(GFIR_BACKEND_CPU, channels, ntaps, frames);
+            printf("%6zu %7zu %10.1f %10.1f\n", ntaps, frames, g, c);
+            if (csv)
+                fprintf(csv, "small_block,%zu,%zu,%.2f,%.2f\n", ntaps, frames, g, c);
+        }
 }
 
 int main(int argc, char **argv)
@@ -452,6 +501,9 @@ int main(int argc, char **argv)
             fprintf(csv, "host_pinned,copy_only,0,%.5f\n", pcie_ms);
         cudaFreeHost(h_in);
         cudaFreeHost(h_out);
+    }
+    if (host_table) {
+        small_blocks(channels, csv);
         live_table(taps, names, live_blocks, channels, csv);
     }
     if (csv)

@@ -45,6 +45,14 @@ typedef struct cli_options {
 
     int verbose;                /* -v */
     int quiet;                  /* -q */
+
+    const char *format;         /* --format CONTAINER[:SUBTYPE], NULL = from OUTPUT and INPUT */
+    int no_dither;              /* --no-dither */
+    int describe;               /* --describe */
+    const char *response_svg;   /* --response FILE.svg, or NULL */
+    int list_presets;           /* --list-presets */
+    double rate_hz;             /* --rate, for --describe/--response without INPUT; 0 = 48000 */
+    int no_fold;                /* --no-fold: files run one plan per stage, in series */
 } cli_options;
 
 /*

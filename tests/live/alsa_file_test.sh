@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# --play through ALSA's file plugin: the default PCM tees everything PortAudio
+# plays into a raw file, which must hold the causal convolution of a random
+# float WAV with known taps (numpy, float64), then the filter's tail:
+# relative L2 error below 1e-5 once aligned.
+#
+# The file plugin's slave is ALSA's jack plugin on a private dummy JACK server
+# rather than "null": the null PCM has no clock (it always reports its whole
+# buffer free), so a callback-driven player runs free against it and can only
+# underrun. JACK's dummy driver is a null sink that keeps time. It runs with
+# 512-frame periods, the smallest PortAudio's ALSA probe accepts from the plugin.
+source "$(dirname "$0")/common.sh"
+need_numpy
+plugin=$(ls /usr/lib/*/alsa-lib/libasound_module_pcm_jack.so 2>/dev/null | head -1 || true)
+[ -n "$plugin" ] || skip "ALSA's jack plugin is not installed (Debian libasound2-plugins)"
+start_jack 512
+make_signal 2 2 63
+
+cat >"$HOME/.asoundrc" <<ASOUNDRC
+pcm.!default {
+    type file
+    slave.pcm "gfirsink"
+    file "$work/played.raw"
+    format "raw"
+}
+pcm.gfirsink {
+    type jack
+    playback_ports {
+        0 system:playback_1
+        1 system:playback_2
+    }
+}
+ASOUNDRC
+
+rc=0
+timeout 30 "$GFIR" "$work/in.wav" --play --taps "$work/taps.txt" --backend cpu 2>"$work/err" || rc=$?
+cat "$work/err"
+[ "$rc" = 0 ] || fail "gfir --play exited $rc"
+expect_clean_summary "$work/err"
+[ -s "$work/played.raw" ] || fail "the file plugin wrote nothing: was ALSA's default PCM used?"
+
+"$PY" - "$work" <<'PYEOF'
+import os, sys
+import numpy as np
+sys.path.insert(0, os.environ['GFIR_LIVE_TESTS'])
+import live_util as u
+
+work = sys.argv[1]
+x = u.random_signal(1, 2 * 48000, 2)
+h = np.loadtxt(work + '/taps.txt', dtype=np.float64)
+full = u.full_convolution(x, h)
+causal, tail = full[:len(x)], full[len(x):]
+
+raw = np.fromfile(work + '/played.raw', dtype='<f4').reshape(-1, 2).astype(np.float64)
+sound = np.flatnonzero(np.any(raw != 0, axis=1))
+if len(sound) == 0:
+    sys.exit('FAIL: the raw file is silent')
+start = sound[0]   # PortAudio primes the device with exact zeros first
+got = raw[start:start + len(full)]
+if len(got) < len(full):
+    sys.exit('FAIL: %d frames of signal in the raw file, %d expected' % (len(got), len(full)))
+
+def rel(a, b):
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+e_causal, e_tail = rel(got[:len(x)], causal), rel(got[len(x):], tail)
+after = np.abs(raw[start + len(full):]).max(initial=0.0)
+print('aligned at frame %d: rel L2 %.2e (causal part), %.2e (tail); largest sample after: %g'
+      % (start, e_causal, e_tail, after))
+if not (e_causal < 1e-5 and e_tail < 1e-5 and after == 0):
+    sys.exit('FAIL: the played signal is not the causal convolution')
+PYEOF
+echo "ok"

@@ -1,0 +1,88 @@
+# common.sh - sourced by the live tests: a scratch directory, a private JACK
+# server on the dummy driver (no sound card), and the checks on gfir's summary.
+# Every test gets the gfir executable as $1; exit 77 means "cannot run here".
+set -euo pipefail
+
+GFIR=$1
+SKIP=77
+PY=/usr/bin/python3     # Debian's, with NumPy; a pyenv python3 on PATH may lack it
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d)
+jack_pid=
+
+cleanup() {
+    if [ -n "$jack_pid" ]; then
+        kill "$jack_pid" 2>/dev/null || true
+        wait "$jack_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Nothing from the user's ~/.asoundrc or ~/.jackdrc, and never an autostarted server.
+export HOME=$work
+export JACK_NO_START_SERVER=1
+export JACK_DEFAULT_SERVER=gfir-test-$$
+export PYTHONDONTWRITEBYTECODE=1
+
+skip() {
+    echo "skipped: $*"
+    exit "$SKIP"
+}
+
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+need_numpy() {
+    "$PY" -c 'import numpy' 2>/dev/null || skip "$PY has no NumPy (Debian python3-numpy)"
+}
+
+# start_jack PERIOD: jackd --no-realtime -d dummy -r 48000 -p PERIOD, ready when
+# its ports are listed; its PID is killed on exit whatever happens.
+start_jack() {
+    command -v jackd >/dev/null || skip "jackd is not installed (Debian jackd2)"
+    jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p "$1" \
+        >"$work/jackd.log" 2>&1 &
+    jack_pid=$!
+    for _ in $(seq 100); do
+        if jack_lsp 2>/dev/null | grep -q '^system:playback_1$'; then
+            return 0
+        fi
+        if ! kill -0 "$jack_pid" 2>/dev/null; then
+            tail -5 "$work/jackd.log"
+            jack_pid=
+            skip "jackd could not start a dummy server here"
+        fi
+        sleep 0.1
+    done
+    tail -5 "$work/jackd.log"
+    fail "jackd did not list its ports within 10 s"
+}
+
+# make_signal SECONDS CHANNELS NTAPS: $work/in.wav (48 kHz float) and $work/taps.txt.
+make_signal() {
+    need_numpy
+    "$PY" - "$work" "$@" <<'PYEOF'
+import os, sys
+sys.path.insert(0, os.environ['GFIR_LIVE_TESTS'])
+import live_util as u
+work, seconds, channels, ntaps = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+u.write_wav_float(work + '/in.wav', u.random_signal(1, int(seconds * 48000), channels), 48000)
+u.write_taps(work + '/taps.txt', u.random_taps(2, ntaps))
+PYEOF
+}
+export GFIR_LIVE_TESTS=$HERE
+
+# summary_field FILE NAME: the number before NAME on gfir's summary line.
+summary_field() {
+    grep '^summary:' "$1" | grep -o "[0-9]* $2" | cut -d' ' -f1
+}
+
+# expect_clean_summary FILE: a summary line with no underruns or overflows.
+expect_clean_summary() {
+    grep -q '^summary:' "$1" || fail "no summary line"
+    [ "$(summary_field "$1" 'output underruns')" = 0 ] || fail "output underruns"
+    [ "$(summary_field "$1" 'input overflows')" = 0 ] || fail "input overflows"
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# --monitor --duration 5 through a 255-tap filter (CPU backend) on a JACK dummy
+# server at 48 kHz, 128-frame periods: exit 0 after 5 s, no underruns, and the
+# printed latency within two periods plus the filter's delay.
+source "$(dirname "$0")/common.sh"
+start_jack 128
+make_signal 0.1 1 255
+
+rc=0
+timeout 30 "$GFIR" --monitor --duration 5 --taps "$work/taps.txt" --backend cpu \
+    --device system 2>"$work/err" || rc=$?
+cat "$work/err"
+[ "$rc" = 0 ] || fail "gfir --monitor exited $rc"
+expect_clean_summary "$work/err"
+played=$(summary_field "$work/err" 'frames played')
+[ "$played" -ge $((5 * 48000)) ] && [ "$played" -lt $((6 * 48000)) ] ||
+    fail "played $played frames in a 5 s run"
+# default period 256: two periods queued, plus 127 frames (2.6 ms) of filter
+# delay, plus whatever the kernel the plan picked adds
+grep -q '^latency: [0-9.]* ms (2 periods of 256 frames + filter delay 2.6 ms' "$work/err" ||
+    fail "latency is not 2 periods + filter delay"
+echo "ok"

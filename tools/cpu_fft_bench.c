@@ -1,0 +1,187 @@
+/*
+ * cpu_fft_bench.c - measures the CPU kernels through the public API, to set
+ * the constants of src/cpu_fft.c:
+ *
+ *   cpu_fft_bench --crossover [MARGIN]
+ *                               per block size, the tap count from which the
+ *                               FFT kernel is MARGIN (default 1) times faster
+ *                               than the direct one (one thread, mono): the
+ *                               crossover_taps table
+ *   cpu_fft_bench --partition   ns per frame of the FFT kernel by tap count
+ *                               and partition size: gfir_cpu_fft_partition()
+ *   cpu_fft_bench --threads     one thread against all cores across block
+ *                               sizes and tap counts: CHANNELS_MIN_WORK and
+ *                               BINS_MIN_WORK
+ *
+ * Every figure is the best of five runs of at least 30 ms each, in ns per
+ * frame per channel: the minimum is the figure least disturbed by the
+ * machine's other load. Rerun when a table looks ragged.
+ */
+#include "cpu_fft.h"
+#include "gfir.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void fill(float *v, size_t n)
+{
+    uint64_t s = 0x2545F4914F6CDD1DULL;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        v[i] = (float)((double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    }
+}
+
+/* ns per frame per channel of kernel for this shape, in block-sized calls;
+ * negative when the plan cannot be made. A nonzero part forces the FFT
+ * kernel's partition size past its rule. */
+static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned channels,
+                      unsigned threads, size_t part)
+{
+    float *taps = malloc(ntaps * sizeof *taps);
+    float *buf = malloc(block * channels * sizeof *buf);
+    gfir_plan *plan = NULL;
+    gfir_config cfg;
+    double best = -1.0;
+    if (!taps || !buf)
+        goto done;
+    fill(taps, ntaps);
+    fill(buf, block * channels);
+    gfir_config_init(&cfg);
+    cfg.channels = channels;
+    cfg.max_block_frames = block;
+    cfg.backend = GFIR_BACKEND_CPU;
+    cfg.kernel = kernel;
+    cfg.threads = threads;
+    if (gfir_plan_create(&plan, taps, ntaps, &cfg) != GFIR_OK)
+        goto done;
+    if (part) {
+        gfir_cpu_fft_destroy(plan);
+        if (gfir_cpu_fft_create_partition(plan, taps, part) != GFIR_OK)
+            goto done;
+    }
+    for (int rep = 0; rep < 5; rep++) {
+        size_t frames = 0;
+        double t0 = now_s(), t;
+        /* Fill the delay line once so every run does steady-state work. */
+        do {
+            gfir_plan_execute(plan, buf, buf, block);
+            frames += block;
+            t = now_s() - t0;
+        } while (t < 0.03 || frames < 4 * block);
+        t = t * 1e9 / (double)frames / channels;
+        if (best < 0 || t < best)
+            best = t;
+        /* Keep the signal bounded: the output fed back in grows otherwise. */
+        fill(buf, block * channels);
+    }
+done:
+    gfir_plan_destroy(plan);
+    free(taps);
+    free(buf);
+    return best;
+}
+
+static const size_t grid[] = {16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
+#define NGRID (sizeof grid / sizeof grid[0])
+
+/* Per block size, direct time over FFT time along the grid of tap counts, and
+ * the smallest grid tap count from which FFT is at least `margin` times
+ * faster all the way up the grid. */
+static void crossover(double margin)
+{
+    printf("| block | FFT %.2fx faster from | direct/FFT time at", margin);
+    for (size_t g = 0; g < NGRID; g++)
+        printf(" %zu", grid[g]);
+    printf(" taps |\n|---|---|---|\n");
+    for (size_t block = 64; block <= 32768; block *= 2) {
+        double r[NGRID];
+        size_t cross = NGRID;
+        for (size_t g = 0; g < NGRID; g++)
+            r[g] = measure(GFIR_KERNEL_DIRECT, grid[g], block, 1, 1, 0) /
+                   measure(GFIR_KERNEL_FFT, grid[g], block, 1, 1, 0);
+        for (size_t g = NGRID; g-- > 0 && r[g] >= margin;)
+            cross = g;
+        printf("| %zu | ", block);
+        if (cross < NGRID)
+            printf("%zu |", grid[cross]);
+        else
+            printf("> %zu |", grid[NGRID - 1]);
+        for (size_t g = 0; g < NGRID; g++)
+            printf(" %.2f", r[g]);
+        printf(" |\n");
+        fflush(stdout);
+    }
+}
+
+/* ns per frame of the FFT kernel by tap count and partition size (calls of
+ * one partition each), with the partition the rule picks when the block is
+ * unbounded: the basis of gfir_cpu_fft_partition(). */
+static void partition(void)
+{
+    static const size_t taps[] = {512, 2048, 8192, 16384, 32768, 65536, 262144, 1 << 20};
+    printf("| taps | rule's P | ns/frame at P = 256 512 ... 65536 | fastest P |\n");
+    printf("|---|---|---|---|\n");
+    for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++) {
+        size_t best_p = 0;
+        double best = 0.0;
+        printf("| %zu | %zu |", taps[t], gfir_cpu_fft_partition(taps[t], (size_t)1 << 30));
+        for (size_t p = 256; p <= 65536; p *= 2) {
+            double f;
+            if (p > 2 * taps[t] || taps[t] / p > 1024) {
+                printf(" -");
+                continue;
+            }
+            f = measure(GFIR_KERNEL_FFT, taps[t], p, 1, 1, p);
+            printf(" %.1f", f);
+            if (best_p == 0 || f < best)
+                best = f, best_p = p;
+            fflush(stdout);
+        }
+        printf(" | %zu |\n", best_p);
+    }
+}
+
+static void threads(void)
+{
+    static const size_t taps[] = {256, 4096, 65536, 1 << 20};
+    static const unsigned chans[] = {1, 2};
+    printf("| channels | taps | block | 1 thread ns/frame | all cores ns/frame |\n");
+    printf("|---|---|---|---|---|\n");
+    for (size_t c = 0; c < 2; c++)
+        for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++)
+            for (size_t block = 256; block <= 16384; block *= 4) {
+                double one = measure(GFIR_KERNEL_FFT, taps[t], block, chans[c], 1, 0);
+                double all = measure(GFIR_KERNEL_FFT, taps[t], block, chans[c], 0, 0);
+                printf("| %u | %zu | %zu | %.2f | %.2f |\n", chans[c], taps[t], block, one, all);
+                fflush(stdout);
+            }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--crossover") == 0)
+        crossover(argc == 3 ? atof(argv[2]) : 1.0);
+    else if (argc == 2 && strcmp(argv[1], "--partition") == 0)
+        partition();
+    else if (argc == 2 && strcmp(argv[1], "--threads") == 0)
+        threads();
+    else {
+        fprintf(stderr,
+                "usage: cpu_fft_bench --crossover [MARGIN] | --partition | --threads\n");
+        return 2;
+    }
+    return 0;
+}
