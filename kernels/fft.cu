@@ -27,10 +27,16 @@
  *
  * No cuFFT callbacks: with the shared libcufft of CUDA 13 they need LTO
  * callbacks compiled at plan time, which this file does not depend on.
+ *
+ * libcufft is opened when the first filter spectrum is made, not linked:
+ * it is a library of some 280 MB, and loading it at start-up cost every run
+ * of a program using libgfir, CPU-only ones included, about 8 MB of resident
+ * memory and its load time.
  */
 #include "kernels.h"
 
 #include <cufft.h>
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +106,78 @@ struct gfir_fft_engine {
     fft_plans plans[FFT_MAX_PLANS];
 };
 
+/* The cuFFT entry points fft.cu uses, from the library opened at run time. */
+struct cufft_api {
+    int ok;
+    char error[192];
+    cufftResult (*create)(cufftHandle *);
+    cufftResult (*destroy)(cufftHandle);
+    cufftResult (*set_auto_allocation)(cufftHandle, int);
+    cufftResult (*make_plan_many64)(cufftHandle, int, long long *, long long *, long long,
+                                    long long, long long *, long long, long long, cufftType,
+                                    long long, size_t *);
+    cufftResult (*set_stream)(cufftHandle, cudaStream_t);
+    cufftResult (*set_work_area)(cufftHandle, void *);
+    cufftResult (*exec_r2c)(cufftHandle, cufftReal *, cufftComplex *);
+    cufftResult (*exec_c2r)(cufftHandle, cufftComplex *, cufftReal *);
+};
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+/* The soname of the cuFFT these headers describe: through the loader's
+ * search path first, then where the CUDA toolkit installs it. */
+static const char *const cufft_paths[] = {
+    "libcufft.so." STRINGIFY(CUFFT_VER_MAJOR),
+    "/usr/local/cuda/lib64/libcufft.so." STRINGIFY(CUFFT_VER_MAJOR),
+};
+
+static cufft_api load_cufft(void)
+{
+    cufft_api a;
+    memset(&a, 0, sizeof a);
+    void *lib = NULL;
+    for (size_t i = 0; !lib && i < sizeof cufft_paths / sizeof cufft_paths[0]; i++)
+        lib = dlopen(cufft_paths[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *err = dlerror();
+        snprintf(a.error, sizeof a.error, "cannot load cuFFT (%s): %s", cufft_paths[0],
+                 err ? err : "not found");
+        return a;
+    }
+    /* never closed: plans and their kernels live as long as any plan does */
+    struct {
+        void **slot;
+        const char *name;
+    } syms[] = {
+        {(void **)&a.create, "cufftCreate"},
+        {(void **)&a.destroy, "cufftDestroy"},
+        {(void **)&a.set_auto_allocation, "cufftSetAutoAllocation"},
+        {(void **)&a.make_plan_many64, "cufftMakePlanMany64"},
+        {(void **)&a.set_stream, "cufftSetStream"},
+        {(void **)&a.set_work_area, "cufftSetWorkArea"},
+        {(void **)&a.exec_r2c, "cufftExecR2C"},
+        {(void **)&a.exec_c2r, "cufftExecC2R"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        *syms[i].slot = dlsym(lib, syms[i].name);
+        if (!*syms[i].slot) {
+            snprintf(a.error, sizeof a.error, "%s has no %s", cufft_paths[0], syms[i].name);
+            return a;
+        }
+    }
+    a.ok = 1;
+    return a;
+}
+
+/* Opened once per process: C++ initialises a function's static exactly once,
+ * whichever thread gets here first. Only reached through a filter that
+ * loaded it successfully, except in gfir_fft_filter_create, which checks ok. */
+static const cufft_api &cufft(void)
+{
+    static const cufft_api api = load_cufft();
+    return api;
+}
+
 static void say(char *why, size_t len, const char *fmt, ...)
 {
     if (!why || !len)
@@ -168,14 +246,14 @@ static cufftResult make_plan(cufftHandle h, cufftType type, size_t n, size_t bat
     long long size[1] = {(long long)n};
     long long real_embed[1] = {(long long)n + 2}, bin_embed[1] = {(long long)n / 2 + 1};
     const long long real_dist = (long long)n + 2, bin_dist = (long long)n / 2 + 1;
-    cufftResult r = cufftSetAutoAllocation(h, auto_alloc);
+    cufftResult r = cufft().set_auto_allocation(h, auto_alloc);
     if (r != CUFFT_SUCCESS)
         return r;
     if (type == CUFFT_R2C)
-        return cufftMakePlanMany64(h, 1, size, real_embed, 1, real_dist, bin_embed, 1, bin_dist,
-                                   type, (long long)batch, work);
-    return cufftMakePlanMany64(h, 1, size, bin_embed, 1, bin_dist, real_embed, 1, real_dist, type,
-                               (long long)batch, work);
+        return cufft().make_plan_many64(h, 1, size, real_embed, 1, real_dist, bin_embed, 1,
+                                        bin_dist, type, (long long)batch, work);
+    return cufft().make_plan_many64(h, 1, size, bin_embed, 1, bin_dist, real_embed, 1, real_dist,
+                                    type, (long long)batch, work);
 }
 
 /* ---- kernels ------------------------------------------------------------ */
@@ -279,16 +357,16 @@ static gfir_status filter_spectrum(gfir_fft_filter *f, const float *taps, char *
 
     cufftHandle plan;
     size_t work = 0;
-    CUFFT_TRY(cufftCreate(&plan), "cufftCreate (filter spectrum)");
+    CUFFT_TRY(cufft().create(&plan), "cufftCreate (filter spectrum)");
     cufftResult r = make_plan(plan, CUFFT_R2C, n, f->filters, 1, &work);
     const char *call = "cufftMakePlanMany64 (filter spectrum)";
     if (r == CUFFT_SUCCESS) {
-        r = cufftExecR2C(plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
+        r = cufft().exec_r2c(plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
         call = "cufftExecR2C (filter spectrum)";
     }
     /* the plan's work area goes with it: wait for the transform first */
     e = cudaDeviceSynchronize();
-    cufftDestroy(plan);
+    cufft().destroy(plan);
     if (r != CUFFT_SUCCESS)
         return cufft_fail(r, call, why, why_len);
     if (e != cudaSuccess)
@@ -309,6 +387,10 @@ extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float
         fft_size < ntaps) {
         say(why, why_len, "FFT size %zu cannot filter %u x %zu taps", fft_size, filters, ntaps);
         return GFIR_ERR_ARG;
+    }
+    if (!cufft().ok) {
+        say(why, why_len, "%s", cufft().error);
+        return GFIR_ERR_UNAVAILABLE;
     }
     gfir_fft_filter *f = (gfir_fft_filter *)calloc(1, sizeof *f);
     if (!f) {
@@ -337,9 +419,9 @@ extern "C" void gfir_fft_engine_destroy(gfir_fft_engine *e)
         cudaStreamSynchronize(e->stream); /* nothing in flight reads what is freed */
     for (int k = 0; k < e->nplans; k++) {
         if (e->plans[k].has_r2c)
-            cufftDestroy(e->plans[k].r2c);
+            cufft().destroy(e->plans[k].r2c);
         if (e->plans[k].has_c2r)
-            cufftDestroy(e->plans[k].c2r);
+            cufft().destroy(e->plans[k].c2r);
     }
     cudaFree(e->d_buf);
     cudaFree(e->d_work);
@@ -365,25 +447,25 @@ static gfir_status make_plans(gfir_fft_engine *e, char *why, size_t why_len)
         char name[96];
         p->segs = segs;
         snprintf(name, sizeof name, "cufftMakePlanMany64 (R2C, %zu points, batch %zu)", n, batch);
-        CUFFT_TRY(cufftCreate(&p->r2c), "cufftCreate");
+        CUFFT_TRY(cufft().create(&p->r2c), "cufftCreate");
         p->has_r2c = 1;
         CUFFT_TRY(make_plan(p->r2c, CUFFT_R2C, n, batch, 0, &work), name);
         work_max = work > work_max ? work : work_max;
         snprintf(name, sizeof name, "cufftMakePlanMany64 (C2R, %zu points, batch %zu)", n, batch);
-        CUFFT_TRY(cufftCreate(&p->c2r), "cufftCreate");
+        CUFFT_TRY(cufft().create(&p->c2r), "cufftCreate");
         p->has_c2r = 1;
         CUFFT_TRY(make_plan(p->c2r, CUFFT_C2R, n, batch, 0, &work), name);
         work_max = work > work_max ? work : work_max;
-        CUFFT_TRY(cufftSetStream(p->r2c, e->stream), "cufftSetStream");
-        CUFFT_TRY(cufftSetStream(p->c2r, e->stream), "cufftSetStream");
+        CUFFT_TRY(cufft().set_stream(p->r2c, e->stream), "cufftSetStream");
+        CUFFT_TRY(cufft().set_stream(p->c2r, e->stream), "cufftSetStream");
         if (segs == e->max_segs)
             break;
     }
     /* never a zero-byte area: a plan without one refuses to run */
     CUDA_TRY(cudaMalloc(&e->d_work, work_max > 256 ? work_max : 256));
     for (int k = 0; k < e->nplans; k++) {
-        CUFFT_TRY(cufftSetWorkArea(e->plans[k].r2c, e->d_work), "cufftSetWorkArea");
-        CUFFT_TRY(cufftSetWorkArea(e->plans[k].c2r, e->d_work), "cufftSetWorkArea");
+        CUFFT_TRY(cufft().set_work_area(e->plans[k].r2c, e->d_work), "cufftSetWorkArea");
+        CUFFT_TRY(cufft().set_work_area(e->plans[k].c2r, e->d_work), "cufftSetWorkArea");
     }
     return GFIR_OK;
 }
@@ -459,14 +541,14 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
     gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(d_x, x_stride, halo + n, e->d_buf,
                                                           n_fft, e->hop, p->segs, e->channels);
     CUDA_TRY(cudaGetLastError());
-    CUFFT_TRY(cufftExecR2C(p->r2c, (cufftReal *)e->d_buf, (cufftComplex *)e->d_buf),
+    CUFFT_TRY(cufft().exec_r2c(p->r2c, (cufftReal *)e->d_buf, (cufftComplex *)e->d_buf),
               "cufftExecR2C");
     dim3 mul_grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(p->segs));
     multiply_kernel<<<mul_grid, THREADS, 0, e->stream>>>((float2 *)e->d_buf, e->f->d_spec, bins,
                                                          p->segs, e->channels,
                                                          e->f->filters == 1);
     CUDA_TRY(cudaGetLastError());
-    CUFFT_TRY(cufftExecC2R(p->c2r, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf),
+    CUFFT_TRY(cufft().exec_c2r(p->c2r, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf),
               "cufftExecC2R");
     dim3 out_grid((unsigned)((e->hop + THREADS - 1) / THREADS), grid_y(segs));
     extract_kernel<<<out_grid, THREADS, 0, e->stream>>>(e->d_buf, n_fft, e->hop, halo, n, segs,
