@@ -22,7 +22,7 @@ string(APPEND GFIR_PC_LIBS_PRIVATE " ${_gfir_fftw_ldflags}")
 string(APPEND GFIR_PC_LIBS_PRIVATE " -pthread")
 if(GFIR_CUDA)
   string(APPEND GFIR_PC_LIBS_PRIVATE
-    " -L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt -lpthread -lstdc++")
+    " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lpthread -lstdc++")
 endif()
 # gfir.pc names the prefix it is installed under, which `cmake --install --prefix`
 # may change after configuring: the file is written at configure time with the
