@@ -126,6 +126,8 @@ static gfir_status cuda_choose_kernel(const gfir_plan *plan, gfir_kernel request
 
 static void free_lane(cuda_lane *l)
 {
+    /* the engine synchronises on the lane's stream: it goes before the stream */
+    gfir_fft_engine_destroy(l->fft);
     if (l->stream)
         cudaStreamDestroy(l->stream);
     if (l->staged)
@@ -138,7 +140,6 @@ static void free_lane(cuda_lane *l)
     cudaFree(l->d_out);
     cudaFree(l->d_x);
     cudaFree(l->d_y);
-    gfir_fft_engine_destroy(l->fft);
 }
 
 static void cuda_destroy(gfir_plan *plan)
