@@ -45,17 +45,22 @@
 /*
  * The FFT size rule. A transform pair of N points yields L = N - ntaps + 1
  * outputs, so the cost per output is about N log N / L: larger N wastes less
- * on the overlap, smaller N keeps each transform inside cuFFT's fast
- * single-kernel sizes and the buffers small.
- *   FFT_TAPS_RATIO  N >= ratio * ntaps: at most 1 / ratio of a segment is overlap.
- *   FFT_MIN_SIZE    smaller transforms are all launch and bookkeeping.
+ * on the overlap, smaller N keeps each transform inside cuFFT's fast sizes and
+ * the buffers small. Measured on an H100 (gfir-bench --fft-sizes, 2 x 2^24
+ * samples on the device, 2026-11-22), the fastest N per filter length was:
+ *   1023 taps: 16384 (0.62 ms; 4096 took 0.71)   4095: 16384 (0.73)
+ *   16383: 65536 (0.95)   65535: 524288 or 2^20 (1.49; 262144 took 1.71)
+ *   262143: 2^20 (1.75; 524288 took 2.41)
+ * hence N >= 4 * ntaps up to 16384 taps and >= 8 * ntaps above, never below
+ * 16384, and no larger than 2^20 unless the filter needs it (N > ntaps).
  *   FFT_SMALLEST    the floor when a block is tiny (a live callback).
  * Never more than one segment covering the whole block needs, so small blocks
- * with few taps do not transform mostly zeros. Tune from gfir-bench's fft rows
- * (gfir-bench --fft-size overrides the rule).
+ * with few taps do not transform mostly zeros. gfir-bench --fft-size
+ * overrides the rule, --fft-sizes sweeps it.
  */
-#define FFT_TAPS_RATIO 4
-#define FFT_MIN_SIZE 4096
+#define FFT_MIN_SIZE 16384
+#define FFT_LONG_TAPS 16384
+#define FFT_CAP ((size_t)1 << 20)
 #define FFT_SMALLEST 32
 #define FFT_MAX_PLANS 40
 #define THREADS 256
@@ -71,9 +76,11 @@ static size_t pow2_at_least(size_t v)
 
 extern "C" size_t gfir_fft_size(size_t ntaps, size_t max_n)
 {
-    size_t want = pow2_at_least(FFT_TAPS_RATIO * ntaps);
+    size_t want = pow2_at_least((ntaps <= FFT_LONG_TAPS ? 4 : 8) * ntaps);
     if (want < FFT_MIN_SIZE)
         want = FFT_MIN_SIZE;
+    if (want > FFT_CAP)
+        want = pow2_at_least(2 * ntaps) > FFT_CAP ? pow2_at_least(2 * ntaps) : FFT_CAP;
     size_t whole = pow2_at_least(ntaps - 1 + (max_n ? max_n : 1));
     if (whole < FFT_SMALLEST)
         whole = FFT_SMALLEST;

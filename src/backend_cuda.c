@@ -33,12 +33,12 @@
 #define FFT_SUB_HALOS 4
 /*
  * AUTO's crossover from direct to FFT on the GPU, in taps. Measured on an H100
- * with 2 x 2^24 samples on the device: the direct kernel took 1.48 ms at 1023
- * taps against 1.73 ms for CuPy's oaconvolve, and 5.7 ms against 2.1 ms at
- * 4095, so FFT wins from about here. Retune from gfir-bench's direct and fft
- * rows.
+ * with 2 x 2^24 samples on the device (gfir-bench, 2026-11-22): the direct
+ * kernel's time grows with the taps (0.42 ms at 255, 1.47 ms at 1023) while
+ * the FFT engine's stays near 0.62-0.73 ms up to 4095 taps, so they cross
+ * near 380 taps. Retune from gfir-bench's direct and fft rows.
  */
-#define AUTO_FFT_MIN_TAPS 1024
+#define AUTO_FFT_MIN_TAPS 384
 
 typedef struct cuda_state cuda_state;
 

@@ -198,22 +198,25 @@ static void test_engine_every_size(void **state)
         engine_case ec = {n_fft, 0, 0, chans[k % 3], k & 1};
         if (n_fft >= ((size_t)1 << 20) && ec.channels > 2)
             ec.channels = 2; /* keeps the biggest cases' memory and time down */
-        if (n_fft < 4096) {
-            /* only a short block caps the size below 4096: one segment */
+        /* a filter for which the rule itself picks this size, over several
+         * segments; where none does, a short block that caps it (one segment) */
+        static const size_t divisors[] = {8, 4, 2};
+        for (size_t d = 0; d < 3 && !ec.ntaps; d++) {
+            const size_t ntaps = n_fft / divisors[d], hop = n_fft - (ntaps - 1);
+            const size_t max_n = (n_fft <= ((size_t)1 << 18) ? 3 : 1) * hop + 123;
+            if (gfir_fft_size(ntaps, max_n) == n_fft)
+                ec.ntaps = ntaps, ec.max_n = max_n;
+        }
+        if (!ec.ntaps) {
             ec.ntaps = n_fft / 4 + 1;
             ec.max_n = n_fft - (ec.ntaps - 1);
-        } else {
-            /* the rule's own choice for ntaps = N / 4, several segments */
-            ec.ntaps = n_fft / 4;
-            const size_t hop = n_fft - (ec.ntaps - 1);
-            ec.max_n = (n_fft <= ((size_t)1 << 18) ? 3 : 1) * hop + 123;
         }
         engine_check(&ec);
     }
     /* the common short filter at the smallest full size; a one-tap filter */
-    engine_case common = {4096, 255, 100003, 2, 0};
+    engine_case common = {16384, 255, 100003, 2, 0};
     engine_check(&common);
-    engine_case one_tap = {4096, 1, 50000, 6, 1};
+    engine_case one_tap = {16384, 1, 50000, 6, 1};
     engine_check(&one_tap);
 }
 
@@ -395,17 +398,17 @@ static void test_fft_reset_and_flush(void **state)
 static void test_auto_choice(void **state)
 {
     (void)state;
-    static float taps[1024];
+    static float taps[384];
     uint64_t rng = 3;
     gfir_plan *plan;
     gfir_config cfg;
-    test_fill(taps, 1024, &rng);
+    test_fill(taps, 384, &rng);
     gfir_config_init(&cfg);
     cfg.backend = GFIR_BACKEND_CUDA;
-    assert_int_equal(gfir_plan_create(&plan, taps, 1023, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_create(&plan, taps, 383, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_DIRECT);
     gfir_plan_destroy(plan);
-    assert_int_equal(gfir_plan_create(&plan, taps, 1024, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_create(&plan, taps, 384, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
     assert_int_equal(gfir_plan_latency(plan), 0);
     gfir_plan_destroy(plan);

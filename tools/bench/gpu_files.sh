@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End to end on a GPU machine: `gfir in.wav out.wav --taps T` for a 10-minute
+# stereo 48 kHz 16-bit WAV, with filters of 1 tap (the I/O floor) up to 262143
+# taps, on the CUDA backend and on the CPU, median of RUNS wall times. Writes
+# the gpu-files section of docs/BENCHMARKS.md. Needs python3 with NumPy.
+#   bash tools/bench/gpu_files.sh [SECONDS [RUNS]]
+#   GFIR_BUILD_DIR  build directory (default build)
+#   GFIR_COMMIT     commit to record when this tree has no .git
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+build=${GFIR_BUILD_DIR:-build}
+seconds=${1:-600}
+runs=${2:-3}
+gfir=$build/gfir
+[ -x "$gfir" ] || { echo "gpu_files.sh: no $gfir; build first" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+taps_list=(1 255 4095 65535 262143)
+
+python3 - "$work" "$seconds" "${taps_list[@]}" <<'PY'
+import sys, wave
+import numpy as np
+work, seconds = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(7)
+x = (rng.standard_normal((seconds * 48000, 2)) * 3000).clip(-32768, 32767).astype("<i2")
+with wave.open(f"{work}/in.wav", "wb") as w:
+    w.setnchannels(2)
+    w.setsampwidth(2)
+    w.setframerate(48000)
+    w.writeframes(x.tobytes())
+for n in map(int, sys.argv[3:]):
+    h = rng.standard_normal(n) / np.sqrt(n)
+    np.savetxt(f"{work}/taps{n}.txt", h, fmt="%.9g")
+PY
+
+# Median wall time in seconds of RUNS runs of a command that must succeed.
+median_time() {
+    local times=() t0 t1
+    for ((r = 0; r < runs; r++)); do
+        t0=$(date +%s.%N)
+        "$@" >/dev/null 2>&1 || { echo "gpu_files.sh: failed: $*" >&2; exit 1; }
+        t1=$(date +%s.%N)
+        times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')")
+    done
+    printf '%s\n' "${times[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
+
+rows=""
+floor=""
+for n in "${taps_list[@]}"; do
+    args=("$work/in.wav" "$work/out.wav" --taps "$work/taps$n.txt" --no-dither)
+    tc=$(median_time "$gfir" "${args[@]}" --backend cuda -q)
+    kernel=$("$gfir" "${args[@]}" --backend cuda -v 2>&1 | sed -n 's/.*kernel \([a-z]*\),.*/\1/p' | head -n1)
+    tp=$(median_time "$gfir" "${args[@]}" --backend cpu -q)
+    [ -n "$floor" ] || floor=$tc
+    ratio=$(awk -v a="$tc" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')
+    row="| $n | $kernel | $tc | ${ratio}x | $tp |"
+    echo "$row" >&2
+    rows+="$row"$'\n'
+done
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${GFIR_COMMIT:-unknown}")
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
+cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+{
+    echo "## GPU, files end to end"
+    echo
+    echo "\`bash tools/bench/gpu_files.sh $seconds $runs\`: \`gfir in.wav out.wav --taps T\` on a"
+    echo "$seconds s stereo 48 kHz 16-bit WAV (random), wall time in seconds, median of $runs."
+    echo "Device: $device; CPU: $cpu ($(nproc) CPUs). $(date -u +%F), commit $commit."
+    echo "The 1-tap CUDA run is the I/O floor."
+    echo
+    echo "| taps | CUDA kernel | --backend cuda | vs 1 tap | --backend cpu |"
+    echo "|---|---|---|---|---|"
+    printf '%s' "$rows"
+} | python3 tools/bench/put-section.py docs/BENCHMARKS.md gpu-files
