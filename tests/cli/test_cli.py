@@ -352,6 +352,23 @@ def each_preset_meets_its_spec(d):
 
 
 @test("presets")
+def hall_is_its_impulse_response(d):
+    # an impulse through the reverb preset gives back its IR, channel by
+    # channel, tail included (--align full is the default with an IR)
+    rate, ir = read(os.path.join(PRESET_DIR, "hall.wav"))
+    x = np.zeros((1000, 2))
+    x[0] = [1.0, 0.5]
+    d.wav("imp.wav", x, rate)
+    d.run("imp.wav", "wet.wav", "--preset", "hall", "--backend", "cpu")
+    _, y = read(d.p("wet.wav"))
+    want = np.zeros((1000 + len(ir) - 1, 2))
+    want[: len(ir)] = ir * [1.0, 0.5]
+    assert rel_l2(y, want) < REL_L2, f"hall: rel L2 {rel_l2(y, want):.3g}"
+    # stereo: the two channels' tails are different noise
+    assert abs(np.corrcoef(ir[4800:, 0], ir[4800:, 1])[0, 1]) < 0.1
+
+
+@test("presets")
 def telephone_is_two_stages(d):
     r = d.run("--describe", "--preset", "telephone")
     assert "2 stages" in r.stdout and "telephone.highpass" in r.stdout \
