@@ -23,7 +23,8 @@ typedef struct gfir_backend_ops {
     /* Filters n <= plan->block_frames interleaved frames; in may be NULL for
      * silence; in == out allowed. Allocation-free. */
     gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
-    void (*reset)(gfir_plan *plan);
+    /* Clears the history; a status < 0 when the device fails. */
+    gfir_status (*reset)(gfir_plan *plan);
     void (*destroy)(gfir_plan *plan);
 } gfir_backend_ops;
 

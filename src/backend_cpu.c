@@ -118,15 +118,16 @@ static gfir_status cpu_create(gfir_plan *plan, const float *taps)
     return GFIR_OK;
 }
 
-static void cpu_reset(gfir_plan *plan)
+static gfir_status cpu_reset(gfir_plan *plan)
 {
     cpu_state *st = plan->impl;
     if (plan->kernel == GFIR_KERNEL_FFT) {
         gfir_cpu_fft_reset(plan);
-        return;
+        return GFIR_OK;
     }
     for (unsigned c = 0; c < plan->channels; c++)
         memset(st->x + c * st->stride, 0, st->hist * sizeof *st->x);
+    return GFIR_OK;
 }
 
 /* One task: outputs [start, start + len) of channel c. */

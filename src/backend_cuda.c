@@ -147,6 +147,8 @@ static void cuda_destroy(gfir_plan *plan)
     cuda_state *st = plan->impl;
     if (!st)
         return;
+    if (cudaSetDevice(plan->device) != cudaSuccess)
+        cudaGetLastError(); /* a bad ordinal from create: leave no error behind */
     for (int i = 0; i < 2; i++) {
         if (st->lane[i].stream)
             cudaStreamSynchronize(st->lane[i].stream);
@@ -169,8 +171,12 @@ static gfir_status alloc_lane(gfir_plan *plan, cuda_state *st, cuda_lane *l)
     CUDA_TRY(cudaMalloc((void **)&l->d_in, io));
     CUDA_TRY(cudaMalloc((void **)&l->d_out, io));
     CUDA_TRY(cudaMalloc((void **)&l->d_x, ch * st->x_stride * sizeof(float)));
-    /* zeros before the first sample: the halo of the first block */
-    CUDA_TRY(cudaMemset(l->d_x, 0, ch * st->x_stride * sizeof(float)));
+    /* zeros before the first sample: the halo of the first block. On the
+     * lane's own stream, recorded as staged: the other lane's first staging
+     * waits for that event, and a plain cudaMemset (legacy default stream)
+     * would not be ordered before it. */
+    CUDA_TRY(cudaMemsetAsync(l->d_x, 0, ch * st->x_stride * sizeof(float), l->stream));
+    CUDA_TRY(cudaEventRecord(l->staged, l->stream));
     if (st->fft_filter)
         return gfir_fft_engine_create(&l->fft, st->fft_filter, plan->channels, st->sub_frames,
                                       l->stream, plan->detail, sizeof plan->detail);
@@ -247,7 +253,21 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     if (!st)
         return gfir_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
-    CUDA_TRY(cudaSetDevice(plan->device));
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && (plan->device < 0 || plan->device >= count)) {
+        gfir_fail(plan, GFIR_ERR_ARG, "device %d does not exist (this machine has %d)",
+                  plan->device, count);
+        cuda_destroy(plan);
+        return GFIR_ERR_ARG;
+    }
+    if (e == cudaSuccess)
+        e = cudaSetDevice(plan->device);
+    if (e != cudaSuccess) {
+        status = cuda_error(plan, e, "cudaSetDevice");
+        cuda_destroy(plan);
+        return status;
+    }
 
     st->halo = plan->ntaps - 1;
     st->sub_frames = choose_sub_frames(plan);
@@ -279,14 +299,18 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
 
 static void abandon(cuda_state *st);
 
-static void cuda_reset(gfir_plan *plan)
+static gfir_status cuda_reset(gfir_plan *plan)
 {
     cuda_state *st = plan->impl;
     cuda_lane *l = &st->lane[st->last];
-    /* the next block takes its halo from lane `last` at offset n: make it zeros */
+    CUDA_TRY(cudaSetDevice(plan->device));
     abandon(st);
+    /* the next block takes its halo from lane `last` at offset n: make it
+     * zeros, ordered before that staging as at create */
     l->n = 0;
-    cudaMemset(l->d_x, 0, plan->channels * st->x_stride * sizeof(float));
+    CUDA_TRY(cudaMemsetAsync(l->d_x, 0, plan->channels * st->x_stride * sizeof(float), l->stream));
+    CUDA_TRY(cudaEventRecord(l->staged, l->stream));
+    return GFIR_OK;
 }
 
 /* Queues one sub-block on lane `me`, after lane `prev` staged the previous one.
@@ -348,8 +372,10 @@ static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, si
 {
     cuda_state *st = plan->impl;
     const size_t ch = plan->channels;
-    const int in_pinned = is_pinned(in), out_pinned = is_pinned(out);
     gfir_status status = GFIR_OK;
+    /* the calling thread may not be the one that made the plan */
+    CUDA_TRY(cudaSetDevice(plan->device));
+    const int in_pinned = is_pinned(in), out_pinned = is_pinned(out);
 
     for (size_t done = 0, m; done < n && status == GFIR_OK; done += m) {
         cuda_lane *me = &st->lane[1 - st->last], *prev = &st->lane[st->last];

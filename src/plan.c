@@ -96,24 +96,39 @@ static gfir_status check_config(const float *taps, size_t ntaps, const gfir_conf
     return GFIR_OK;
 }
 
-/* AUTO prefers CUDA for blocks large enough to pay for the round trip. */
-static const gfir_backend_ops *choose_backend(const gfir_config *cfg, size_t block_frames,
-                                              gfir_status *st)
+/*
+ * Sets plan->ops and plan->kernel. A named backend must be available and have
+ * the kernel. AUTO takes the first backend, in preference order, that is
+ * available and has the kernel asked for, skipping CUDA for blocks too small
+ * to pay for the round trip unless no other backend has that kernel.
+ */
+static gfir_status choose_backend(gfir_plan *plan, const gfir_config *cfg)
 {
     if (cfg->backend != GFIR_BACKEND_AUTO) {
         const gfir_backend_ops *ops = find_backend(cfg->backend);
-        *st = ops && ops->available() ? GFIR_OK : GFIR_ERR_UNAVAILABLE;
-        return *st == GFIR_OK ? ops : NULL;
+        if (!ops || !ops->available())
+            return gfir_fail(plan, GFIR_ERR_UNAVAILABLE,
+                             "backend '%s' is not available in this build or on this machine",
+                             gfir_backend_name(cfg->backend));
+        plan->ops = ops;
+        return ops->choose_kernel(plan, cfg->kernel, &plan->kernel);
     }
-    *st = GFIR_OK;
-    for (size_t i = 0; gfir_backends[i]; i++) {
-        const gfir_backend_ops *ops = gfir_backends[i];
-        if (ops->id == GFIR_BACKEND_CUDA && block_frames * cfg->channels < AUTO_CUDA_MIN_SAMPLES)
-            continue;
-        if (ops->available())
-            return ops;
+    const int small = plan->block_frames * plan->channels < AUTO_CUDA_MIN_SAMPLES;
+    for (int any_block = 0; any_block < 2; any_block++) {
+        for (size_t i = 0; gfir_backends[i]; i++) {
+            const gfir_backend_ops *ops = gfir_backends[i];
+            if ((!any_block && small && ops->id == GFIR_BACKEND_CUDA) || !ops->available())
+                continue;
+            plan->detail[0] = '\0';
+            if (ops->choose_kernel(plan, cfg->kernel, &plan->kernel) == GFIR_OK) {
+                plan->ops = ops;
+                return GFIR_OK;
+            }
+        }
     }
-    return &gfir_cpu_backend;
+    return gfir_fail(plan, GFIR_ERR_UNSUPPORTED,
+                     "no backend available here has kernel '%s' for this configuration",
+                     gfir_kernel_name(cfg->kernel));
 }
 
 gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
@@ -145,17 +160,11 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     plan->threads = cfg->threads;
     plan->device = cfg->device;
 
-    plan->ops = choose_backend(cfg, plan->block_frames, &st);
-    if (st != GFIR_OK) {
-        gfir_fail(plan, st, "backend '%s' is not available in this build or on this machine",
-                  gfir_backend_name(cfg->backend));
-        goto fail;
-    }
-    st = plan->ops->choose_kernel(plan, cfg->kernel, &plan->kernel);
+    st = choose_backend(plan, cfg);
     if (st != GFIR_OK) {
         if (!plan->detail[0])
             gfir_fail(plan, st, "backend '%s' has no kernel '%s' for this configuration",
-                      plan->ops->name, gfir_kernel_name(cfg->kernel));
+                      gfir_backend_name(cfg->backend), gfir_kernel_name(cfg->kernel));
         goto fail;
     }
     st = plan->ops->create(plan, taps);
@@ -222,8 +231,8 @@ gfir_status gfir_plan_reset(gfir_plan *plan)
 {
     if (!plan)
         return GFIR_ERR_NULL;
-    plan->ops->reset(plan);
-    return GFIR_OK;
+    plan->detail[0] = '\0';
+    return plan->ops->reset(plan);
 }
 
 gfir_backend gfir_plan_backend(const gfir_plan *plan)

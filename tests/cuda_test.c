@@ -251,6 +251,40 @@ static void test_constant_limit(void **state)
     gfir_plan_destroy(plan);
 }
 
+/* AUTO takes a backend that has the kernel asked for: gold is CPU-only even
+ * for blocks CUDA would get, tiled CUDA-only even for blocks it would not. A
+ * device that does not exist is a bad argument. */
+static void test_auto_respects_the_kernel(void **state)
+{
+    (void)state;
+    static float taps[63];
+    gfir_plan *plan;
+    gfir_config cfg;
+    uint64_t rng = 8;
+    test_fill(taps, 63, &rng);
+    gfir_config_init(&cfg);
+    cfg.channels = 2;
+    cfg.max_block_frames = 1 << 16;
+    cfg.kernel = GFIR_KERNEL_GOLD;
+    assert_int_equal(gfir_plan_create(&plan, taps, 63, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_backend(plan), GFIR_BACKEND_CPU);
+    gfir_plan_destroy(plan);
+    cfg.max_block_frames = 256;
+    cfg.kernel = GFIR_KERNEL_TILED;
+    assert_int_equal(gfir_plan_create(&plan, taps, 63, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_backend(plan), GFIR_BACKEND_CUDA);
+    gfir_plan_destroy(plan);
+    cfg.backend = GFIR_BACKEND_CUDA;
+    cfg.device = 4096;
+    assert_int_equal(gfir_plan_create(&plan, taps, 63, &cfg), GFIR_ERR_ARG);
+    assert_null(plan);
+    cfg.device = 0; /* and the failure left nothing behind for the next plan */
+    assert_int_equal(gfir_plan_create(&plan, taps, 63, &cfg), GFIR_OK);
+    float x[256 * 2] = {1.0f}, y[256 * 2];
+    assert_int_equal(gfir_plan_execute(plan, x, y, 256), GFIR_OK);
+    gfir_plan_destroy(plan);
+}
+
 int main(int argc, char **argv)
 {
     const int kernels_only = argc > 1 && strcmp(argv[1], "--kernels") == 0;
@@ -263,7 +297,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kernels_against_gold), cmocka_unit_test(test_streaming_cuda),
         cmocka_unit_test(test_pipelined),            cmocka_unit_test(test_pinned_buffers),
         cmocka_unit_test(test_reset_and_flush),
-        cmocka_unit_test(test_constant_limit),
+        cmocka_unit_test(test_constant_limit),       cmocka_unit_test(test_auto_respects_the_kernel),
     };
     if (kernels_only)
         cmocka_set_test_filter("test_kernels_against_gold");
