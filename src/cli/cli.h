@@ -13,6 +13,10 @@
 
 #include <stddef.h>
 
+/* Frames per block when filtering a file: large blocks let the FFT kernels use
+ * long partitions and the GPU long transfers; memory stays a few MB a channel. */
+#define CLI_FILE_BLOCK_FRAMES 65536
+
 typedef enum cli_align {
     CLI_ALIGN_DEFAULT = -1, /* same for presets and --taps, full for --ir */
     CLI_ALIGN_SAME = 0,

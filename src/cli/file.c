@@ -20,9 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Large blocks let the FFT kernels use long partitions and the GPU long
- * transfers; memory stays a few megabytes per channel. */
-#define DEFAULT_BLOCK_FRAMES 65536
 #define PATH_LEN 4096
 
 typedef struct job {
@@ -385,7 +382,7 @@ int cli_run_file(const cli_options *o)
 
     memset(&j, 0, sizeof j);
     j.o = o;
-    j.block = o->block_frames ? o->block_frames : DEFAULT_BLOCK_FRAMES;
+    j.block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
     if (check_output(o) || open_input(o->input, &j.in, &j.in_info))
         goto done;
     j.channels = (unsigned)j.in_info.channels;

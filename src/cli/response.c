@@ -107,20 +107,22 @@ static void describe_stage(size_t i, const cli_stage *s, const cli_design *d)
     printf("\n");
 }
 
-static size_t plan_latency(const cli_options *o, const cli_design *d)
+/* The engine latency of the plan a file run makes (its block size, backend
+ * and kernel), or -1 when no such plan can be made here. */
+static long plan_latency(const cli_options *o, const cli_design *d)
 {
     gfir_config cfg;
     gfir_plan *plan;
-    size_t latency;
+    long latency;
     gfir_config_init(&cfg);
     cfg.channels = d->filter_channels;
     cfg.filter_channels = d->filter_channels;
-    cfg.max_block_frames = o->block_frames;
+    cfg.max_block_frames = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
     cfg.backend = o->backend;
     cfg.kernel = o->kernel;
     if (gfir_plan_create(&plan, d->taps, d->ntaps, &cfg) != GFIR_OK)
-        return 0;
-    latency = gfir_plan_latency(plan);
+        return -1;
+    latency = (long)gfir_plan_latency(plan);
     gfir_plan_destroy(plan);
     return latency;
 }
@@ -184,7 +186,7 @@ static void describe_measurements(const cli_filter *f, const cli_design *d)
 int cli_describe(const cli_options *o, const cli_design *d)
 {
     const cli_filter *f = o->filter;
-    const size_t latency = plan_latency(o, d);
+    const long latency = plan_latency(o, d);
     printf("chain at %g Hz: %zu stage%s, folded into %zu taps", d->rate_hz, d->nstages,
            d->nstages == 1 ? "" : "s", d->ntaps);
     if (d->filter_channels > 1)
@@ -197,7 +199,11 @@ int cli_describe(const cli_options *o, const cli_design *d)
                f->normalize_peak ? "--normalize peak and --gain" : "--gain");
     printf("latency: %s delay %zu frames (%.2f ms)", d->has_ir ? "designed stages'" : "filter",
            d->delay_frames, 1000.0 * d->delay_frames / d->rate_hz);
-    printf(", removed by --align same; engine latency %zu frames\n", latency);
+    if (latency >= 0)
+        printf(", removed by --align same; engine latency %ld frames (files)\n", latency);
+    else
+        printf(", removed by --align same; engine latency unknown (%s)\n",
+               gfir_plan_error_detail(NULL));
     describe_measurements(f, d);
     return 0;
 }

@@ -112,9 +112,15 @@ static int resample_channel(const char *path, const float *in, size_t n, double 
         return cli_error("IR '%s': resampling from %g to %g Hz failed: %s", path, in_rate,
                          out_rate, err);
     }
+    if (done == 0) {
+        free(*out);
+        *out = NULL;
+        return cli_error("IR '%s': %zu frames at %g Hz are too short to resample to %g Hz", path,
+                         n, in_rate, out_rate);
+    }
     for (size_t i = 0; i < done; i++)
         (*out)[i] = (float)((*out)[i] * (in_rate / out_rate));
-    *nout = done ? done : 1;
+    *nout = done;
     return 0;
 }
 
