@@ -4,10 +4,11 @@
  * The one public header of libgfir. C99, usable from C++.
  *
  * A plan holds everything that is expensive to choose or allocate (backend,
- * kernel, buffers, device memory, FFT plans); executing it is cheap, allocates
- * nothing and takes no locks for blocks up to max_block_frames, so it can run
- * inside an audio callback. Every gfir_plan_create() that succeeds is matched
- * by one gfir_plan_destroy().
+ * kernel, buffers, device memory, FFT plans); executing it is cheap and
+ * allocates nothing for blocks up to max_block_frames. With the CPU backend
+ * and threads = 1 it also takes no locks and never waits, so it can run
+ * inside an audio callback; worker threads and the GPU synchronise. Every
+ * gfir_plan_create() that succeeds is matched by one gfir_plan_destroy().
  *
  *   gfir_config cfg;
  *   gfir_plan *plan;
@@ -135,6 +136,11 @@ typedef struct gfir_plan gfir_plan;
  * On success *plan is set and GFIR_OK returned; on failure *plan is set to NULL
  * (when plan itself is not NULL) and a negative status returned, and
  * gfir_plan_error_detail(NULL) says why on this thread.
+ *
+ * The CPU FFT kernel measures FFTW plans the first time a size is used (up to
+ * a few seconds) and keeps them in $XDG_CACHE_HOME/gfir/fftw-wisdom (else
+ * ~/.cache/gfir/fftw-wisdom); set GFIR_FFTW_PLANNER=estimate in the
+ * environment to skip both. The CUDA backend opens libcufft at run time.
  */
 gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
                              const gfir_config *cfg);
@@ -146,12 +152,15 @@ gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
  * inputs, carries from call to call, so any chunking of a signal gives the
  * samples of one whole-signal pass, to float rounding.
  *
- * For frames <= max_block_frames it allocates nothing, does no I/O and takes
- * no locks (the CPU backend may wake its own worker threads for large blocks
- * when threads != 1). A plan may be used by one thread at a time.
+ * It allocates nothing and does no I/O. With the CPU backend and threads = 1
+ * it takes no locks; otherwise it may wait for its worker threads (large
+ * blocks) or the GPU. A plan may be used by one thread at a time, any thread.
+ * After a failure (GFIR_ERR_DEVICE) the history is undefined: reset the plan
+ * before using it again.
  *
  * The output is delayed by gfir_plan_latency() frames beyond the filter's own
- * delay (0 for direct kernels).
+ * delay (0 for direct kernels and the CUDA FFT kernel; the partition size for
+ * the CPU FFT kernel).
  */
 gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames);
 
