@@ -1,0 +1,124 @@
+/*
+ * realtime_test.c - execute allocates nothing and takes no locks, the promise
+ * that lets it run in an audio callback: with the CPU backend and threads = 1,
+ * for the gold, direct and FFT kernels, at audio block sizes and at full
+ * blocks, in odd chunks. The link wraps malloc, calloc, realloc,
+ * pthread_mutex_lock and pthread_cond_wait (-Wl,--wrap) so every call the
+ * library makes to them is counted while execute runs.
+ */
+#include "gfir.h"
+#include "test_util.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+int __real_pthread_mutex_lock(pthread_mutex_t *m);
+int __real_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+
+static int armed;
+static int forbidden_calls;
+
+void *__wrap_malloc(size_t n)
+{
+    forbidden_calls += armed;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    forbidden_calls += armed;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    forbidden_calls += armed;
+    return __real_realloc(p, n);
+}
+
+int __wrap_pthread_mutex_lock(pthread_mutex_t *m)
+{
+    forbidden_calls += armed;
+    return __real_pthread_mutex_lock(m);
+}
+
+int __wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    forbidden_calls += armed;
+    return __real_pthread_cond_wait(c, m);
+}
+
+static void run(gfir_kernel kernel, size_t ntaps, size_t block, unsigned threads)
+{
+    enum { CH = 2, FRAMES = 20000 };
+    static float x[FRAMES * CH], y[FRAMES * CH];
+    uint64_t rng = ntaps + block;
+    float *taps = malloc(ntaps * sizeof *taps);
+    gfir_plan *plan;
+    gfir_config cfg;
+    assert_non_null(taps);
+    test_fill(taps, ntaps, &rng);
+    test_fill(x, FRAMES * CH, &rng);
+    gfir_config_init(&cfg);
+    cfg.channels = CH;
+    cfg.backend = GFIR_BACKEND_CPU;
+    cfg.kernel = kernel;
+    cfg.max_block_frames = block;
+    cfg.threads = threads;
+    assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
+    free(taps);
+
+    forbidden_calls = 0;
+    armed = 1;
+    for (size_t done = 0, n = 1; done < FRAMES; done += n, n = n * 3 % 1001 + 1) {
+        n = n < FRAMES - done ? n : FRAMES - done;
+        if (gfir_plan_execute(plan, x + done * CH, y + done * CH, n) != GFIR_OK)
+            break;
+    }
+    gfir_plan_flush(plan, y, block);
+    gfir_plan_reset(plan);
+    armed = 0;
+    if (forbidden_calls)
+        fail_msg("kernel %s, %zu taps, block %zu, threads %u: %d calls to malloc/calloc/"
+                 "realloc/pthread_mutex_lock/pthread_cond_wait inside execute",
+                 gfir_kernel_name(kernel), ntaps, block, threads, forbidden_calls);
+    gfir_plan_destroy(plan);
+}
+
+static void test_one_thread(void **state)
+{
+    (void)state;
+    static const gfir_kernel kernels[] = {GFIR_KERNEL_GOLD, GFIR_KERNEL_DIRECT, GFIR_KERNEL_FFT};
+    static const size_t taps[] = {1, 255, 4097};
+    static const size_t blocks[] = {64, 256, 4096};
+    for (size_t k = 0; k < 3; k++)
+        for (size_t t = 0; t < 3; t++)
+            for (size_t b = 0; b < 3; b++)
+                run(kernels[k], taps[t], blocks[b], 1);
+}
+
+/* Blocks below the threading threshold never touch the pool, whatever
+ * `threads` says: an audio-sized plan is safe with the default too. */
+static void test_default_threads_small_blocks(void **state)
+{
+    (void)state;
+    run(GFIR_KERNEL_DIRECT, 255, 256, 0);
+    run(GFIR_KERNEL_FFT, 4097, 256, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_thread),
+        cmocka_unit_test(test_default_threads_small_blocks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
