@@ -147,8 +147,7 @@ static void cuda_destroy(gfir_plan *plan)
     cuda_state *st = plan->impl;
     if (!st)
         return;
-    if (cudaSetDevice(plan->device) != cudaSuccess)
-        cudaGetLastError(); /* a bad ordinal from create: leave no error behind */
+    cudaSetDevice(plan->device);
     for (int i = 0; i < 2; i++) {
         if (st->lane[i].stream)
             cudaStreamSynchronize(st->lane[i].stream);
@@ -256,17 +255,17 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaSuccess && (plan->device < 0 || plan->device >= count)) {
-        gfir_fail(plan, GFIR_ERR_ARG, "device %d does not exist (this machine has %d)",
-                  plan->device, count);
-        cuda_destroy(plan);
-        return GFIR_ERR_ARG;
+        free(st); /* nothing on a device yet, and no device to select */
+        plan->impl = NULL;
+        return gfir_fail(plan, GFIR_ERR_ARG, "device %d does not exist (this machine has %d)",
+                         plan->device, count);
     }
     if (e == cudaSuccess)
         e = cudaSetDevice(plan->device);
     if (e != cudaSuccess) {
-        status = cuda_error(plan, e, "cudaSetDevice");
-        cuda_destroy(plan);
-        return status;
+        free(st);
+        plan->impl = NULL;
+        return cuda_error(plan, e, "cudaSetDevice");
     }
 
     st->halo = plan->ntaps - 1;
