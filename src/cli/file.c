@@ -17,17 +17,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define PATH_LEN 4096
+/* Blocks in flight on each side of the filter: the reader can be one ahead
+ * and the writer one behind while a third is filtered. */
+#define PIPE_DEPTH 3
 
 typedef struct job {
     const cli_options *o;
     SNDFILE *in, *out;
     SF_INFO in_info, out_info;
     cli_chain chain;
-    float *in_buf, *out_buf;
+    float *bufs[2 * PIPE_DEPTH];    /* blocks for the pipeline, block x channels each */
     size_t block;
     unsigned channels;
     /* alignment: frames dropped from the front, frames written, frames wanted */
@@ -304,42 +309,206 @@ static int plan_error(const job *j, gfir_status st)
     return cli_error("filtering failed: %s", cli_chain_error(&j->chain, st));
 }
 
-static int filter_all(job *j, progress *pg)
+/*
+ * Reading, filtering and writing run on three threads, handing blocks along
+ * through small queues, so a file takes about as long as the slowest of the
+ * three rather than their sum. Only the writer touches the job's output state
+ * (alignment, dither, clipping counts), and only in order.
+ */
+typedef struct slot {
+    float *buf;
+    size_t frames;
+    uint64_t limit;             /* frames of output wanted in all */
+} slot;
+
+typedef struct queue {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    slot items[PIPE_DEPTH];
+    size_t head, count;
+    int closed;
+} queue;
+
+static void q_init(queue *q)
+{
+    memset(q, 0, sizeof *q);
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+}
+
+static void q_destroy(queue *q)
+{
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+}
+
+/* Never full: each queue serves PIPE_DEPTH buffers. */
+static void q_push(queue *q, slot s)
+{
+    pthread_mutex_lock(&q->mu);
+    q->items[(q->head + q->count++) % PIPE_DEPTH] = s;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* 0 once the queue is closed and empty. */
+static int q_pop(queue *q, slot *s)
+{
+    pthread_mutex_lock(&q->mu);
+    while (!q->count && !q->closed)
+        pthread_cond_wait(&q->cv, &q->mu);
+    int got = q->count > 0;
+    if (got) {
+        *s = q->items[q->head];
+        q->head = (q->head + 1) % PIPE_DEPTH;
+        q->count--;
+    }
+    pthread_mutex_unlock(&q->mu);
+    return got;
+}
+
+static void q_close(queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->closed = 1;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+typedef struct pipeline {
+    job *j;
+    queue free_in, full_in, free_out, full_out;
+    atomic_int stop;            /* the filter gave up: the reader stops too */
+    atomic_int read_failed, write_failed;
+} pipeline;
+
+static void *reader_main(void *arg)
+{
+    pipeline *p = arg;
+    slot s;
+    while (!atomic_load(&p->stop) && q_pop(&p->free_in, &s)) {
+        sf_count_t got = sf_readf_float(p->j->in, s.buf, (sf_count_t)p->j->block);
+        if (got <= 0) {
+            atomic_store(&p->read_failed, sf_error(p->j->in) != 0);
+            break;
+        }
+        s.frames = (size_t)got;
+        q_push(&p->full_in, s);
+    }
+    q_close(&p->full_in);
+    return NULL;
+}
+
+static void *writer_main(void *arg)
+{
+    pipeline *p = arg;
+    slot s;
+    /* after a failure it keeps taking blocks, unwritten, so the filter never waits */
+    while (q_pop(&p->full_out, &s)) {
+        if (!atomic_load(&p->write_failed) && emit(p->j, s.buf, s.frames, s.limit))
+            atomic_store(&p->write_failed, 1);
+        q_push(&p->free_out, s);
+    }
+    return NULL;
+}
+
+/* Filters one block from in (NULL: the tail, silence) into a free output
+ * block and hands it to the writer. */
+static int filter_block(job *j, pipeline *p, const float *in, size_t n, uint64_t limit)
+{
+    slot out;
+    gfir_status st;
+    if (!q_pop(&p->free_out, &out))
+        return 1;
+    st = in ? cli_chain_execute(&j->chain, in, out.buf, n) : cli_chain_flush(&j->chain, out.buf, n);
+    if (st != GFIR_OK) {
+        q_push(&p->free_out, out);
+        return plan_error(j, st);
+    }
+    out.frames = n;
+    out.limit = limit;
+    q_push(&p->full_out, out);
+    return atomic_load(&p->write_failed);
+}
+
+static int run_pipeline(job *j, pipeline *p, progress *pg)
 {
     const cli_align align = j->o->align != CLI_ALIGN_DEFAULT ? j->o->align
                             : cli_filter_has_ir(j->o->filter) ? CLI_ALIGN_FULL
                                                               : CLI_ALIGN_SAME;
     const size_t ntaps = j->chain.ntaps;
-    uint64_t frames_in = 0, total;
-    sf_count_t got;
-    gfir_status st;
+    /* the writer drops these first: the engine's latency, and for `same` the
+     * filter's delay; the tail below owes them back */
+    const uint64_t skip = j->chain.latency_frames + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
+    uint64_t frames_in = 0, total, owed;
+    slot in;
+    int rc = 0;
 
-    j->skip_left = j->chain.latency_frames + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
-    while ((got = sf_readf_float(j->in, j->in_buf, (sf_count_t)j->block)) > 0) {
-        st = cli_chain_execute(&j->chain, j->in_buf, j->out_buf, (size_t)got);
-        if (st != GFIR_OK)
-            return plan_error(j, st);
-        if (emit(j, j->out_buf, (size_t)got, UINT64_MAX))
-            return 1;
-        frames_in += (uint64_t)got;
+    j->skip_left = (size_t)skip;
+    while (!rc && q_pop(&p->full_in, &in)) {
+        rc = filter_block(j, p, in.buf, in.frames, UINT64_MAX);
+        frames_in += in.frames;
+        q_push(&p->free_in, in);
         progress_update(pg, (double)frames_in);
     }
-    if (sf_error(j->in))
+    if (rc)
+        return rc;
+    if (atomic_load(&p->read_failed))
         return cli_error("cannot read INPUT '%s': %s", j->o->input, sf_strerror(j->in));
     if (frames_in == 0)
         return cli_error("INPUT '%s' has no audio frames", j->o->input);
-    /* The tail: what the skipped frames, the latency and --align full still owe. */
+    /* The tail: what the skipped frames and --align full still owe. */
     total = frames_in + (align == CLI_ALIGN_FULL ? ntaps - 1 : 0);
-    while (j->written < total) {
-        uint64_t owed = total - j->written + j->skip_left;
+    for (owed = total + skip - frames_in; !rc && owed > 0;) {
         size_t n = owed < j->block ? (size_t)owed : j->block;
-        st = cli_chain_flush(&j->chain, j->out_buf, n);
-        if (st != GFIR_OK)
-            return plan_error(j, st);
-        if (emit(j, j->out_buf, n, total))
-            return 1;
+        rc = filter_block(j, p, NULL, n, total);
+        owed -= n;
     }
-    return 0;
+    return rc;
+}
+
+static int filter_all(job *j, progress *pg)
+{
+    pipeline p;
+    pthread_t reader, writer;
+    int rc;
+
+    memset(&p, 0, sizeof p);
+    p.j = j;
+    q_init(&p.free_in);
+    q_init(&p.full_in);
+    q_init(&p.free_out);
+    q_init(&p.full_out);
+    for (int i = 0; i < PIPE_DEPTH; i++) {
+        q_push(&p.free_in, (slot){j->bufs[i], 0, 0});
+        q_push(&p.free_out, (slot){j->bufs[PIPE_DEPTH + i], 0, 0});
+    }
+    if (pthread_create(&reader, NULL, reader_main, &p) != 0) {
+        rc = cli_error("cannot start a reader thread");
+        goto done;
+    }
+    if (pthread_create(&writer, NULL, writer_main, &p) != 0) {
+        atomic_store(&p.stop, 1);
+        q_close(&p.free_in);
+        pthread_join(reader, NULL);
+        rc = cli_error("cannot start a writer thread");
+        goto done;
+    }
+    rc = run_pipeline(j, &p, pg);
+    /* stop the reader (it may be waiting for a free block), drain the writer */
+    atomic_store(&p.stop, 1);
+    q_close(&p.free_in);
+    pthread_join(reader, NULL);
+    q_close(&p.full_out);
+    pthread_join(writer, NULL);
+    if (!rc && atomic_load(&p.write_failed))
+        rc = 1; /* emit said why */
+done:
+    q_destroy(&p.free_in);
+    q_destroy(&p.full_in);
+    q_destroy(&p.free_out);
+    q_destroy(&p.full_out);
+    return rc;
 }
 
 static void setup_conditioning(job *j)
@@ -390,11 +559,12 @@ int cli_run_file(const cli_options *o)
         goto done;
     if (cli_chain_create(o, j.in_info.samplerate, j.channels, j.block, &j.chain))
         goto done;
-    j.in_buf = malloc(j.block * j.channels * sizeof *j.in_buf);
-    j.out_buf = malloc(j.block * j.channels * sizeof *j.out_buf);
-    if (!j.in_buf || !j.out_buf) {
-        cli_error("out of memory for blocks of %zu frames", j.block);
-        goto done;
+    for (int i = 0; i < 2 * PIPE_DEPTH; i++) {
+        j.bufs[i] = malloc(j.block * j.channels * sizeof *j.bufs[i]);
+        if (!j.bufs[i]) {
+            cli_error("out of memory for blocks of %zu frames", j.block);
+            goto done;
+        }
     }
     catch_signals();
     if (create_temp(o->output, &fd))
@@ -434,7 +604,7 @@ done:
     if (j.in)
         sf_close(j.in);
     cli_chain_destroy(&j.chain);
-    free(j.in_buf);
-    free(j.out_buf);
+    for (int i = 0; i < 2 * PIPE_DEPTH; i++)
+        free(j.bufs[i]);
     return rc;
 }
