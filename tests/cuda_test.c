@@ -149,18 +149,7 @@ static void test_streaming_cuda(void **state)
 static void test_pipelined(void **state)
 {
     (void)state;
-    stream_case tc = {GFIR_BACKEND_CUDA, GFIR_KERNEL_DIRECT, 6, 1, 255, 1 << 19, 1 << 18,
-                      WHOLE, 0};
-    if (quick)
-        tc.frames = 1 << 18, tc.max_block = 1 << 17;
-    check(&tc);
-    tc.chunking = RANDOM;
-    tc.in_place = 1;
-    tc.filter_channels = 6;
-    check(&tc);
-    tc.chunking = PRIME997;
-    tc.channels = tc.filter_channels = 1;
-    check(&tc);
+    check_pipelined(GFIR_KERNEL_DIRECT, quick);
 }
 
 /* Pinned caller buffers are copied by the device directly: same samples,

@@ -105,4 +105,21 @@ static inline void check(const stream_case *tc)
     }
 }
 
+/* Big calls pipelined over the CUDA backend's sub-blocks and two streams, as
+ * one call, in place in random chunks, and mono in 997-frame chunks. */
+static inline void check_pipelined(gfir_kernel kernel, int quick)
+{
+    stream_case tc = {GFIR_BACKEND_CUDA, kernel, 6, 1, 255, 1 << 19, 1 << 18, WHOLE, 0};
+    if (quick)
+        tc.frames = 1 << 17, tc.max_block = 1 << 17;
+    check(&tc);
+    tc.chunking = RANDOM;
+    tc.in_place = 1;
+    tc.filter_channels = 6;
+    check(&tc);
+    tc.chunking = PRIME997;
+    tc.channels = tc.filter_channels = 1;
+    check(&tc);
+}
+
 #endif

@@ -12,14 +12,19 @@
 
 #define MAX_OVERRIDES 32
 
+void cli_vmessage(const char *fmt, va_list ap)
+{
+    fputs("gfir: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int cli_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("gfir: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vmessage(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return 1;
 }
 
@@ -28,11 +33,9 @@ void cli_note(int quiet, const char *fmt, ...)
     va_list ap;
     if (quiet)
         return;
-    fputs("gfir: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vmessage(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 cli_filter *cli_filter_new(void)

@@ -8,6 +8,8 @@
 
 #include "cli.h"
 
+#include <stdarg.h>
+
 #include <stddef.h>
 
 typedef enum stage_kind {
@@ -125,6 +127,8 @@ void progress_start(progress *p, int enabled, double total_frames, double rate_h
 void progress_update(progress *p, double done_frames);
 void progress_end(progress *p);
 
+/* One line on stderr: "gfir: " then the message. */
+void cli_vmessage(const char *fmt, va_list ap);
 /* Formats "gfir: ..." on stderr and returns 1. */
 int cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -116,11 +116,9 @@ static int usage_error(const char *fmt, ...)
 static int usage_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("gfir: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vmessage(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     cli_usage_hint();
     return 2;
 }
