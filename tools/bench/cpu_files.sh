@@ -142,7 +142,7 @@ done
 
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
 section=$(cat <<EOF
-### CPU, files: gfir against sox fir and ffmpeg afir
+## CPU, files: gfir against sox fir and ffmpeg afir
 
 ${seconds} s stereo 48 kHz 16-bit WAV (pink noise), Kaiser low-pass filters;
 median of $runs runs, wall time in seconds. $model, $(nproc) CPUs, load average
