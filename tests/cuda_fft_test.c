@@ -363,31 +363,9 @@ static void test_long_filters(void **state)
 static void test_fft_reset_and_flush(void **state)
 {
     (void)state;
-    uint64_t rng = 77;
-    enum { N = 9000, T = 3000 };
-    static float taps[T], x[N + T], y1[N + T], y2[N + T];
-    static double ref[N + T];
-    gfir_plan *plan;
-    gfir_config cfg;
-    test_fill(taps, T, &rng);
-    test_fill(x, N, &rng);
-    memset(x + N, 0, T * sizeof *x);
-    test_reference(x, N + T - 1, 1, taps, T, 1, ref);
-    gfir_config_init(&cfg);
-    cfg.backend = GFIR_BACKEND_CUDA;
-    cfg.kernel = GFIR_KERNEL_FFT;
-    assert_int_equal(gfir_plan_create(&plan, taps, T, &cfg), GFIR_OK);
-    assert_int_equal(gfir_plan_execute(plan, x, y1, N), GFIR_OK);
-    assert_int_equal(gfir_plan_flush(plan, y1 + N, T - 1), GFIR_OK);
-    assert_true(test_rel_l2(y1, ref, N + T - 1) < TOLERANCE);
-    assert_int_equal(gfir_plan_reset(plan), GFIR_OK);
-    assert_int_equal(gfir_plan_execute(plan, x, y2, N), GFIR_OK);
-    assert_int_equal(gfir_plan_flush(plan, y2 + N, T - 1), GFIR_OK);
-    assert_memory_equal(y1, y2, (N + T - 1) * sizeof(float));
-    gfir_plan_destroy(plan);
+    check_reset_and_flush(GFIR_BACKEND_CUDA, GFIR_KERNEL_FFT, 9000, 3000, 77);
 }
 
-/* AUTO on the CUDA backend: direct below the crossover, FFT from it on. */
 static void test_auto_choice(void **state)
 {
     (void)state;

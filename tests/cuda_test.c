@@ -197,28 +197,7 @@ static void test_pinned_buffers(void **state)
 static void test_reset_and_flush(void **state)
 {
     (void)state;
-    uint64_t rng = 99;
-    enum { N = 5000, T = 300 };
-    static float taps[T], x[N + T], y1[N + T], y2[N + T];
-    static double ref[N + T];
-    gfir_plan *plan;
-    gfir_config cfg;
-    test_fill(taps, T, &rng);
-    test_fill(x, N, &rng);
-    memset(x + N, 0, T * sizeof *x);
-    test_reference(x, N + T - 1, 1, taps, T, 1, ref);
-    gfir_config_init(&cfg);
-    cfg.backend = GFIR_BACKEND_CUDA;
-    assert_int_equal(gfir_plan_create(&plan, taps, T, &cfg), GFIR_OK);
-    assert_int_equal(gfir_plan_backend(plan), GFIR_BACKEND_CUDA);
-    assert_int_equal(gfir_plan_execute(plan, x, y1, N), GFIR_OK);
-    assert_int_equal(gfir_plan_flush(plan, y1 + N, T - 1), GFIR_OK);
-    assert_true(test_rel_l2(y1, ref, N + T - 1) < TOLERANCE);
-    assert_int_equal(gfir_plan_reset(plan), GFIR_OK);
-    assert_int_equal(gfir_plan_execute(plan, x, y2, N), GFIR_OK);
-    assert_int_equal(gfir_plan_flush(plan, y2 + N, T - 1), GFIR_OK);
-    assert_memory_equal(y1, y2, (N + T - 1) * sizeof(float));
-    gfir_plan_destroy(plan);
+    check_reset_and_flush(GFIR_BACKEND_CUDA, GFIR_KERNEL_AUTO, 5000, 300, 99);
 }
 
 static void test_constant_limit(void **state)

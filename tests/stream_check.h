@@ -105,6 +105,41 @@ static inline void check(const stream_case *tc)
     }
 }
 
+/* Flush yields the tail of the full convolution; reset forgets the history,
+ * so a second pass gives the first pass's output bit for bit. */
+static inline void check_reset_and_flush(gfir_backend backend, gfir_kernel kernel, size_t n,
+                                         size_t ntaps, uint64_t seed)
+{
+    const size_t total = n + ntaps - 1;
+    float *taps = malloc(ntaps * sizeof *taps), *x = calloc(total, sizeof *x);
+    float *y1 = malloc(total * sizeof *y1), *y2 = malloc(total * sizeof *y2);
+    double *ref = malloc(total * sizeof *ref);
+    gfir_plan *plan;
+    gfir_config cfg;
+    assert_true(taps && x && y1 && y2 && ref);
+    test_fill(taps, ntaps, &seed);
+    test_fill(x, n, &seed); /* then zeros: the tail's input */
+    test_reference(x, total, 1, taps, ntaps, 1, ref);
+    gfir_config_init(&cfg);
+    cfg.backend = backend;
+    cfg.kernel = kernel;
+    assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_backend(plan), backend);
+    assert_int_equal(gfir_plan_execute(plan, x, y1, n), GFIR_OK);
+    assert_int_equal(gfir_plan_flush(plan, y1 + n, ntaps - 1), GFIR_OK);
+    assert_true(test_rel_l2(y1, ref, total) < TOLERANCE);
+    assert_int_equal(gfir_plan_reset(plan), GFIR_OK);
+    assert_int_equal(gfir_plan_execute(plan, x, y2, n), GFIR_OK);
+    assert_int_equal(gfir_plan_flush(plan, y2 + n, ntaps - 1), GFIR_OK);
+    assert_memory_equal(y1, y2, total * sizeof(float));
+    gfir_plan_destroy(plan);
+    free(taps);
+    free(x);
+    free(y1);
+    free(y2);
+    free(ref);
+}
+
 /* Big calls pipelined over the CUDA backend's sub-blocks and two streams, as
  * one call, in place in random chunks, and mono in 997-frame chunks. */
 static inline void check_pipelined(gfir_kernel kernel, int quick)
