@@ -43,6 +43,16 @@ static void say_plan(const cli_options *o, const gfir_plan *plan, const char *wh
             ch == 1 ? "" : "s", rate_hz, block_frames, gfir_plan_latency(plan));
 }
 
+/*
+ * Live audio counts every frame of latency. When AUTO picks a kernel that adds
+ * some (the CPU's partitioned FFT adds a block), direct convolution is used
+ * instead wherever it costs at most this many multiply-adds a second: about 5%
+ * of one core of the 2-core development machine (tools/bench/cpu.sh measured
+ * 18-22 GMAC/s on one thread from 255 taps up), e.g. 4095 taps in stereo at
+ * 48 kHz (0.39 G).
+ */
+#define LIVE_DIRECT_MAX_MACS 1e9
+
 int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                  gfir_plan **plan, size_t *filter_delay_frames)
 {
@@ -54,6 +64,18 @@ int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t
         GFIR_OK) {
         cli_design_free(&d);
         return plan_failed(o);
+    }
+    if (o->kernel == GFIR_KERNEL_AUTO && gfir_plan_latency(*plan) > 0 &&
+        (double)d.ntaps * channels * rate_hz <= LIVE_DIRECT_MAX_MACS) {
+        cli_options direct = *o;
+        gfir_plan *p;
+        direct.backend = gfir_plan_backend(*plan);
+        direct.kernel = GFIR_KERNEL_DIRECT;
+        if (make_plan(&direct, channels, d.filter_channels, block_frames, d.taps, d.ntaps, &p) ==
+            GFIR_OK) {
+            gfir_plan_destroy(*plan);
+            *plan = p;
+        }
     }
     if (filter_delay_frames)
         *filter_delay_frames = d.delay_frames;
