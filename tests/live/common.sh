@@ -61,6 +61,24 @@ start_jack() {
     fail "jackd did not list its ports within 10 s"
 }
 
+# wait_started: until gfir's latency line is in $work/err (it is running), 10 s at most.
+wait_started() {
+    for _ in $(seq 100); do
+        grep -q '^latency:' "$work/err" && return 0
+        sleep 0.1
+    done
+}
+
+# wait_gone PID SECONDS: 0 once PID has exited; else kills it and returns 1.
+wait_gone() {
+    for _ in $(seq $(($2 * 10))); do
+        kill -0 "$1" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL "$1"
+    return 1
+}
+
 # make_signal SECONDS CHANNELS NTAPS: $work/in.wav (48 kHz float) and $work/taps.txt.
 make_signal() {
     need_numpy

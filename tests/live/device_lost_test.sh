@@ -7,23 +7,13 @@ make_signal 0.1 1 255
 
 "$GFIR" --monitor --taps "$work/taps.txt" --backend cpu --device system 2>"$work/err" &
 pid=$!
-for _ in $(seq 100); do
-    grep -q '^latency:' "$work/err" && break
-    sleep 0.1
-done
+wait_started
 sleep 1
 kill "$jack_pid"
 wait "$jack_pid" 2>/dev/null || true
 jack_pid=
 rc=0
-for _ in $(seq 150); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
-    kill -KILL "$pid"
-    fail "gfir --monitor hung for 15 s after its server died"
-fi
+wait_gone "$pid" 15 || fail "gfir --monitor hung for 15 s after its server died"
 wait "$pid" || rc=$?
 cat "$work/err"
 [ "$rc" = 1 ] || fail "exit $rc after the device was lost, expected 1"

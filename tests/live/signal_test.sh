@@ -9,21 +9,11 @@ for sig in INT TERM; do
     "$GFIR" --monitor --taps "$work/taps.txt" --backend cpu --device system \
         2>"$work/err" &
     pid=$!
-    for _ in $(seq 100); do
-        grep -q '^latency:' "$work/err" && break
-        sleep 0.1
-    done
+    wait_started
     sleep 1
     kill -"$sig" "$pid"
     rc=0
-    for _ in $(seq 100); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -KILL "$pid"
-        fail "gfir --monitor still running 10 s after SIG$sig"
-    fi
+    wait_gone "$pid" 10 || fail "gfir --monitor still running 10 s after SIG$sig"
     wait "$pid" || rc=$?
     cat "$work/err"
     [ "$rc" = 0 ] || fail "exit $rc after SIG$sig"
