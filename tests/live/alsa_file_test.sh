@@ -9,6 +9,8 @@
 # buffer free), so a callback-driven player runs free against it and can only
 # underrun. JACK's dummy driver is a null sink that keeps time. It runs with
 # 512-frame periods, the smallest PortAudio's ALSA probe accepts from the plugin.
+# When that server runs late, PortAudio's ALSA recovery primes the device with
+# silence again, in the middle of the file; such a run is tried again (live_run).
 source "$(dirname "$0")/common.sh"
 need_numpy
 plugin=$(ls /usr/lib/*/alsa-lib/libasound_module_pcm_jack.so 2>/dev/null | head -1 || true)
@@ -32,14 +34,11 @@ pcm.gfirsink {
 }
 ASOUNDRC
 
-rc=0
-timeout 30 "$GFIR" "$work/in.wav" --play --taps "$work/taps.txt" --backend cpu 2>"$work/err" || rc=$?
-cat "$work/err"
-[ "$rc" = 0 ] || fail "gfir --play exited $rc"
-expect_clean_summary "$work/err"
-[ -s "$work/played.raw" ] || fail "the file plugin wrote nothing: was ALSA's default PCM used?"
-
-"$PY" - "$work" <<'PYEOF'
+# the raw file holds the convolution, once aligned
+played_right() {
+    expect_clean_summary "$work/err"
+    [ -s "$work/played.raw" ] || fail "the file plugin wrote nothing: was ALSA's default PCM used?"
+    "$PY" - "$work" <<'PYEOF'
 import os, sys
 import numpy as np
 sys.path.insert(0, os.environ['GFIR_LIVE_TESTS'])
@@ -70,4 +69,7 @@ print('aligned at frame %d: rel L2 %.2e (causal part), %.2e (tail); largest samp
 if not (e_causal < 1e-5 and e_tail < 1e-5 and after == 0):
     sys.exit('FAIL: the played signal is not the causal convolution')
 PYEOF
+}
+# ALSA's file plugin truncates its file when it opens it, so each run starts empty
+live_run played_right "$work/in.wav" --play --taps "$work/taps.txt" --backend cpu
 echo "ok"
