@@ -4,11 +4,14 @@
  * A block's planar input (channel c: ntaps - 1 halo samples, then n new ones)
  * is exactly what overlap-save reads. With FFT size N and hop L = N - (ntaps - 1),
  * segment s of channel c is x_c[sL .. sL + N); its circular convolution with
- * the taps equals the linear one at indices ntaps - 1 .. N - 1, which are the
- * outputs sL .. sL + L - 1. Everything stays on the engine's stream:
+ * the taps equals the linear one at indices ntaps - 1 .. N - 1, which hold
+ * the outputs sL .. sL + L - 1. Everything stays on the engine's stream:
  *
  *   gather    segments into rows of N + 2 floats, zeros past the input, so an
- *             in-place R2C can fill each row with its N/2 + 1 bins;
+ *             in-place R2C can fill each row with its N/2 + 1 bins (cuFFT
+ *             can read overlapping segments straight from the input, with
+ *             the hop as batch distance, but on an H100 that R2C took 1.6 to
+ *             2.4 times as long as this copy and an in-place one together);
  *   R2C       in place, one batch over segments x channels;
  *   multiply  by the filter's spectrum, made once at create from taps already
  *             scaled by 1/N (exact: N is a power of two), so no later pass
@@ -18,12 +21,15 @@
  *             interleaved: dropping the wrapped samples rides on the pass that
  *             writes the caller's layout, which is needed anyway.
  *
+ * Long filters over long blocks are partitioned instead (below): the same
+ * passes, with a multiply-accumulate over the partitions in place of the
+ * multiply.
+ *
  * Rows are segment-major (row = s * channels + c), so the first S segments of
  * every channel are one contiguous prefix: an engine holds plans for batches
- * of 1, 2, 4, ... segments and for its maximum, and a block of S segments
- * runs the smallest that covers S (the extra rows are real input or zeros, and
- * nobody reads their output). So a short call costs at most twice its need,
- * and every transform is a single cuFFT call.
+ * of 1, 2, 4, ... rows and for its maximum, and S rows run the smallest that
+ * covers S (nobody reads the extra rows' output). So a short call costs at
+ * most twice its need, and every transform is a single cuFFT call.
  *
  * No cuFFT callbacks: with the shared libcufft of CUDA 13 they need LTO
  * callbacks compiled at plan time, which this file does not depend on.
@@ -87,30 +93,75 @@ extern "C" size_t gfir_fft_size(size_t ntaps, size_t max_n)
     return want < whole ? want : whole;
 }
 
+/*
+ * Partitioned overlap-save, for long filters over long blocks. The taps are
+ * cut into parts of P taps (the last zero-padded) and every transform has
+ * N = 2P points: segment s of a channel is the 2P samples starting at
+ * sP - front of its row (zeros before the row), and output block j (outputs
+ * jP .. jP + P - 1) is
+ *     Y_j = sum_p H_p X_{j + parts - 1 - p},
+ * whose inverse transform holds the block at columns P .. 2P - 1. front is
+ * parts * P - (ntaps - 1), the samples before the halo, which only ever meet
+ * zero taps. Each input spectrum is made once and used by `parts` output
+ * blocks, so a long filter costs transforms of 2P points and a
+ * multiply-accumulate over the parts, instead of transforms of several times
+ * ntaps points.
+ *
+ * The partition rule, measured on an H100 (gfir-bench --fft-parts, 2 x 2^24
+ * samples on the device, 2026-11-22; ms, against the best whole size):
+ *   16383 taps: P = 4096 or 8192 0.95, whole 0.95 (so it stays whole)
+ *   65535:  P = 8192 0.98 (4096: 1.02, 16384: 1.10), whole 1.48
+ *   262143: P = 8192 1.15 (16384: 1.17, 4096: 1.43), whole 1.76
+ *   1048575: P = 32768 1.55 (16384: 1.63, 8192: 2.07, 65536: 2.60)
+ * hence P = 8192, doubled until at most FFT_MAX_PARTS partitions hold the
+ * taps (the multiply-accumulate grows with the partitions, the transforms'
+ * cost per sample with log P), from FFT_PART_MIN_TAPS taps on, and only for
+ * blocks of at least P frames: a shorter block would transform a partition's
+ * worth of input spectra per call for few outputs.
+ */
+#define FFT_PART 8192
+#define FFT_PART_MIN_TAPS 32768
+#define FFT_MAX_PARTS 32
+
+extern "C" size_t gfir_fft_part(size_t ntaps, size_t max_n)
+{
+    size_t part = FFT_PART;
+    while (part * FFT_MAX_PARTS < ntaps)
+        part *= 2;
+    if (ntaps < FFT_PART_MIN_TAPS || max_n < part)
+        return 0;
+    return part;
+}
+
 struct gfir_fft_filter {
     size_t fft_size;
     size_t ntaps;
+    size_t part;     /* taps per partition, fft_size / 2; 0 when the filter is whole */
+    size_t parts;    /* partitions per tap set (1 when whole) */
+    size_t front;    /* zeros before each row's halo in segment 0 (partitioned only) */
     unsigned filters;
-    float2 *d_spec; /* filters rows of fft_size / 2 + 1 bins */
+    float2 *d_spec;  /* filters * parts rows of fft_size / 2 + 1 bins */
 };
 
-struct fft_plans {
-    size_t segs; /* segments per channel this pair transforms */
-    cufftHandle r2c, c2r;
-    int has_r2c, has_c2r;
+/* A batched transform, in place, of `count` rows of every channel. */
+struct fft_plan {
+    size_t count;
+    cufftHandle h;
 };
 
 struct gfir_fft_engine {
     const gfir_fft_filter *f;
     unsigned channels;
-    size_t hop;
+    size_t hop;       /* new samples per segment */
     size_t max_n;
-    size_t max_segs;
+    size_t max_segs;  /* input segments per channel for max_n frames */
+    size_t max_rows;  /* output rows per channel for max_n frames */
     cudaStream_t stream;
-    float *d_buf;   /* max_segs * channels rows of fft_size + 2 floats */
-    void *d_work;   /* cuFFT's work area, shared by this engine's plans */
-    int nplans;
-    fft_plans plans[FFT_MAX_PLANS];
+    float *d_in;      /* partitioned: max_segs * channels rows of fft_size + 2 floats */
+    float *d_buf;     /* max_rows * channels rows of fft_size + 2 floats */
+    void *d_work;     /* cuFFT's work area, shared by this engine's plans */
+    int n_r2c, n_c2r;
+    fft_plan r2c[FFT_MAX_PLANS], c2r[FFT_MAX_PLANS];
 };
 
 /* The cuFFT entry points fft.cu uses, from the library opened at run time. */
@@ -245,40 +296,89 @@ static gfir_status cuda_fail(cudaError_t e, const char *call, char *why, size_t 
             return cuda_fail(e_, #call, why, why_len);                                     \
     } while (0)
 
-/* A batched 1-D transform of rows of n + 2 floats (n / 2 + 1 bins), in place.
- * The plan is configured but gets no work area when auto_alloc is 0. */
+/* A batched 1-D transform of n points: batch b reads from idist * b and
+ * writes to odist * b (in elements of its own type, unit stride). The plan is
+ * configured but gets no work area when auto_alloc is 0. */
 static cufftResult make_plan(cufftHandle h, cufftType type, size_t n, size_t batch,
-                             int auto_alloc, size_t *work)
+                             size_t idist, size_t odist, int auto_alloc, size_t *work)
 {
     long long size[1] = {(long long)n};
-    long long real_embed[1] = {(long long)n + 2}, bin_embed[1] = {(long long)n / 2 + 1};
-    const long long real_dist = (long long)n + 2, bin_dist = (long long)n / 2 + 1;
+    long long in_embed[1] = {(long long)(type == CUFFT_R2C ? n : n / 2 + 1)};
+    long long out_embed[1] = {(long long)(type == CUFFT_R2C ? n / 2 + 1 : n)};
     cufftResult r = cufft().set_auto_allocation(h, auto_alloc);
     if (r != CUFFT_SUCCESS)
         return r;
-    if (type == CUFFT_R2C)
-        return cufft().make_plan_many64(h, 1, size, real_embed, 1, real_dist, bin_embed, 1,
-                                        bin_dist, type, (long long)batch, work);
-    return cufft().make_plan_many64(h, 1, size, bin_embed, 1, bin_dist, real_embed, 1, real_dist,
-                                    type, (long long)batch, work);
+    return cufft().make_plan_many64(h, 1, size, in_embed, 1, (long long)idist, out_embed, 1,
+                                    (long long)odist, type, (long long)batch, work);
 }
 
 /* ---- kernels ------------------------------------------------------------ */
 
-/* Thread j of segment s copies sample s*hop + j of every channel into column
- * j of that channel's row: reads and writes coalesced per channel. */
+/* Thread j of segment s copies sample s*hop + j - front of every channel into
+ * column j of that channel's row (s * channels + c), zeros outside the
+ * input's avail samples: reads and writes coalesced per channel. */
 __global__ void gather_kernel(const float *__restrict__ x, size_t x_stride, size_t avail,
-                              float *__restrict__ buf, size_t n_fft, size_t hop, size_t segs,
-                              unsigned channels)
+                              size_t front, float *__restrict__ buf, size_t n_fft, size_t hop,
+                              size_t segs, unsigned channels)
 {
     const size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (j >= n_fft)
         return;
     for (size_t s = blockIdx.y; s < segs; s += gridDim.y) {
-        const size_t g = s * hop + j;
+        const size_t g = s * hop + j - front; /* wraps past zero when before the row */
         float *row = buf + s * channels * (n_fft + 2) + j;
         for (unsigned c = 0; c < channels; c++)
             row[c * (n_fft + 2)] = g < avail ? x[c * x_stride + g] : 0.0f;
+    }
+}
+
+/* Partitioned multiply-accumulate: thread k of (block run, channel c) makes
+ * bin k of output blocks j0 .. j0 + MAC_RUN - 1, Y_j = sum_q H_{parts-1-q}
+ * X_{j+q}, sliding a window of MAC_RUN input spectra along q in registers:
+ * per step one input load and one filter load serve MAC_RUN outputs. Input
+ * and output rows are segment-major, (s * channels + c) of bins, s < segs. */
+#ifndef GFIR_MAC_RUN
+#define GFIR_MAC_RUN 16
+#endif
+#define MAC_RUN GFIR_MAC_RUN
+__global__ void mac_kernel(const float2 *__restrict__ x, size_t segs,
+                           const float2 *__restrict__ spec, size_t parts, size_t bins,
+                           size_t blocks, unsigned channels, int shared,
+                           float2 *__restrict__ y)
+{
+    const size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k >= bins)
+        return;
+    const unsigned c = blockIdx.z;
+    const float2 *xc = x + c * bins + k;
+    const size_t step = channels * bins;
+    const float2 *h = spec + (shared ? 0 : c) * parts * bins + k;
+    const float2 zero = make_float2(0.0f, 0.0f);
+    for (size_t j0 = blockIdx.y * (size_t)MAC_RUN; j0 < blocks;
+         j0 += (size_t)gridDim.y * MAC_RUN) {
+        float2 acc[MAC_RUN], w[MAC_RUN];
+#pragma unroll
+        for (int r = 0; r < MAC_RUN; r++) {
+            acc[r] = zero;
+            w[r] = j0 + r < segs ? xc[(j0 + r) * step] : zero;
+        }
+        for (size_t q = 0; q < parts; q++) {
+            const float2 hv = h[(parts - 1 - q) * bins];
+#pragma unroll
+            for (int r = 0; r < MAC_RUN; r++) {
+                acc[r].x = fmaf(hv.x, w[r].x, fmaf(-hv.y, w[r].y, acc[r].x));
+                acc[r].y = fmaf(hv.x, w[r].y, fmaf(hv.y, w[r].x, acc[r].y));
+            }
+#pragma unroll
+            for (int r = 0; r < MAC_RUN - 1; r++)
+                w[r] = w[r + 1];
+            const size_t s = j0 + MAC_RUN + q;
+            w[MAC_RUN - 1] = s < segs ? xc[s * step] : zero;
+        }
+#pragma unroll
+        for (int r = 0; r < MAC_RUN; r++)
+            if (j0 + r < blocks)
+                y[((j0 + r) * channels + c) * bins + k] = acc[r];
     }
 }
 
@@ -300,10 +400,10 @@ __global__ void multiply_kernel(float2 *__restrict__ buf, const float2 *__restri
     }
 }
 
-/* Thread j of segment s writes output s*hop + j of every channel from column
- * halo + j of that channel's row; the columns below halo are the wrapped ones. */
+/* Thread j of row s writes output s*hop + j of every channel from column
+ * col + j of that channel's row; the columns below col are the wrapped ones. */
 __global__ void extract_kernel(const float *__restrict__ buf, size_t n_fft, size_t hop,
-                               size_t halo, size_t n, size_t segs, unsigned channels,
+                               size_t col, size_t n, size_t segs, unsigned channels,
                                float *__restrict__ out, size_t frame_stride,
                                size_t channel_stride)
 {
@@ -314,7 +414,7 @@ __global__ void extract_kernel(const float *__restrict__ buf, size_t n_fft, size
         const size_t i = s * hop + j;
         if (i >= n)
             return; /* later segments lie further on */
-        const float *row = buf + s * channels * (n_fft + 2) + halo + j;
+        const float *row = buf + s * channels * (n_fft + 2) + col + j;
         for (unsigned c = 0; c < channels; c++)
             out[i * frame_stride + c * channel_stride] = row[c * (n_fft + 2)];
     }
@@ -340,24 +440,27 @@ extern "C" size_t gfir_fft_filter_size(const gfir_fft_filter *f)
     return f ? f->fft_size : 0;
 }
 
-/* Uploads the scaled, zero-padded taps into rows of n + 2 floats and
+/* Uploads the scaled, zero-padded taps (partition p of tap set t in row
+ * t * parts + p) into rows of n + 2 floats and
  * transforms them in place on the legacy default stream, synchronously. */
 static gfir_status filter_spectrum(gfir_fft_filter *f, const float *taps, char *why,
                                    size_t why_len)
 {
-    const size_t n = f->fft_size, row = n + 2, total = f->filters * row;
+    const size_t n = f->fft_size, row = n + 2, rows = f->filters * f->parts;
+    const size_t width = f->part ? f->part : n;
     const float scale = 1.0f / (float)n;
-    float *h = (float *)calloc(total, sizeof *h);
+    float *h = (float *)calloc(rows * row, sizeof *h);
     if (!h) {
-        say(why, why_len, "out of host memory for %u x %zu filter bins", f->filters, n / 2 + 1);
+        say(why, why_len, "out of host memory for %zu x %zu filter bins", rows, n / 2 + 1);
         return GFIR_ERR_NOMEM;
     }
     for (size_t t = 0; t < f->filters; t++)
-        for (size_t k = 0; k < f->ntaps; k++)
-            h[t * row + k] = taps[t * f->ntaps + k] * scale;
-    cudaError_t e = cudaMalloc((void **)&f->d_spec, total * sizeof(float));
+        for (size_t k = 0; k < f->ntaps; k++) {
+            h[(t * f->parts + k / width) * row + k % width] = taps[t * f->ntaps + k] * scale;
+        }
+    cudaError_t e = cudaMalloc((void **)&f->d_spec, rows * row * sizeof(float));
     if (e == cudaSuccess)
-        e = cudaMemcpy(f->d_spec, h, total * sizeof(float), cudaMemcpyHostToDevice);
+        e = cudaMemcpy(f->d_spec, h, rows * row * sizeof(float), cudaMemcpyHostToDevice);
     free(h);
     if (e != cudaSuccess)
         return cuda_fail(e, "uploading the taps for their spectrum", why, why_len);
@@ -365,7 +468,7 @@ static gfir_status filter_spectrum(gfir_fft_filter *f, const float *taps, char *
     cufftHandle plan;
     size_t work = 0;
     CUFFT_TRY(cufft().create(&plan), "cufftCreate (filter spectrum)");
-    cufftResult r = make_plan(plan, CUFFT_R2C, n, f->filters, 1, &work);
+    cufftResult r = make_plan(plan, CUFFT_R2C, n, rows, row, n / 2 + 1, 1, &work);
     const char *call = "cufftMakePlanMany64 (filter spectrum)";
     if (r == CUFFT_SUCCESS) {
         r = cufft().exec_r2c(plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
@@ -383,16 +486,17 @@ static gfir_status filter_spectrum(gfir_fft_filter *f, const float *taps, char *
 
 extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float *taps,
                                               size_t ntaps, unsigned filters, size_t fft_size,
-                                              char *why, size_t why_len)
+                                              size_t part, char *why, size_t why_len)
 {
     if (!out || !taps) {
         say(why, why_len, "gfir_fft_filter_create: NULL argument");
         return GFIR_ERR_NULL;
     }
     *out = NULL;
-    if (ntaps == 0 || filters == 0 || fft_size < 2 || (fft_size & (fft_size - 1)) ||
-        fft_size < ntaps) {
-        say(why, why_len, "FFT size %zu cannot filter %u x %zu taps", fft_size, filters, ntaps);
+    if (ntaps == 0 || filters == 0 || fft_size < 4 || (fft_size & (fft_size - 1)) ||
+        (part ? fft_size != 2 * part : fft_size < ntaps)) {
+        say(why, why_len, "FFT size %zu%s cannot filter %u x %zu taps", fft_size,
+            part ? " in partitions" : "", filters, ntaps);
         return GFIR_ERR_ARG;
     }
     if (!cufft().ok) {
@@ -407,6 +511,12 @@ extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float
     f->fft_size = fft_size;
     f->ntaps = ntaps;
     f->filters = filters;
+    f->part = part;
+    f->parts = 1;
+    if (part) {
+        f->parts = (ntaps + part - 1) / part;
+        f->front = f->parts * part - (ntaps - 1);
+    }
     gfir_status st = filter_spectrum(f, taps, why, why_len);
     if (st != GFIR_OK) {
         gfir_fft_filter_destroy(f);
@@ -422,72 +532,97 @@ extern "C" void gfir_fft_engine_destroy(gfir_fft_engine *e)
 {
     if (!e)
         return;
-    if (e->d_buf || e->d_work)
+    if (e->d_buf || e->d_in || e->d_work)
         cudaStreamSynchronize(e->stream); /* nothing in flight reads what is freed */
-    for (int k = 0; k < e->nplans; k++) {
-        if (e->plans[k].has_r2c)
-            cufft().destroy(e->plans[k].r2c);
-        if (e->plans[k].has_c2r)
-            cufft().destroy(e->plans[k].c2r);
-    }
+    for (int k = 0; k < e->n_r2c; k++)
+        cufft().destroy(e->r2c[k].h);
+    for (int k = 0; k < e->n_c2r; k++)
+        cufft().destroy(e->c2r[k].h);
     cudaFree(e->d_buf);
+    cudaFree(e->d_in);
     cudaFree(e->d_work);
     free(e);
 }
 
-/* Plans for 1, 2, 4, ... segments per channel below max_segs, then max_segs;
- * one work area, the largest any of them asks for. */
-static gfir_status make_plans(gfir_fft_engine *e, char *why, size_t why_len)
+/* In-place plans over 1, 2, 4, ... rows per channel below max, then max. */
+static gfir_status add_plans(gfir_fft_engine *e, cufftType type, size_t max, fft_plan *list,
+                             int *count, size_t *work_max, char *why, size_t why_len)
 {
-    const size_t n = e->f->fft_size;
-    size_t work_max = 0;
-    for (size_t segs = 1;; segs *= 2) {
-        if (segs > e->max_segs)
-            segs = e->max_segs;
-        if (e->nplans == FFT_MAX_PLANS) {
-            say(why, why_len, "too many segments per block (%zu)", e->max_segs);
+    const size_t n = e->f->fft_size, bins = n / 2 + 1;
+    const int r2c = type == CUFFT_R2C;
+    for (size_t k = 1;; k *= 2) {
+        if (k > max)
+            k = max;
+        if (*count == FFT_MAX_PLANS) {
+            say(why, why_len, "too many segments per block (%zu)", max);
             return GFIR_ERR_ARG;
         }
-        fft_plans *p = &e->plans[e->nplans++];
-        const size_t batch = segs * e->channels;
+        fft_plan *p = &list[*count];
+        const size_t batch = k * e->channels;
         size_t work = 0;
         char name[96];
-        p->segs = segs;
-        snprintf(name, sizeof name, "cufftMakePlanMany64 (R2C, %zu points, batch %zu)", n, batch);
-        CUFFT_TRY(cufft().create(&p->r2c), "cufftCreate");
-        p->has_r2c = 1;
-        CUFFT_TRY(make_plan(p->r2c, CUFFT_R2C, n, batch, 0, &work), name);
-        work_max = work > work_max ? work : work_max;
-        snprintf(name, sizeof name, "cufftMakePlanMany64 (C2R, %zu points, batch %zu)", n, batch);
-        CUFFT_TRY(cufft().create(&p->c2r), "cufftCreate");
-        p->has_c2r = 1;
-        CUFFT_TRY(make_plan(p->c2r, CUFFT_C2R, n, batch, 0, &work), name);
-        work_max = work > work_max ? work : work_max;
-        CUFFT_TRY(cufft().set_stream(p->r2c, e->stream), "cufftSetStream");
-        CUFFT_TRY(cufft().set_stream(p->c2r, e->stream), "cufftSetStream");
-        if (segs == e->max_segs)
-            break;
+        snprintf(name, sizeof name, "cufftMakePlanMany64 (%s, %zu points, batch %zu)",
+                 r2c ? "R2C" : "C2R", n, batch);
+        CUFFT_TRY(cufft().create(&p->h), "cufftCreate");
+        ++*count;
+        p->count = k;
+        CUFFT_TRY(make_plan(p->h, type, n, batch, r2c ? n + 2 : bins, r2c ? bins : n + 2, 0,
+                            &work),
+                  name);
+        CUFFT_TRY(cufft().set_stream(p->h, e->stream), "cufftSetStream");
+        *work_max = work > *work_max ? work : *work_max;
+        if (k == max)
+            return GFIR_OK;
     }
+}
+
+static gfir_status make_plans(gfir_fft_engine *e, char *why, size_t why_len)
+{
+    size_t work_max = 0;
+    gfir_status st = add_plans(e, CUFFT_R2C, e->max_segs, e->r2c, &e->n_r2c, &work_max, why,
+                               why_len);
+    if (st == GFIR_OK)
+        st = add_plans(e, CUFFT_C2R, e->max_rows, e->c2r, &e->n_c2r, &work_max, why, why_len);
+    if (st != GFIR_OK)
+        return st;
     /* never a zero-byte area: a plan without one refuses to run */
     CUDA_TRY(cudaMalloc(&e->d_work, work_max > 256 ? work_max : 256));
-    for (int k = 0; k < e->nplans; k++) {
-        CUFFT_TRY(cufft().set_work_area(e->plans[k].r2c, e->d_work), "cufftSetWorkArea");
-        CUFFT_TRY(cufft().set_work_area(e->plans[k].c2r, e->d_work), "cufftSetWorkArea");
-    }
+    for (int k = 0; k < e->n_r2c; k++)
+        CUFFT_TRY(cufft().set_work_area(e->r2c[k].h, e->d_work), "cufftSetWorkArea");
+    for (int k = 0; k < e->n_c2r; k++)
+        CUFFT_TRY(cufft().set_work_area(e->c2r[k].h, e->d_work), "cufftSetWorkArea");
     return GFIR_OK;
+}
+
+/* Segments and output rows per channel for n frames. */
+static void shape(const gfir_fft_engine *e, size_t n, size_t *segs, size_t *rows)
+{
+    *rows = (n + e->hop - 1) / e->hop;
+    *segs = *rows + e->f->parts - 1;
+}
+
+/* The smallest plan of list that covers count rows (the last covers the most). */
+static const fft_plan *covering(const fft_plan *list, size_t count)
+{
+    while (list->count < count)
+        list++;
+    return list;
 }
 
 static gfir_status engine_init(gfir_fft_engine *e, char *why, size_t why_len)
 {
     const size_t n = e->f->fft_size;
-    e->hop = n - (e->f->ntaps - 1);
-    e->max_segs = (e->max_n + e->hop - 1) / e->hop;
-    const size_t rows = e->max_segs * e->channels;
-    if (rows > ((size_t)1 << 40) / (n + 2)) {
-        say(why, why_len, "%zu FFT rows of %zu points do not fit in memory", rows, n);
+    e->hop = e->f->part ? e->f->part : n - (e->f->ntaps - 1);
+    shape(e, e->max_n, &e->max_segs, &e->max_rows);
+    if (e->max_segs * e->channels > ((size_t)1 << 40) / (n + 2)) {
+        say(why, why_len, "%zu FFT rows of %zu points do not fit in memory",
+            e->max_segs * e->channels, n);
         return GFIR_ERR_NOMEM;
     }
-    CUDA_TRY(cudaMalloc((void **)&e->d_buf, rows * (n + 2) * sizeof(float)));
+    CUDA_TRY(cudaMalloc((void **)&e->d_buf, e->max_rows * e->channels * (n + 2) * sizeof(float)));
+    if (e->f->part)
+        CUDA_TRY(cudaMalloc((void **)&e->d_in,
+                            e->max_segs * e->channels * (n + 2) * sizeof(float)));
     return make_plans(e, why, why_len);
 }
 
@@ -500,7 +635,8 @@ extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_
         return GFIR_ERR_NULL;
     }
     *out = NULL;
-    if (channels == 0 || max_n == 0 || (f->filters != 1 && f->filters != channels)) {
+    if (channels == 0 || channels > GRID_Y_MAX || max_n == 0 ||
+        (f->filters != 1 && f->filters != channels)) {
         say(why, why_len, "an FFT engine of %u x %zu frames cannot use %u tap sets", channels,
             max_n, f->filters);
         return GFIR_ERR_ARG;
@@ -531,7 +667,8 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
         say(why, why_len, "gfir_fft_run: NULL argument");
         return GFIR_ERR_NULL;
     }
-    const size_t n_fft = e->f->fft_size, halo = e->f->ntaps - 1, bins = n_fft / 2 + 1;
+    const gfir_fft_filter *f = e->f;
+    const size_t n_fft = f->fft_size, halo = f->ntaps - 1, bins = n_fft / 2 + 1;
     if (n > e->max_n || x_stride < halo + n) {
         say(why, why_len, "gfir_fft_run: %zu frames with input pitch %zu (engine of %zu)", n,
             x_stride, e->max_n);
@@ -539,26 +676,35 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
     }
     if (n == 0)
         return GFIR_OK;
-    const size_t segs = (n + e->hop - 1) / e->hop;
-    const fft_plans *p = &e->plans[0];
-    while (p->segs < segs)
-        p++; /* the last plan covers max_segs >= segs */
+    size_t segs, rows;
+    shape(e, n, &segs, &rows);
+    const fft_plan *fwd = covering(e->r2c, segs), *inv = covering(e->c2r, rows);
+    float *in = f->part ? e->d_in : e->d_buf; /* partitioned: spectra kept apart */
 
-    dim3 gather_grid((unsigned)((n_fft + THREADS - 1) / THREADS), grid_y(p->segs));
-    gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(d_x, x_stride, halo + n, e->d_buf,
-                                                          n_fft, e->hop, p->segs, e->channels);
+    dim3 gather_grid((unsigned)((n_fft + THREADS - 1) / THREADS), grid_y(fwd->count));
+    gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(d_x, x_stride, halo + n, f->front, in,
+                                                          n_fft, e->hop, fwd->count,
+                                                          e->channels);
     CUDA_TRY(cudaGetLastError());
-    CUFFT_TRY(cufft().exec_r2c(p->r2c, (cufftReal *)e->d_buf, (cufftComplex *)e->d_buf),
-              "cufftExecR2C");
-    dim3 mul_grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(p->segs));
-    multiply_kernel<<<mul_grid, THREADS, 0, e->stream>>>((float2 *)e->d_buf, e->f->d_spec, bins,
-                                                         p->segs, e->channels,
-                                                         e->f->filters == 1);
+    CUFFT_TRY(cufft().exec_r2c(fwd->h, (cufftReal *)in, (cufftComplex *)in), "cufftExecR2C");
+    if (f->part) {
+        dim3 grid((unsigned)((bins + THREADS - 1) / THREADS),
+                  grid_y((rows + MAC_RUN - 1) / MAC_RUN), e->channels);
+        mac_kernel<<<grid, THREADS, 0, e->stream>>>((const float2 *)in, segs, f->d_spec,
+                                                     f->parts, bins, rows, e->channels,
+                                                     f->filters == 1, (float2 *)e->d_buf);
+    } else {
+        dim3 grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(rows));
+        multiply_kernel<<<grid, THREADS, 0, e->stream>>>((float2 *)e->d_buf, f->d_spec, bins,
+                                                         rows, e->channels, f->filters == 1);
+    }
     CUDA_TRY(cudaGetLastError());
-    CUFFT_TRY(cufft().exec_c2r(p->c2r, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf),
+    CUFFT_TRY(cufft().exec_c2r(inv->h, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf),
               "cufftExecC2R");
-    dim3 out_grid((unsigned)((e->hop + THREADS - 1) / THREADS), grid_y(segs));
-    extract_kernel<<<out_grid, THREADS, 0, e->stream>>>(e->d_buf, n_fft, e->hop, halo, n, segs,
+    /* partitioned: block j's outputs sit at columns part ..; whole: at halo .. */
+    dim3 out_grid((unsigned)((e->hop + THREADS - 1) / THREADS), grid_y(rows));
+    extract_kernel<<<out_grid, THREADS, 0, e->stream>>>(e->d_buf, n_fft, e->hop,
+                                                        f->part ? f->part : halo, n, rows,
                                                         e->channels, d_out, frame_stride,
                                                         channel_stride);
     CUDA_TRY(cudaGetLastError());

@@ -95,14 +95,20 @@ cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_o
 typedef struct gfir_fft_filter gfir_fft_filter;
 typedef struct gfir_fft_engine gfir_fft_engine;
 
-/* The FFT size the library uses for ntaps taps and blocks of up to max_n
- * frames (a power of two above ntaps - 1). One rule, tuned by measurement. */
+/* The FFT size the library uses for a whole (unpartitioned) filter of ntaps
+ * taps and blocks of up to max_n frames (a power of two above ntaps - 1), and
+ * the partition size it uses instead, or 0 where it keeps the filter whole.
+ * Tuned by measurement. */
 size_t gfir_fft_size(size_t ntaps, size_t max_n);
+size_t gfir_fft_part(size_t ntaps, size_t max_n);
 
 /* Spectra of filters tap sets of ntaps taps each (host memory, natural order,
- * one after another) at FFT size fft_size, a power of two >= ntaps. */
+ * one after another). part == 0: the whole filter at FFT size fft_size, a
+ * power of two >= ntaps. part > 0: uniform partitions of part taps, each
+ * transformed at fft_size == 2 * part points. */
 gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float *taps, size_t ntaps,
-                                   unsigned filters, size_t fft_size, char *why, size_t why_len);
+                                   unsigned filters, size_t fft_size, size_t part, char *why,
+                                   size_t why_len);
 size_t gfir_fft_filter_size(const gfir_fft_filter *f);
 void gfir_fft_filter_destroy(gfir_fft_filter *f);
 

@@ -275,11 +275,12 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     st->taps_stride = (plan->ntaps + GFIR_TAP_STEP - 1) / GFIR_TAP_STEP * GFIR_TAP_STEP;
 
     if (plan->kernel == GFIR_KERNEL_FFT) {
+        const size_t part = gfir_fft_part(plan->ntaps, st->sub_frames);
         st->step = fft_step;
-        status = gfir_fft_filter_create(&st->fft_filter, taps, plan->ntaps,
-                                        plan->filter_channels,
-                                        gfir_fft_size(plan->ntaps, st->sub_frames), plan->detail,
-                                        sizeof plan->detail);
+        status = gfir_fft_filter_create(
+            &st->fft_filter, taps, plan->ntaps, plan->filter_channels,
+            part ? 2 * part : gfir_fft_size(plan->ntaps, st->sub_frames), part, plan->detail,
+            sizeof plan->detail);
     } else {
         st->step = direct_step;
         st->launch = launchers[plan->kernel];

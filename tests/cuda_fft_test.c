@@ -4,7 +4,10 @@
  *
  * - The engine of kernels/fft.cu at every FFT size gfir_fft_size() can choose
  *   up to 2^23 (the size of a 2^21-tap filter), planar and interleaved output,
- *   whole blocks and short ones.
+ *   whole blocks and short ones; and partitioned, at the partition size the
+ *   rule picks and at small ones, with tap counts on both sides of every case
+ *   of the partition arithmetic. Everything in the input rows past the halo
+ *   and the samples is NaN, so an engine that reads past its input shows.
  * - The plan API: channels {1, 2, 6}, shared and per-channel taps, chunks of
  *   1, 2, 7, 997 and random sizes, in place, pipelined big calls, reset and
  *   flush, AUTO's choice.
@@ -76,12 +79,28 @@ typedef struct engine_case {
     size_t n_fft, ntaps, max_n;
     unsigned channels;
     int shared;
+    size_t part; /* 0: whole */
 } engine_case;
+
+/* Uploads rows of x_stride samples from h_x, of which only the halo and n
+ * samples of each are kept: the rest of the buffer NaN. */
+static void upload(float *d_x, const float *h_x, size_t x_stride, size_t keep, unsigned C)
+{
+    const size_t total = C * x_stride;
+    float *h = malloc(total * sizeof *h);
+    assert_non_null(h);
+    for (size_t i = 0; i < total; i++)
+        h[i] = NAN;
+    for (unsigned c = 0; c < C; c++)
+        memcpy(h + c * x_stride, h_x + c * x_stride, keep * sizeof *h);
+    CHECK_CUDA(cudaMemcpy(d_x, h, total * sizeof *h, cudaMemcpyHostToDevice));
+    free(h);
+}
 
 /* Runs n frames through the engine; compares output subset idx (< n) with ref. */
 static void engine_run(const engine_case *ec, gfir_fft_engine *e, cudaStream_t stream,
-                       const float *d_x, size_t x_stride, size_t n, int interleaved,
-                       const size_t *idx, size_t nidx, const double *ref)
+                       float *d_x, const float *h_x, size_t x_stride, size_t n,
+                       int interleaved, const size_t *idx, size_t nidx, const double *ref)
 {
     const unsigned C = ec->channels;
     const size_t y_stride = ec->max_n + 3;
@@ -89,6 +108,7 @@ static void engine_run(const engine_case *ec, gfir_fft_engine *e, cudaStream_t s
     float *d_y, *h_y = malloc(total * sizeof *h_y);
     char why[256] = "";
     assert_non_null(h_y);
+    upload(d_x, h_x, x_stride, ec->ntaps - 1 + n, C);
     CHECK_CUDA(cudaMalloc((void **)&d_y, total * sizeof(float)));
     CHECK_CUDA(cudaMemset(d_y, 0xff, total * sizeof(float))); /* NaN poison */
     CHECK_GFIR(gfir_fft_run(e, d_x, x_stride, n, d_y, interleaved ? C : 1,
@@ -113,13 +133,15 @@ static void engine_run(const engine_case *ec, gfir_fft_engine *e, cudaStream_t s
         for (unsigned c = 0; c < C; c++) {
             const float got = interleaved ? h_y[i * C + c] : h_y[c * y_stride + i];
             if (!isfinite(got))
-                fail_msg("fft N=%zu ntaps=%zu n=%zu ch=%u: output %zu of channel %u not written",
-                         ec->n_fft, ec->ntaps, n, C, i, c);
+                fail_msg("fft N=%zu part=%zu ntaps=%zu n=%zu ch=%u: output %zu of channel %u "
+                         "not finite",
+                         ec->n_fft, ec->part, ec->ntaps, n, C, i, c);
         }
     double err = sqrt(num / den);
     if (!(err < tolerance(ec->ntaps)))
-        fail_msg("fft engine N=%zu ntaps=%zu max_n=%zu n=%zu ch=%u shared=%d %s: rel L2 %.3g",
-                 ec->n_fft, ec->ntaps, ec->max_n, n, C, ec->shared,
+        fail_msg("fft engine N=%zu part=%zu ntaps=%zu max_n=%zu n=%zu ch=%u shared=%d %s: "
+                 "rel L2 %.3g",
+                 ec->n_fft, ec->part, ec->ntaps, ec->max_n, n, C, ec->shared,
                  interleaved ? "interleaved" : "planar", err);
     cudaFree(d_y);
     free(h_y);
@@ -129,11 +151,9 @@ static void engine_check(const engine_case *ec)
 {
     uint64_t rng = 0xFF7ULL + ec->n_fft * 31 + ec->ntaps;
     const unsigned C = ec->channels, filters = ec->shared ? 1 : C;
-    const size_t halo = ec->ntaps - 1, hop = ec->n_fft - halo;
-    const size_t x_stride = halo + ec->max_n + 5; /* an odd pitch on purpose */
+    const size_t halo = ec->ntaps - 1, hop = ec->part ? ec->part : ec->n_fft - halo;
     const size_t budget = budget_for(ec->ntaps);
     float *h_taps = malloc(filters * ec->ntaps * sizeof(float));
-    float *h_x = malloc(C * x_stride * sizeof(float));
     size_t *idx = malloc((budget + 200) * sizeof *idx);
     double *ref = malloc((budget + 200) * C * sizeof *ref);
     gfir_fft_filter *f;
@@ -142,12 +162,19 @@ static void engine_check(const engine_case *ec)
     float *d_x;
     char why[256] = "";
     assert_non_null(h_taps);
-    assert_non_null(h_x);
     assert_non_null(idx);
     assert_non_null(ref);
 
-    assert_int_equal(gfir_fft_size(ec->ntaps, ec->max_n), ec->n_fft);
+    if (!ec->part)
+        assert_int_equal(gfir_fft_size(ec->ntaps, ec->max_n), ec->n_fft);
     test_fill(h_taps, filters * ec->ntaps, &rng);
+    CHECK_GFIR(gfir_fft_filter_create(&f, h_taps, ec->ntaps, filters, ec->n_fft, ec->part, why,
+                                      sizeof why),
+               why);
+    assert_int_equal(gfir_fft_filter_size(f), ec->n_fft);
+    const size_t x_stride = halo + ec->max_n + 5; /* an odd pitch on purpose */
+    float *h_x = malloc(C * x_stride * sizeof(float));
+    assert_non_null(h_x);
     test_fill(h_x, C * x_stride, &rng);
     const size_t nidx = pick_indices(ec->max_n, hop, budget, &rng, idx);
     for (size_t k = 0; k < nidx; k++)
@@ -162,10 +189,6 @@ static void engine_check(const engine_case *ec)
 
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CHECK_CUDA(cudaMalloc((void **)&d_x, C * x_stride * sizeof(float)));
-    CHECK_CUDA(cudaMemcpy(d_x, h_x, C * x_stride * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK_GFIR(gfir_fft_filter_create(&f, h_taps, ec->ntaps, filters, ec->n_fft, why, sizeof why),
-               why);
-    assert_int_equal(gfir_fft_filter_size(f), ec->n_fft);
     CHECK_GFIR(gfir_fft_engine_create(&e, f, C, ec->max_n, stream, why, sizeof why), why);
 
     /* whole blocks, the shortest, one past a segment, and an odd middle size */
@@ -173,9 +196,9 @@ static void engine_check(const engine_case *ec)
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
         if (lengths[l] > ec->max_n || (quick && l > 1))
             continue;
-        engine_run(ec, e, stream, d_x, x_stride, lengths[l], (int)(l & 1), idx, nidx, ref);
+        engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], (int)(l & 1), idx, nidx, ref);
         if (l == 0)
-            engine_run(ec, e, stream, d_x, x_stride, lengths[l], 1, idx, nidx, ref);
+            engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], 1, idx, nidx, ref);
     }
 
     gfir_fft_engine_destroy(e);
@@ -195,7 +218,7 @@ static void test_engine_every_size(void **state)
     const size_t largest = quick ? (size_t)1 << 14 : (size_t)1 << 23;
     int k = 0;
     for (size_t n_fft = 32; n_fft <= largest; n_fft *= 2, k++) {
-        engine_case ec = {n_fft, 0, 0, chans[k % 3], k & 1};
+        engine_case ec = {n_fft, 0, 0, chans[k % 3], k & 1, 0};
         if (n_fft >= ((size_t)1 << 20) && ec.channels > 2)
             ec.channels = 2; /* keeps the biggest cases' memory and time down */
         /* a filter for which the rule itself picks this size, over several
@@ -214,10 +237,36 @@ static void test_engine_every_size(void **state)
         engine_check(&ec);
     }
     /* the common short filter at the smallest full size; a one-tap filter */
-    engine_case common = {16384, 255, 100003, 2, 0};
+    engine_case common = {16384, 255, 100003, 2, 0, 0};
     engine_check(&common);
-    engine_case one_tap = {16384, 1, 50000, 6, 1};
+    engine_case one_tap = {16384, 1, 50000, 6, 1, 0};
     engine_check(&one_tap);
+}
+
+/* Partitioned: at small partitions, tap counts that fill the last partition
+ * but for one sample, exactly, or by one sample only; one under a partition,
+ * and odd ones; then the rule's own shape for a long filter. */
+static void test_engine_partitioned(void **state)
+{
+    (void)state;
+    static const size_t parts[] = {64, 256, 1024};
+    static const unsigned chans[] = {1, 2, 6};
+    int k = 0;
+    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+        const size_t P = parts[p];
+        const size_t taps[] = {3 * P - 1, 3 * P, 4 * P + 1, P - 5, 5 * P + 37, 2 * P - 2};
+        for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++, k++) {
+            if (quick && t > 2)
+                continue;
+            engine_case ec = {2 * P, taps[t], 7 * P + 13, chans[k % 3], k & 1, P};
+            engine_check(&ec);
+        }
+    }
+    const size_t ntaps = quick ? 32768 : 65535, max_n = quick ? 40000 : 300007;
+    assert_int_not_equal(gfir_fft_part(ntaps, max_n), 0);
+    engine_case rule = {2 * gfir_fft_part(ntaps, max_n), ntaps, max_n, 2, 0,
+                        gfir_fft_part(ntaps, max_n)};
+    engine_check(&rule);
 }
 
 /* ---- the plan API ----------------------------------------------------------- */
@@ -394,11 +443,17 @@ static void test_engine_arguments(void **state)
     gfir_fft_engine *e;
     char why[256];
     why[0] = '\0';
-    assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 48, why, sizeof why), GFIR_ERR_ARG);
+    assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 48, 0, why, sizeof why),
+                     GFIR_ERR_ARG);
     assert_null(f);
     assert_true(strlen(why) > 0);
-    assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 4, why, sizeof why), GFIR_ERR_ARG);
-    assert_int_equal(gfir_fft_filter_create(&f, taps, 4, 2, 32, why, sizeof why), GFIR_OK);
+    assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 4, 0, why, sizeof why), GFIR_ERR_ARG);
+    /* partitions transform at twice their size, whatever the taps */
+    assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 16, 4, why, sizeof why),
+                     GFIR_ERR_ARG);
+    assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 8, 4, why, sizeof why), GFIR_OK);
+    gfir_fft_filter_destroy(f);
+    assert_int_equal(gfir_fft_filter_create(&f, taps, 4, 2, 32, 0, why, sizeof why), GFIR_OK);
     assert_int_equal(gfir_fft_engine_create(&e, f, 3, 100, 0, why, sizeof why), GFIR_ERR_ARG);
     assert_null(e);
     assert_int_equal(gfir_fft_engine_create(&e, f, 2, 100, 0, why, sizeof why), GFIR_OK);
@@ -428,7 +483,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_engine_arguments),   cmocka_unit_test(test_engine_every_size),
         cmocka_unit_test(test_streaming_fft),      cmocka_unit_test(test_fft_pipelined),
         cmocka_unit_test(test_long_filters),       cmocka_unit_test(test_fft_reset_and_flush),
-        cmocka_unit_test(test_auto_choice),
+        cmocka_unit_test(test_auto_choice),        cmocka_unit_test(test_engine_partitioned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  *
  *   gfir-bench [--channels C] [--frames N] [--taps 15,63,...] [--kernels a,b]
  *              [--runs R] [--csv FILE] [--threads T] [--fft-sizes N,..]
+ *              [--fft-parts P,..]
  *              [--live-blocks B,..] [--no-host]
  *
  * Table 1: data resident on the device. For each tap count and kernel, the
@@ -12,12 +13,13 @@
  * (direct kernels only: an FFT does not do ntaps FMAs per sample), both
  * measured in the same run. Every kernel reads the same planar
  * halo-prefixed input and writes planar output; for fft that is the whole
- * engine of kernels/fft.cu (gather into segments, R2C, spectral multiply,
- * C2R, extract of the valid samples), with its cuFFT plans and the filter
- * spectrum made before timing. Its FFT size is the library's rule for a
- * block of all the frames; --fft-sizes adds rows at other sizes (those of at
- * least 2 ntaps), to tune the rule from: fft(N) in the table,
- * fft_sweep rows in the CSV, which the peer comparison ignores.
+ * engine of kernels/fft.cu (gather into segments, R2C, spectral multiply or
+ * partitioned multiply-accumulate, C2R, extract of the valid samples), with its cuFFT plans and the filter spectrum made before timing.
+ * Its shape is the library's rule for a block of all the frames: fft(N) for
+ * a whole filter at N points, fftp(P) for partitions of P taps. --fft-sizes
+ * and --fft-parts add rows at other shapes (whole sizes of at least 2 ntaps;
+ * partitions below ntaps), to tune the rule from: fft_sweep rows in the CSV,
+ * which the peer comparison ignores.
  * Table 2: the streaming plan API from pinned host memory, host to device and
  * back included (wall clock around gfir_plan_execute, which is synchronous).
  * Table 3: one call of the plan API at audio block sizes from ordinary
@@ -164,13 +166,13 @@ static double measure_copy_bw(size_t bytes)
 /* The FFT engine from the same planar input to the same planar output as the
  * direct kernels, on the legacy default stream that time_ms records on. */
 static void time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
-                     size_t ntaps, unsigned channels, size_t frames, size_t n_fft, int runs,
-                     double copy_bw, FILE *csv, const char *csv_kind)
+                     size_t ntaps, unsigned channels, size_t frames, size_t n_fft, size_t part,
+                     int runs, double copy_bw, FILE *csv, const char *csv_kind)
 {
     char why[256] = "";
     gfir_fft_filter *f;
     gfir_fft_engine *e;
-    if (gfir_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, why, sizeof why) != GFIR_OK) {
+    if (gfir_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, part, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
@@ -194,11 +196,11 @@ static void time_fft(float *const d_x[2], size_t x_stride, float *d_y, const flo
     const double gbps = ((double)(frames + ntaps - 1) * channels * 4 + samples * 4.0) /
                         (ms * 1e-3) / 1e9;
     char label[32];
-    snprintf(label, sizeof label, "fft(%zu)", n_fft);
+    snprintf(label, sizeof label, part ? "fftp(%zu)" : "fft(%zu)", part ? part : n_fft);
     printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
            samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
     if (csv)
-        fprintf(csv, "%s,fft,%zu,%.5f,%zu\n", csv_kind, ntaps, ms, n_fft);
+        fprintf(csv, "%s,fft,%zu,%.5f,%zu,%zu\n", csv_kind, ntaps, ms, n_fft, part);
 }
 
 static double now_s(void)
@@ -309,7 +311,7 @@ int main(int argc, char **argv)
     unsigned channels = 2, threads = 0;
     size_t frames = (size_t)1 << 24;
     int runs = 15, host_table = 1;
-    std::vector<size_t> fft_sizes;
+    std::vector<size_t> fft_sizes, fft_parts;
     std::vector<size_t> live_blocks = {256, 4096};
     std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143};
     std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct", "fft"};
@@ -331,6 +333,7 @@ int main(int argc, char **argv)
         else if (a == "--threads") threads = (unsigned)atoi(val());
         else if (a == "--csv") csv_path = val();
         else if (a == "--fft-sizes") fft_sizes = parse_list(val());
+        else if (a == "--fft-parts") fft_parts = parse_list(val());
         else if (a == "--live-blocks") live_blocks = parse_list(val());
         else if (a == "--no-host") host_table = 0;
         else if (a == "--kernels") {
@@ -344,6 +347,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: gfir-bench [--channels C] [--frames N] [--taps a,b] "
                             "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--fft-sizes N,..] "
+                            "[--fft-parts P,..] "
                             "[--live-blocks b,..] [--no-host]\n");
             return 2;
         }
@@ -396,14 +400,21 @@ int main(int argc, char **argv)
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), stride * sizeof(float), cudaMemcpyHostToDevice));
         for (const std::string &name : names) {
             if (name == "fft") {
-                const size_t rule = gfir_fft_size(ntaps, frames);
-                time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule, runs,
-                         copy_bw, csv, "device_resident");
+                const size_t rule_part = gfir_fft_part(ntaps, frames);
+                const size_t rule = rule_part ? 2 * rule_part : gfir_fft_size(ntaps, frames);
+                time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule,
+                         rule_part, runs, copy_bw, csv, "device_resident");
                 for (size_t n_fft : fft_sizes)
                     /* below 2 ntaps most of each transform is overlap */
-                    if (n_fft != rule && n_fft >= 2 * ntaps && (n_fft & (n_fft - 1)) == 0)
+                    if ((n_fft != rule || rule_part) && n_fft >= 2 * ntaps &&
+                        (n_fft & (n_fft - 1)) == 0)
                         time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                                 n_fft, runs, copy_bw, csv, "fft_sweep");
+                                 n_fft, 0, runs, copy_bw, csv, "fft_sweep");
+                for (size_t part : fft_parts)
+                    if (part != rule_part && part < ntaps && part >= 64 &&
+                        (part & (part - 1)) == 0)
+                        time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
+                                 2 * part, part, runs, copy_bw, csv, "fft_sweep");
                 continue;
             }
             const kernel_entry *ke = NULL;
