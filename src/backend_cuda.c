@@ -18,6 +18,7 @@
  * read the same staged buffer, so the lanes, the halo and the pipelining are
  * shared.
  */
+#include "cache.h"
 #include "kernels.h"
 #include "plan.h"
 
@@ -36,7 +37,10 @@
  * with 2 x 2^24 samples on the device (gfir-bench, 2026-11-22): the direct
  * kernel's time grows with the taps (0.42 ms at 255, 1.47 ms at 1023) while
  * the FFT engine's stays near 0.62-0.73 ms up to 4095 taps, so they cross
- * near 380 taps. Retune from gfir-bench's direct and fft rows.
+ * near 380 taps. This is the default: `gfir-bench --calibrate` measures the
+ * crossover of the device it runs on and keeps it in the user's cache
+ * directory (GFIR_CUDA_CROSSOVER_FILE, a line per device name), which AUTO
+ * prefers.
  */
 #define AUTO_FFT_MIN_TAPS 384
 
@@ -97,12 +101,25 @@ static int cuda_available(void)
     return count > 0;
 }
 
+/* AUTO's crossover for the plan's device: calibrated, else the default. */
+static size_t fft_min_taps(const gfir_plan *plan)
+{
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, plan->device) != cudaSuccess) {
+        cudaGetLastError();
+        return AUTO_FFT_MIN_TAPS;
+    }
+    prop.name[sizeof prop.name - 1] = '\0';
+    const size_t calibrated = gfir_cache_lookup(GFIR_CUDA_CROSSOVER_FILE, prop.name);
+    return calibrated ? calibrated : AUTO_FFT_MIN_TAPS;
+}
+
 static gfir_status cuda_choose_kernel(const gfir_plan *plan, gfir_kernel requested,
                                       gfir_kernel *chosen)
 {
     switch (requested) {
     case GFIR_KERNEL_AUTO:
-        *chosen = plan->ntaps >= AUTO_FFT_MIN_TAPS ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT;
+        *chosen = plan->ntaps >= fft_min_taps(plan) ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT;
         return GFIR_OK;
     case GFIR_KERNEL_CONSTANT:
         if (!gfir_constant_fits(plan->ntaps, plan->filter_channels))

@@ -13,6 +13,7 @@
  * and allocation-free, so execute takes no lock.
  */
 #include "cpu_fft.h"
+#include "cache.h"
 #include "cpu_kernels.h"
 #include "pool.h"
 
@@ -230,34 +231,9 @@ static unsigned planner_flags(void)
     return FFTW_MEASURE;
 }
 
-/* $XDG_CACHE_HOME/gfir/fftw-wisdom, or ~/.cache/gfir/fftw-wisdom; 0 when
- * neither variable gives an absolute directory. With mkdirs, makes the
- * directories on the way. */
 static int wisdom_path(char *path, size_t len, int mkdirs)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    size_t used;
-    int n;
-    if (xdg && xdg[0] == '/')
-        n = snprintf(path, len, "%s/gfir", xdg);
-    else if (home && home[0] == '/')
-        n = snprintf(path, len, "%s/.cache/gfir", home);
-    else
-        return 0;
-    if (n < 0 || (size_t)n >= len)
-        return 0;
-    used = (size_t)n;
-    if (mkdirs) {
-        char *slash = strrchr(path, '/');
-        *slash = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST)
-            return 0;
-        *slash = '/';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST)
-            return 0;
-    }
-    n = snprintf(path + used, len - used, "/fftw-wisdom");
-    return n > 0 && (size_t)n < len - used;
+    return gfir_cache_path(path, len, "fftw-wisdom", mkdirs);
 }
 
 /* Saves what the planner learnt. Another process may be doing the same, so

@@ -20,6 +20,8 @@
  *
  * `cuda_fft_test --quick` runs a smaller set, for compute-sanitizer.
  */
+#define _POSIX_C_SOURCE 200809L
+#include "cache.h"
 #include "kernels.h"
 
 #include <setjmp.h>
@@ -415,23 +417,51 @@ static void test_fft_reset_and_flush(void **state)
     check_reset_and_flush(GFIR_BACKEND_CUDA, GFIR_KERNEL_FFT, 9000, 3000, 77);
 }
 
+/* AUTO's crossover at plan: direct below, fft from; lat 0 either way. */
+static void expect_auto(const float *taps, size_t ntaps, gfir_kernel want)
+{
+    gfir_plan *plan;
+    gfir_config cfg;
+    gfir_config_init(&cfg);
+    cfg.backend = GFIR_BACKEND_CUDA;
+    assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
+    if (gfir_plan_kernel(plan) != want)
+        fail_msg("AUTO at %zu taps chose %s, expected %s", ntaps,
+                 gfir_kernel_name(gfir_plan_kernel(plan)), gfir_kernel_name(want));
+    assert_int_equal(gfir_plan_latency(plan), 0);
+    gfir_plan_destroy(plan);
+}
+
+/* The built-in crossover without a calibration, then the one gfir-bench
+ * --calibrate keeps for this device (in a scratch cache directory). */
 static void test_auto_choice(void **state)
 {
     (void)state;
     static float taps[384];
     uint64_t rng = 3;
-    gfir_plan *plan;
-    gfir_config cfg;
+    char dir[] = "/tmp/gfir-auto-XXXXXX";
+    struct cudaDeviceProp prop;
+    const char *old = getenv("XDG_CACHE_HOME");
+    char *saved = old ? strdup(old) : NULL;
     test_fill(taps, 384, &rng);
-    gfir_config_init(&cfg);
-    cfg.backend = GFIR_BACKEND_CUDA;
-    assert_int_equal(gfir_plan_create(&plan, taps, 383, &cfg), GFIR_OK);
-    assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_DIRECT);
-    gfir_plan_destroy(plan);
-    assert_int_equal(gfir_plan_create(&plan, taps, 384, &cfg), GFIR_OK);
-    assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
-    assert_int_equal(gfir_plan_latency(plan), 0);
-    gfir_plan_destroy(plan);
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(setenv("XDG_CACHE_HOME", dir, 1), 0);
+    expect_auto(taps, 383, GFIR_KERNEL_DIRECT);
+    expect_auto(taps, 384, GFIR_KERNEL_FFT);
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    assert_int_equal(gfir_cache_store(GFIR_CUDA_CROSSOVER_FILE, prop.name, 200), 0);
+    expect_auto(taps, 199, GFIR_KERNEL_DIRECT);
+    expect_auto(taps, 200, GFIR_KERNEL_FFT);
+    assert_int_equal(gfir_cache_store(GFIR_CUDA_CROSSOVER_FILE, "another device", 100), 0);
+    expect_auto(taps, 199, GFIR_KERNEL_DIRECT);
+    if (saved)
+        setenv("XDG_CACHE_HOME", saved, 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    free(saved);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* Bad arguments to the engine are refused with a reason, never run. */

@@ -2,6 +2,8 @@
 # the installed tree (pkg-config and CMake consumers), and the vectorised loop.
 
 gfir_unit_test(error_test)
+# The cache directory's small tables (the GPU's calibrated crossover).
+gfir_unit_test(cache_test)
 # The version the build was configured with: the header's macros must match it.
 target_compile_definitions(error_test PRIVATE GFIR_PROJECT_VERSION="${PROJECT_VERSION}")
 

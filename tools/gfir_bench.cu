@@ -5,6 +5,7 @@
  *              [--runs R] [--csv FILE] [--threads T] [--fft-sizes N,..]
  *              [--fft-parts P,..]
  *              [--live-blocks B,..] [--no-host]
+ *   gfir-bench --calibrate [--channels C] [--frames N] [--runs R]
  *
  * Table 1: data resident on the device. For each tap count and kernel, the
  * median of R runs (after warm-up) over two alternating random inputs, as
@@ -29,7 +30,13 @@
  * memory on the GPU, direct and fft at every --taps count: the median wall
  * time of one gfir_plan_execute, to set against the block's duration at 48 kHz.
  * --csv appends machine-readable rows for tools/bench/gpu_peers.py.
+ *
+ * --calibrate times the direct kernel against the FFT engine at tap counts
+ * from 127 to 2047 on this device (data on the device, as Table 1) and keeps
+ * the smallest count from which FFT stays faster in the user's cache
+ * directory, where AUTO on the CUDA backend looks for it by device name.
  */
+#include "cache.h"
 #include "gfir.h"
 #include "kernels.h"
 
@@ -165,7 +172,7 @@ static double measure_copy_bw(size_t bytes)
 
 /* The FFT engine from the same planar input to the same planar output as the
  * direct kernels, on the legacy default stream that time_ms records on. */
-static void time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
+static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
                      size_t ntaps, unsigned channels, size_t frames, size_t n_fft, size_t part,
                      int runs, double copy_bw, FILE *csv, const char *csv_kind)
 {
@@ -201,6 +208,66 @@ static void time_fft(float *const d_x[2], size_t x_stride, float *d_y, const flo
            samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
     if (csv)
         fprintf(csv, "%s,fft,%zu,%.5f,%zu,%zu\n", csv_kind, ntaps, ms, n_fft, part);
+    return ms;
+}
+
+/* --calibrate: see the top of this file. */
+static int calibrate(const cudaDeviceProp &prop, unsigned channels, size_t frames, int runs)
+{
+    static const size_t list[] = {127, 191, 255, 319, 383, 447, 511, 767, 1023, 1535, 2047};
+    const size_t count = sizeof list / sizeof list[0], max_taps = list[count - 1];
+    const size_t x_stride = frames + max_taps - 1, taps_stride = 2048;
+    std::vector<float> h_x(channels * x_stride), h_taps(taps_stride, 0.0f);
+    float *d_x[2], *d_y, *d_taps;
+    for (int k = 0; k < 2; k++) {
+        fill_random(h_x.data(), h_x.size(), 11 + k);
+        CUDA_OK(cudaMalloc(&d_x[k], h_x.size() * sizeof(float)));
+        CUDA_OK(cudaMemcpy(d_x[k], h_x.data(), h_x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    CUDA_OK(cudaMalloc(&d_y, frames * channels * sizeof(float)));
+    CUDA_OK(cudaMalloc(&d_taps, taps_stride * sizeof(float)));
+    printf("calibrating AUTO's direct/fft crossover on %s: %u channels x %zu frames, "
+           "median of %d runs\n%6s %-12s %10s\n",
+           prop.name, channels, frames, runs, "ntaps", "kernel", "ms");
+    const double copy_bw = measure_copy_bw(frames * channels * sizeof(float));
+    std::vector<double> direct(count), fft(count);
+    for (size_t i = 0; i < count; i++) {
+        const size_t ntaps = list[i];
+        std::fill(h_taps.begin(), h_taps.end(), 0.0f);
+        fill_random(h_taps.data(), ntaps, ntaps);
+        CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), taps_stride * sizeof(float),
+                           cudaMemcpyHostToDevice));
+        gfir_conv_args a = {NULL, x_stride, d_taps, taps_stride, 1, ntaps, d_y, frames, frames,
+                            channels, 0};
+        direct[i] = time_ms(
+            [&](int r) {
+                a.d_x = d_x[r & 1];
+                CUDA_OK(gfir_launch_direct(&a, 0));
+            },
+            3, runs);
+        printf("%6zu %-12s %10.4f\n", ntaps, "direct", direct[i]);
+        const size_t part = gfir_fft_part(ntaps, frames);
+        fft[i] = time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
+                          part ? 2 * part : gfir_fft_size(ntaps, frames), part, runs, copy_bw,
+                          NULL, "");
+    }
+    /* the smallest count from which fft wins at every larger one measured */
+    size_t cross = max_taps + 1;
+    for (size_t i = count; i-- > 0 && fft[i] <= direct[i];)
+        cross = list[i];
+    char path[4096] = "";
+    gfir_cache_path(path, sizeof path, GFIR_CUDA_CROSSOVER_FILE, 0);
+    for (int k = 0; k < 2; k++)
+        cudaFree(d_x[k]);
+    cudaFree(d_y);
+    cudaFree(d_taps);
+    if (gfir_cache_store(GFIR_CUDA_CROSSOVER_FILE, prop.name, cross) != 0) {
+        fprintf(stderr, "gfir-bench: cannot write the crossover to %s\n",
+                path[0] ? path : "the cache directory (neither XDG_CACHE_HOME nor HOME set)");
+        return 1;
+    }
+    printf("AUTO on %s takes fft from %zu taps: kept in %s\n", prop.name, cross, path);
+    return 0;
 }
 
 static double now_s(void)
@@ -316,6 +383,7 @@ int main(int argc, char **argv)
     std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143};
     std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct", "fft"};
     const char *csv_path = NULL;
+    int calibrate_only = 0;
 
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -336,6 +404,7 @@ int main(int argc, char **argv)
         else if (a == "--fft-parts") fft_parts = parse_list(val());
         else if (a == "--live-blocks") live_blocks = parse_list(val());
         else if (a == "--no-host") host_table = 0;
+        else if (a == "--calibrate") calibrate_only = 1;
         else if (a == "--kernels") {
             names.clear();
             std::string s = val();
@@ -348,7 +417,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: gfir-bench [--channels C] [--frames N] [--taps a,b] "
                             "[--kernels k,..] [--runs R] [--threads T] [--csv FILE] [--fft-sizes N,..] "
                             "[--fft-parts P,..] "
-                            "[--live-blocks b,..] [--no-host]\n");
+                            "[--live-blocks b,..] [--no-host] | --calibrate [--channels C] "
+                            "[--frames N] [--runs R]\n");
             return 2;
         }
     }
@@ -358,6 +428,8 @@ int main(int argc, char **argv)
     }
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    if (calibrate_only)
+        return calibrate(prop, channels, frames, runs);
     FILE *csv = csv_path ? fopen(csv_path, "a") : NULL;
     if (csv_path && !csv) {
         fprintf(stderr, "gfir-bench: cannot write %s\n", csv_path);
