@@ -592,9 +592,11 @@ static cufftResult attach(gfir_fft_engine *e, cufftHandle h, const char *symbol,
                           cufftXtCallbackType type)
 {
 #if HAVE_CALLBACKS
-    void *info[1] = {e->d_args};
+    /* caller_info is an array of one pointer per GPU, which cuFFT may read
+     * after this call returns: the engine's own field, never a local */
     return cufft().set_jit_callback(h, symbol, gfir_fft_callbacks_fatbin,
-                                    sizeof gfir_fft_callbacks_fatbin, type, info);
+                                    sizeof gfir_fft_callbacks_fatbin, type,
+                                    (void **)&e->d_args);
 #else
     (void)e, (void)h, (void)symbol, (void)type;
     return CUFFT_NOT_SUPPORTED;

@@ -6,12 +6,13 @@
 #   2. pkg-config --static: a program linked with libgfir.a and Libs.private
 #      alone, with no libgfir.so in its needs.
 #   3. CMake: find_package(gfir) in a separate project, shared and static.
-#   install_test.sh BUILD_DIR SOURCE_DIR LIBDIR CC
-# LIBDIR is CMAKE_INSTALL_LIBDIR (relative). Needs Debian's /usr/bin/python3
-# with numpy and scipy (the pyenv python3 on some PATHs has neither).
+#   install_test.sh BUILD_DIR SOURCE_DIR LIBDIR CC [PYTHON]
+# LIBDIR is CMAKE_INSTALL_LIBDIR (relative). PYTHON (the build's
+# GFIR_TEST_PYTHON) needs numpy and scipy; the default is Debian's
+# /usr/bin/python3 (the pyenv python3 on some PATHs has neither).
 set -euo pipefail
 build=$1 src=$2 libdir=$3 cc=$4
-python=/usr/bin/python3
+python=${5:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -29,8 +30,10 @@ done
 soname=$(readelf -d "$prefix/$libdir/libgfir.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ -n "$soname" ] && [ -e "$prefix/$libdir/$soname" ] || { echo "no $soname installed" >&2; exit 1; }
 
-# Only the fresh prefix may supply gfir; the system still supplies sndfile.
-export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+# The fresh prefix supplies gfir, ahead of any other; sndfile comes from the
+# system or from wherever PKG_CONFIG_PATH already points (dependencies
+# unpacked under another prefix). The prefix check below catches a stray gfir.
+export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 version=$(pkg-config --modversion gfir)
 [ "$(pkg-config --variable=prefix gfir)" = "$prefix" ] || {
     echo "gfir.pc names prefix $(pkg-config --variable=prefix gfir), not $prefix" >&2; exit 1; }

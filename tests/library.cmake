@@ -20,7 +20,8 @@ set_tests_properties(header_test PROPERTIES SKIP_RETURN_CODE ${GFIR_SKIP_CODE})
 # The installed tree as other DSP tools use it: pkg-config (shared and static)
 # with tools/gfir_example.c checked against NumPy, and a find_package() consumer.
 add_test(NAME install_test COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install_test.sh
-  ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${CMAKE_C_COMPILER})
+  ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${CMAKE_C_COMPILER}
+  ${GFIR_TEST_PYTHON})
 
 # GCC must vectorise the direct kernel's hot loop for each x86-64 width it is
 # built for (-fopt-info is GCC's; the widths are x86's).
