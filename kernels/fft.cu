@@ -31,22 +31,19 @@
  * covers S (nobody reads the extra rows' output). So a short call costs at
  * most twice its need, and every transform is a single cuFFT call.
  *
- * cuFFT callbacks could fold the gather (R2C load), the multiply (R2C store)
- * and the extract (C2R store) into the transforms, leaving two passes over
- * the data instead of five. They are built (lto/fft_callbacks.cu, compiled
- * to LTO-IR and linked into cuFFT's kernels when a plan is made) and tested,
- * but the library does not use them: on an H100 with CUDA 13.0 every one of
- * them made the engine slower, and its plans took seconds to make instead of
- * milliseconds. gfir-bench --kernels fft,fft-cb-gmx,fft-cb-g,fft-cb-m,fft-cb-x
- * --taps 1023,65535 --no-host, 2 x 2^24 samples, 2026-11-22 (ms; plans):
- *   1023 taps, N = 16384: passes 0.624 (15 ms); all three callbacks 0.729
- *     (7.8 s); gather only 0.737, multiply only 0.704, extract only 0.743
- *   65535 taps, P = 8192: passes 0.995; gather and extract 1.480 (2.7 s);
- *     gather only 1.218, extract only 1.261
- * Even the multiply alone, which saves a whole pass, cost more than that
- * pass: a plan with any callback runs other, slower kernels. Engines take
- * them on request (GFIR_FFT_CB_*), so the comparison can be rerun on a later
- * cuFFT.
+ * No cuFFT callbacks. Commit 31479aa had them: the gather as the R2C's load
+ * callback, the multiply as its store callback and the extract as the C2R's
+ * store callback, compiled to LTO-IR and linked by cufftXtSetJITCallback,
+ * which would leave two passes over the data instead of five. On an H100
+ * with CUDA 13.0 (gfir-bench --kernels fft,fft-cb-gmx,fft-cb-g,fft-cb-m,
+ * fft-cb-x --taps 1023,65535 --no-host at that commit, 2 x 2^24 samples)
+ * every callback made the engine slower: 1023 taps 0.624 ms with the passes,
+ * 0.72 with all three callbacks, 0.70 with the multiply alone (which saves a
+ * whole pass); 65535 taps (P = 8192) 0.99 ms, 1.47 with gather and extract.
+ * A plan with any callback runs other, slower kernels, and took 0.7 to 7.8 s
+ * to make instead of about 15 ms. Their results also went wrong (relative L2
+ * error 1, at random cases) when cuda_fft_test ran beside other GPU tests,
+ * which went unexplained. So the passes stay.
  *
  * libcufft is opened when the first filter spectrum is made, not linked:
  * it is a library of some 280 MB, and loading it at start-up cost every run
@@ -54,24 +51,13 @@
  * memory and its load time.
  */
 #include "kernels.h"
-#include "fft_callbacks.h"
 
 #include <cufft.h>
-#include <cufftXt.h>
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The callbacks as an LTO-IR fatbin, gfir_fft_callbacks_fatbin[], made by the
- * build from lto/fft_callbacks.cu; without it no engine takes callbacks. */
-#if defined(GFIR_FFT_LTO) && CUFFT_VER_MAJOR >= 12 /* CUDA 13's signature */
-#include "fft_callbacks_fatbin.h"
-#define HAVE_CALLBACKS 1
-#else
-#define HAVE_CALLBACKS 0
-#endif
 
 /*
  * The FFT size rule. A transform pair of N points yields L = N - ntaps + 1
@@ -185,11 +171,6 @@ struct gfir_fft_engine {
     float *d_in;      /* partitioned: max_segs * channels rows of fft_size + 2 floats */
     float *d_buf;     /* max_rows * channels rows of fft_size + 2 floats */
     void *d_work;     /* cuFFT's work area, shared by this engine's plans */
-    unsigned fused;   /* GFIR_FFT_CB_* bits of the callbacks the plans carry,
-                         whose passes run skips */
-    char unfused_why[200];
-    gfir_fft_cb_args *d_args; /* what the callbacks read (fused only) */
-    gfir_fft_cb_args args;    /* what was last written there */
     int n_r2c, n_c2r;
     fft_plan r2c[FFT_MAX_PLANS], c2r[FFT_MAX_PLANS];
 };
@@ -208,9 +189,6 @@ struct cufft_api {
     cufftResult (*set_work_area)(cufftHandle, void *);
     cufftResult (*exec_r2c)(cufftHandle, cufftReal *, cufftComplex *);
     cufftResult (*exec_c2r)(cufftHandle, cufftComplex *, cufftReal *);
-    /* optional: NULL in a cuFFT without LTO callbacks */
-    cufftResult (*set_jit_callback)(cufftHandle, const char *, const void *, size_t,
-                                    cufftXtCallbackType, void **);
 };
 
 #define STRINGIFY_(x) #x
@@ -256,9 +234,6 @@ static cufft_api load_cufft(void)
             return a;
         }
     }
-    a.set_jit_callback = (cufftResult(*)(cufftHandle, const char *, const void *, size_t,
-                                         cufftXtCallbackType, void **))dlsym(
-        lib, "cufftXtSetJITCallback");
     a.ok = 1;
     return a;
 }
@@ -564,47 +539,23 @@ extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float
 
 /* ---- the engine ---------------------------------------------------------- */
 
-static void destroy_plans(gfir_fft_engine *e)
-{
-    for (int k = 0; k < e->n_r2c; k++)
-        cufft().destroy(e->r2c[k].h);
-    for (int k = 0; k < e->n_c2r; k++)
-        cufft().destroy(e->c2r[k].h);
-    e->n_r2c = e->n_c2r = 0;
-}
-
 extern "C" void gfir_fft_engine_destroy(gfir_fft_engine *e)
 {
     if (!e)
         return;
     if (e->d_buf || e->d_in || e->d_work)
         cudaStreamSynchronize(e->stream); /* nothing in flight reads what is freed */
-    destroy_plans(e);
+    for (int k = 0; k < e->n_r2c; k++)
+        cufft().destroy(e->r2c[k].h);
+    for (int k = 0; k < e->n_c2r; k++)
+        cufft().destroy(e->c2r[k].h);
     cudaFree(e->d_buf);
     cudaFree(e->d_in);
     cudaFree(e->d_work);
-    cudaFree(e->d_args);
     free(e);
 }
 
-/* Attaches callback `symbol` to a plan not yet made. */
-static cufftResult attach(gfir_fft_engine *e, cufftHandle h, const char *symbol,
-                          cufftXtCallbackType type)
-{
-#if HAVE_CALLBACKS
-    /* caller_info is an array of one pointer per GPU, which cuFFT may read
-     * after this call returns: the engine's own field, never a local */
-    return cufft().set_jit_callback(h, symbol, gfir_fft_callbacks_fatbin,
-                                    sizeof gfir_fft_callbacks_fatbin, type,
-                                    (void **)&e->d_args);
-#else
-    (void)e, (void)h, (void)symbol, (void)type;
-    return CUFFT_NOT_SUPPORTED;
-#endif
-}
-
-/* In-place plans over 1, 2, 4, ... rows per channel below max, then max;
- * with the callbacks when the engine is fused. */
+/* In-place plans over 1, 2, 4, ... rows per channel below max, then max. */
 static gfir_status add_plans(gfir_fft_engine *e, cufftType type, size_t max, fft_plan *list,
                              int *count, size_t *work_max, char *why, size_t why_len)
 {
@@ -626,16 +577,6 @@ static gfir_status add_plans(gfir_fft_engine *e, cufftType type, size_t max, fft
         CUFFT_TRY(cufft().create(&p->h), "cufftCreate");
         ++*count;
         p->count = k;
-        if (r2c && (e->fused & GFIR_FFT_CB_GATHER))
-            CUFFT_TRY(attach(e, p->h, GFIR_FFT_SYM_GATHER, CUFFT_CB_LD_REAL),
-                      "cufftXtSetJITCallback (gather)");
-        if (r2c && (e->fused & GFIR_FFT_CB_MULTIPLY))
-            CUFFT_TRY(attach(e, p->h, GFIR_FFT_SYM_MULTIPLY, CUFFT_CB_ST_COMPLEX),
-                      "cufftXtSetJITCallback (multiply)");
-        if (!r2c && (e->fused & GFIR_FFT_CB_EXTRACT)) {
-            CUFFT_TRY(attach(e, p->h, GFIR_FFT_SYM_EXTRACT, CUFFT_CB_ST_REAL),
-                      "cufftXtSetJITCallback (extract)");
-        }
         CUFFT_TRY(make_plan(p->h, type, n, batch, r2c ? n + 2 : bins, r2c ? bins : n + 2, 0,
                             &work),
                   name);
@@ -679,29 +620,7 @@ static const fft_plan *covering(const fft_plan *list, size_t count)
     return list;
 }
 
-/* The callbacks' fixed arguments; the per-call ones are written by the first
- * run (the pointers left NULL here never match a caller's). */
-static gfir_status init_args(gfir_fft_engine *e, char *why, size_t why_len)
-{
-    const gfir_fft_filter *f = e->f;
-    const size_t n = f->fft_size, rows = e->max_segs > e->max_rows ? e->max_segs : e->max_rows;
-    gfir_fft_cb_args *a = &e->args;
-    memset(a, 0, sizeof *a);
-    a->spec = f->d_spec;
-    a->front = f->front;
-    a->hop = e->hop;
-    a->col = f->part ? f->part : f->ntaps - 1;
-    a->row = n + 2;
-    a->bins = n / 2 + 1;
-    a->channels = e->channels;
-    a->shared = f->filters == 1;
-    a->narrow = rows * e->channels * (n + 2) <= 0xffffffffu;
-    CUDA_TRY(cudaMalloc((void **)&e->d_args, sizeof *a));
-    CUDA_TRY(cudaMemcpy(e->d_args, a, sizeof *a, cudaMemcpyHostToDevice));
-    return GFIR_OK;
-}
-
-static gfir_status engine_init(gfir_fft_engine *e, unsigned flags, char *why, size_t why_len)
+static gfir_status engine_init(gfir_fft_engine *e, char *why, size_t why_len)
 {
     const size_t n = e->f->fft_size;
     e->hop = e->f->part ? e->f->part : n - (e->f->ntaps - 1);
@@ -715,36 +634,12 @@ static gfir_status engine_init(gfir_fft_engine *e, unsigned flags, char *why, si
     if (e->f->part)
         CUDA_TRY(cudaMalloc((void **)&e->d_in,
                             e->max_segs * e->channels * (n + 2) * sizeof(float)));
-    /* partitioned filters multiply-accumulate in a kernel of their own */
-    const unsigned want = flags & GFIR_FFT_CALLBACKS & ~(e->f->part ? GFIR_FFT_CB_MULTIPLY : 0);
-    if (!want) {
-        say(e->unfused_why, sizeof e->unfused_why, "no callbacks were asked for");
-    } else if (!HAVE_CALLBACKS) {
-        say(e->unfused_why, sizeof e->unfused_why,
-            "this build has no LTO callbacks for cuFFT (it needs CUDA 13 or later)");
-    } else if (!cufft().set_jit_callback) {
-        say(e->unfused_why, sizeof e->unfused_why, "this cuFFT has no cufftXtSetJITCallback");
-    } else {
-        gfir_status st = init_args(e, why, why_len);
-        if (st != GFIR_OK)
-            return st;
-        e->fused = want;
-        if (make_plans(e, e->unfused_why, sizeof e->unfused_why) == GFIR_OK)
-            return GFIR_OK;
-        /* cuFFT refused the callbacks: plain plans, the passes, and the reason kept */
-        cudaGetLastError();
-        destroy_plans(e);
-        cudaFree(e->d_work);
-        e->d_work = NULL;
-        e->fused = 0;
-    }
     return make_plans(e, why, why_len);
 }
 
 extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
                                               unsigned channels, size_t max_n,
-                                              cudaStream_t stream, unsigned flags, char *why,
-                                              size_t why_len)
+                                              cudaStream_t stream, char *why, size_t why_len)
 {
     if (!out || !f) {
         say(why, why_len, "gfir_fft_engine_create: NULL argument");
@@ -766,54 +661,13 @@ extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_
     e->channels = channels;
     e->max_n = max_n;
     e->stream = stream;
-    gfir_status st = engine_init(e, flags, why, why_len);
+    gfir_status st = engine_init(e, why, why_len);
     if (st != GFIR_OK) {
         gfir_fft_engine_destroy(e);
         return st;
     }
     *out = e;
     return GFIR_OK;
-}
-
-extern "C" unsigned gfir_fft_engine_fused(const gfir_fft_engine *e, const char **why_not)
-{
-    if (why_not)
-        *why_not = e && !e->fused ? e->unfused_why : "";
-    return e ? e->fused : 0;
-}
-
-extern "C" int gfir_fft_callbacks_built(void)
-{
-#ifdef GFIR_FFT_LTO /* what the build meant, so that a test sees HAVE_CALLBACKS fail */
-    return 1;
-#else
-    return 0;
-#endif
-}
-
-__global__ void set_args_kernel(gfir_fft_cb_args *d, gfir_fft_cb_args v)
-{
-    *d = v;
-}
-
-/* The callbacks' per-call arguments, written on the stream when they change. */
-static cudaError_t update_args(gfir_fft_engine *e, const float *d_x, size_t x_stride,
-                               size_t avail, float *d_out, size_t frame_stride,
-                               size_t channel_stride, size_t n)
-{
-    gfir_fft_cb_args a = e->args;
-    a.x = d_x;
-    a.x_stride = x_stride;
-    a.avail = avail;
-    a.out = d_out;
-    a.frame_stride = frame_stride;
-    a.channel_stride = channel_stride;
-    a.n = n;
-    if (!memcmp(&a, &e->args, sizeof a))
-        return cudaSuccess;
-    e->args = a;
-    set_args_kernel<<<1, 1, 0, e->stream>>>(e->d_args, a);
-    return cudaGetLastError();
 }
 
 extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t x_stride,
@@ -838,14 +692,11 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
     const fft_plan *fwd = covering(e->r2c, segs), *inv = covering(e->c2r, rows);
     float *in = f->part ? e->d_in : e->d_buf; /* partitioned: spectra kept apart */
 
-    if (e->fused)
-        CUDA_TRY(update_args(e, d_x, x_stride, halo + n, d_out, frame_stride, channel_stride, n));
-    if (!(e->fused & GFIR_FFT_CB_GATHER)) {
-        dim3 gather_grid((unsigned)((n_fft + THREADS - 1) / THREADS), grid_y(fwd->count));
-        gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(
-            d_x, x_stride, halo + n, f->front, in, n_fft, e->hop, fwd->count, e->channels);
-        CUDA_TRY(cudaGetLastError());
-    }
+    dim3 gather_grid((unsigned)((n_fft + THREADS - 1) / THREADS), grid_y(fwd->count));
+    gather_kernel<<<gather_grid, THREADS, 0, e->stream>>>(d_x, x_stride, halo + n, f->front, in,
+                                                          n_fft, e->hop, fwd->count,
+                                                          e->channels);
+    CUDA_TRY(cudaGetLastError());
     CUFFT_TRY(cufft().exec_r2c(fwd->h, (cufftReal *)in, (cufftComplex *)in), "cufftExecR2C");
     if (f->part) {
         dim3 grid((unsigned)((bins + THREADS - 1) / THREADS),
@@ -853,17 +704,14 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
         mac_kernel<<<grid, THREADS, 0, e->stream>>>((const float2 *)in, segs, f->d_spec,
                                                      f->parts, bins, rows, e->channels,
                                                      f->filters == 1, (float2 *)e->d_buf);
-        CUDA_TRY(cudaGetLastError());
-    } else if (!(e->fused & GFIR_FFT_CB_MULTIPLY)) {
+    } else {
         dim3 grid((unsigned)((bins + THREADS - 1) / THREADS), grid_y(rows));
         multiply_kernel<<<grid, THREADS, 0, e->stream>>>((float2 *)e->d_buf, f->d_spec, bins,
                                                          rows, e->channels, f->filters == 1);
-        CUDA_TRY(cudaGetLastError());
     }
+    CUDA_TRY(cudaGetLastError());
     CUFFT_TRY(cufft().exec_c2r(inv->h, (cufftComplex *)e->d_buf, (cufftReal *)e->d_buf),
               "cufftExecC2R");
-    if (e->fused & GFIR_FFT_CB_EXTRACT)
-        return GFIR_OK;
     /* partitioned: block j's outputs sit at columns part ..; whole: at halo .. */
     dim3 out_grid((unsigned)((e->hop + THREADS - 1) / THREADS), grid_y(rows));
     extract_kernel<<<out_grid, THREADS, 0, e->stream>>>(e->d_buf, n_fft, e->hop,

@@ -113,25 +113,11 @@ size_t gfir_fft_filter_size(const gfir_fft_filter *f);
 void gfir_fft_filter_destroy(gfir_fft_filter *f);
 
 /* An engine for `channels` channels on `stream`; f has 1 tap set (shared by
- * every channel) or `channels`. flags: 0 for the separate passes, or any of
- * GFIR_FFT_CB_* to fold that step into cuFFT as a callback where cuFFT
- * takes one (GFIR_FFT_CALLBACKS: all three; the multiply only for whole
- * filters). The library uses 0: with CUDA 13.0 on an H100 every callback
- * made the engine slower and its plans seconds slower to make (fft.cu). */
-#define GFIR_FFT_CB_GATHER 1u
-#define GFIR_FFT_CB_MULTIPLY 2u
-#define GFIR_FFT_CB_EXTRACT 4u
-#define GFIR_FFT_CALLBACKS 7u
+ * every channel) or `channels`. */
 gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
                                    unsigned channels, size_t max_n, cudaStream_t stream,
-                                   unsigned flags, char *why, size_t why_len);
+                                   char *why, size_t why_len);
 void gfir_fft_engine_destroy(gfir_fft_engine *e);
-/* The GFIR_FFT_NO_*_CB bits of the steps the engine's transforms carry as
- * callbacks; when 0, *why_not (when why_not is not NULL) says why, in the
- * engine's own storage. */
-unsigned gfir_fft_engine_fused(const gfir_fft_engine *e, const char **why_not);
-/* 1 when this build holds the callbacks (CUDA 13 or later). */
-int gfir_fft_callbacks_built(void);
 
 /*
  * Queues the convolution of n <= max_n frames on the engine's stream. Input

@@ -2,8 +2,7 @@
  * cuda_fft_test.c - the CUDA FFT kernel (overlap-save with cuFFT) against
  * float64 references. Exits 77 (skipped) when no CUDA device is usable.
  *
- * - The engine of kernels/fft.cu, as separate passes and folded into cuFFT's
- *   callbacks, at every FFT size gfir_fft_size() can choose
+ * - The engine of kernels/fft.cu at every FFT size gfir_fft_size() can choose
  *   up to 2^23 (the size of a 2^21-tap filter), planar and interleaved output,
  *   whole blocks and short ones; and partitioned, at the partition size the
  *   rule picks and at small ones, with tap counts on both sides of every case
@@ -192,25 +191,19 @@ static void engine_check(const engine_case *ec)
 
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CHECK_CUDA(cudaMalloc((void **)&d_x, C * x_stride * sizeof(float)));
-    /* as separate passes (the library's way), and with every step folded into
-     * cuFFT's callbacks (where this cuFFT takes them) */
-    for (unsigned flags = 0; flags <= GFIR_FFT_CALLBACKS; flags += GFIR_FFT_CALLBACKS) {
-        CHECK_GFIR(gfir_fft_engine_create(&e, f, C, ec->max_n, stream, flags, why, sizeof why),
-                   why);
-        if (!flags)
-            assert_int_equal(gfir_fft_engine_fused(e, NULL), 0);
-        /* whole blocks, the shortest, one past a segment, and an odd middle size */
-        const size_t lengths[] = {ec->max_n, 1, hop + 1, ec->max_n / 2 + 1};
-        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
-            if (lengths[l] > ec->max_n || (quick && l > 1))
-                continue;
-            engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], (int)(l & 1), idx, nidx,
-                       ref);
-            if (l == 0)
-                engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], 1, idx, nidx, ref);
-        }
-        gfir_fft_engine_destroy(e);
+    CHECK_GFIR(gfir_fft_engine_create(&e, f, C, ec->max_n, stream, why, sizeof why), why);
+
+    /* whole blocks, the shortest, one past a segment, and an odd middle size */
+    const size_t lengths[] = {ec->max_n, 1, hop + 1, ec->max_n / 2 + 1};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        if (lengths[l] > ec->max_n || (quick && l > 1))
+            continue;
+        engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], (int)(l & 1), idx, nidx, ref);
+        if (l == 0)
+            engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], 1, idx, nidx, ref);
     }
+
+    gfir_fft_engine_destroy(e);
     gfir_fft_filter_destroy(f);
     cudaStreamDestroy(stream);
     cudaFree(d_x);
@@ -491,9 +484,9 @@ static void test_engine_arguments(void **state)
     assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 8, 4, why, sizeof why), GFIR_OK);
     gfir_fft_filter_destroy(f);
     assert_int_equal(gfir_fft_filter_create(&f, taps, 4, 2, 32, 0, why, sizeof why), GFIR_OK);
-    assert_int_equal(gfir_fft_engine_create(&e, f, 3, 100, 0, 0, why, sizeof why), GFIR_ERR_ARG);
+    assert_int_equal(gfir_fft_engine_create(&e, f, 3, 100, 0, why, sizeof why), GFIR_ERR_ARG);
     assert_null(e);
-    assert_int_equal(gfir_fft_engine_create(&e, f, 2, 100, 0, 0, why, sizeof why), GFIR_OK);
+    assert_int_equal(gfir_fft_engine_create(&e, f, 2, 100, 0, why, sizeof why), GFIR_OK);
     float *d_x, *d_y;
     CHECK_CUDA(cudaMalloc((void **)&d_x, 2 * 200 * sizeof(float)));
     CHECK_CUDA(cudaMalloc((void **)&d_y, 2 * 200 * sizeof(float)));
@@ -509,35 +502,6 @@ static void test_engine_arguments(void **state)
     cudaFree(d_y);
 }
 
-/* Where the build holds the callbacks, an engine asked for them uses them: a
- * build that quietly fell back to the passes would still pass the others. */
-static void test_fused(void **state)
-{
-    (void)state;
-    float taps[300];
-    uint64_t rng = 5;
-    gfir_fft_filter *f;
-    gfir_fft_engine *e;
-    char why[256] = "";
-    const char *why_not = NULL;
-    if (!gfir_fft_callbacks_built())
-        skip();
-    test_fill(taps, 300, &rng);
-    for (size_t part = 0; part <= 256; part += 256) {
-        CHECK_GFIR(gfir_fft_filter_create(&f, taps, 300, 1, part ? 512 : 1024, part, why,
-                                          sizeof why),
-                   why);
-        CHECK_GFIR(gfir_fft_engine_create(&e, f, 2, 4096, 0, GFIR_FFT_CALLBACKS, why, sizeof why),
-                   why);
-        const unsigned want = GFIR_FFT_CALLBACKS & ~(part ? GFIR_FFT_CB_MULTIPLY : 0u);
-        if (gfir_fft_engine_fused(e, &why_not) != want)
-            fail_msg("engine (part %zu) not fused: %s", part, why_not);
-        assert_string_equal(why_not, "");
-        gfir_fft_engine_destroy(e);
-        gfir_fft_filter_destroy(f);
-    }
-}
-
 int main(int argc, char **argv)
 {
     quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -550,7 +514,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_streaming_fft),      cmocka_unit_test(test_fft_pipelined),
         cmocka_unit_test(test_long_filters),       cmocka_unit_test(test_fft_reset_and_flush),
         cmocka_unit_test(test_auto_choice),        cmocka_unit_test(test_engine_partitioned),
-        cmocka_unit_test(test_fused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,8 +43,11 @@ cp "$src/tools/gfir_example.c" "$tmp/"
 # shellcheck disable=SC2046
 "$cc" -std=c99 -pedantic -Wall -Wextra -Werror $(pkg-config --cflags gfir sndfile) \
     "$tmp/gfir_example.c" $(pkg-config --libs gfir sndfile) -lm -o "$tmp/gfir_example"
-# The prefix is not on the loader's path: set what a user of a private prefix would.
-export LD_LIBRARY_PATH=$prefix/$libdir
+# The prefix is not on the loader's path: set what a user of a private prefix
+# would, ahead of whatever the caller's path holds (dependencies unpacked
+# under another prefix); the checks that need no path for gfir keep only that.
+outer_ld_path=${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$prefix/$libdir${outer_ld_path:+:$outer_ld_path}
 # The cases: several blocks with a partial last one, shorter than the filter's
 # delay, and mono with a long filter.
 check_example() { # frames channels cutoff ntaps
@@ -106,7 +109,7 @@ static_libs=${static_libs/-lgfir/$prefix/$libdir/libgfir.a}
 if readelf -d "$tmp/consumer_pc_static" | grep -q 'NEEDED.*libgfir'; then
     echo "the static link still needs libgfir.so" >&2; exit 1
 fi
-env -u LD_LIBRARY_PATH "$tmp/consumer_pc_static"
+env LD_LIBRARY_PATH="$outer_ld_path" "$tmp/consumer_pc_static"
 
 step "3. CMake find_package(gfir)"
 cmake -S "$src/tests/install_consumer" -B "$tmp/consumer" -G Ninja \
@@ -118,6 +121,6 @@ if readelf -d "$tmp/consumer/consumer_static" | grep -q 'NEEDED.*libgfir'; then
     echo "consumer_static needs libgfir.so" >&2; exit 1
 fi
 # CMake gives its programs a run path to the prefix: no LD_LIBRARY_PATH needed.
-env -u LD_LIBRARY_PATH "$tmp/consumer/consumer_shared"
-env -u LD_LIBRARY_PATH "$tmp/consumer/consumer_static"
+env LD_LIBRARY_PATH="$outer_ld_path" "$tmp/consumer/consumer_shared"
+env LD_LIBRARY_PATH="$outer_ld_path" "$tmp/consumer/consumer_static"
 echo "install_test: ok"

@@ -15,11 +15,7 @@
  * measured in the same run. Every kernel reads the same planar
  * halo-prefixed input and writes planar output; for fft that is the whole
  * engine of kernels/fft.cu (gather into segments, R2C, spectral multiply or
- * partitioned multiply-accumulate, C2R, extract of the valid samples), with
- * its cuFFT plans and the filter spectrum made before timing (the time that
- * took is shown after each row). --kernels fft-cb-LETTERS adds rows, marked
- * +LETTERS, that fold steps into cuFFT as callbacks: g gather, m multiply
- * (whole filters only), x extract; fft-cb-gmx folds all three.
+ * partitioned multiply-accumulate, C2R, extract of the valid samples), with its cuFFT plans and the filter spectrum made before timing.
  * Its shape is the library's rule for a block of all the frames: fft(N) for
  * a whole filter at N points, fftp(P) for partitions of P taps. --fft-sizes
  * and --fft-parts add rows at other shapes (whole sizes of at least 2 ntaps;
@@ -174,37 +170,23 @@ static double measure_copy_bw(size_t bytes)
     return 2.0 * bytes / (ms * 1e-3); /* read + written, bytes/s */
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /* The FFT engine from the same planar input to the same planar output as the
  * direct kernels, on the legacy default stream that time_ms records on. */
 static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
                      size_t ntaps, unsigned channels, size_t frames, size_t n_fft, size_t part,
-                     unsigned flags, int runs, double copy_bw, FILE *csv, const char *csv_kind)
+                     int runs, double copy_bw, FILE *csv, const char *csv_kind)
 {
     char why[256] = "";
     gfir_fft_filter *f;
     gfir_fft_engine *e;
-    const double t0 = now_s();
     if (gfir_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, part, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
-    if (gfir_fft_engine_create(&e, f, channels, frames, 0, flags, why, sizeof why) != GFIR_OK) {
+    if (gfir_fft_engine_create(&e, f, channels, frames, 0, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
-    const double create_ms = 1e3 * (now_s() - t0);
-    const char *why_not;
-    const unsigned fused = gfir_fft_engine_fused(e, &why_not);
-    if (!fused && flags)
-        fprintf(stderr, "gfir-bench: fft at %zu taps runs without callbacks: %s\n", ntaps,
-                why_not);
     double ms = time_ms(
         [&](int i) {
             if (gfir_fft_run(e, d_x[i & 1], x_stride, frames, d_y, 1, frames, why, sizeof why) !=
@@ -221,15 +203,11 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
     const double gbps = ((double)(frames + ntaps - 1) * channels * 4 + samples * 4.0) /
                         (ms * 1e-3) / 1e9;
     char label[32];
-    char mark[8] = "";
-    if (fused)
-        snprintf(mark, sizeof mark, "+%s%s%s", fused & GFIR_FFT_CB_GATHER ? "g" : "",
-                 fused & GFIR_FFT_CB_MULTIPLY ? "m" : "", fused & GFIR_FFT_CB_EXTRACT ? "x" : "");
-    snprintf(label, sizeof label, part ? "fftp(%zu)%s" : "fft(%zu)%s", part ? part : n_fft, mark);
-    printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s   (made in %.0f ms)\n", ntaps, label, ms,
-           samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-", create_ms);
+    snprintf(label, sizeof label, part ? "fftp(%zu)" : "fft(%zu)", part ? part : n_fft);
+    printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
+           samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
     if (csv)
-        fprintf(csv, "%s,fft,%zu,%.5f,%zu,%zu,%u\n", csv_kind, ntaps, ms, n_fft, part, fused);
+        fprintf(csv, "%s,fft,%zu,%.5f,%zu,%zu\n", csv_kind, ntaps, ms, n_fft, part);
     return ms;
 }
 
@@ -270,7 +248,7 @@ static int calibrate(const cudaDeviceProp &prop, unsigned channels, size_t frame
         printf("%6zu %-12s %10.4f\n", ntaps, "direct", direct[i]);
         const size_t part = gfir_fft_part(ntaps, frames);
         fft[i] = time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                          part ? 2 * part : gfir_fft_size(ntaps, frames), part, 0, runs, copy_bw,
+                          part ? 2 * part : gfir_fft_size(ntaps, frames), part, runs, copy_bw,
                           NULL, "");
     }
     /* the smallest count from which fft wins at every larger one measured */
@@ -290,6 +268,13 @@ static int calibrate(const cudaDeviceProp &prop, unsigned channels, size_t frame
     }
     printf("AUTO on %s takes fft from %zu taps: kept in %s\n", prop.name, cross, path);
     return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 /* A plan over a random tap set; the benchmark cannot go on without it. */
@@ -486,33 +471,22 @@ int main(int argc, char **argv)
         fill_random(h_taps.data(), ntaps, ntaps); /* filter 0, shared by every channel */
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), stride * sizeof(float), cudaMemcpyHostToDevice));
         for (const std::string &name : names) {
-            const size_t rule_part = gfir_fft_part(ntaps, frames);
-            const size_t rule = rule_part ? 2 * rule_part : gfir_fft_size(ntaps, frames);
-            /* fft-cb-LETTERS: those steps as cuFFT callbacks */
-            if (name.rfind("fft-cb-", 0) == 0) {
-                unsigned flags = 0;
-                for (char ch : name.substr(7))
-                    flags |= ch == 'g' ? GFIR_FFT_CB_GATHER
-                             : ch == 'm' ? GFIR_FFT_CB_MULTIPLY
-                             : ch == 'x' ? GFIR_FFT_CB_EXTRACT : 0u;
-                time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule,
-                         rule_part, flags, runs, copy_bw, csv, "fft_variant");
-                continue;
-            }
             if (name == "fft") {
+                const size_t rule_part = gfir_fft_part(ntaps, frames);
+                const size_t rule = rule_part ? 2 * rule_part : gfir_fft_size(ntaps, frames);
                 time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule,
-                         rule_part, 0, runs, copy_bw, csv, "device_resident");
+                         rule_part, runs, copy_bw, csv, "device_resident");
                 for (size_t n_fft : fft_sizes)
                     /* below 2 ntaps most of each transform is overlap */
                     if ((n_fft != rule || rule_part) && n_fft >= 2 * ntaps &&
                         (n_fft & (n_fft - 1)) == 0)
                         time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                                 n_fft, 0, 0, runs, copy_bw, csv, "fft_sweep");
+                                 n_fft, 0, runs, copy_bw, csv, "fft_sweep");
                 for (size_t part : fft_parts)
                     if (part != rule_part && part < ntaps && part >= 64 &&
                         (part & (part - 1)) == 0)
                         time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                                 2 * part, part, 0, runs, copy_bw, csv, "fft_sweep");
+                                 2 * part, part, runs, copy_bw, csv, "fft_sweep");
                 continue;
             }
             const kernel_entry *ke = NULL;
