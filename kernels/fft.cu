@@ -41,9 +41,7 @@
  * 0.72 with all three callbacks, 0.70 with the multiply alone (which saves a
  * whole pass); 65535 taps (P = 8192) 0.99 ms, 1.47 with gather and extract.
  * A plan with any callback runs other, slower kernels, and took 0.7 to 7.8 s
- * to make instead of about 15 ms. Their results also went wrong (relative L2
- * error 1, at random cases) when cuda_fft_test ran beside other GPU tests,
- * which went unexplained. So the passes stay.
+ * to make instead of about 15 ms. So the passes stay.
  *
  * libcufft is opened when the first filter spectrum is made, not linked:
  * it is a library of some 280 MB, and loading it at start-up cost every run

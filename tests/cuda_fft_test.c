@@ -113,6 +113,11 @@ static void engine_run(const engine_case *ec, gfir_fft_engine *e, cudaStream_t s
     upload(d_x, h_x, x_stride, ec->ntaps - 1 + n, C);
     CHECK_CUDA(cudaMalloc((void **)&d_y, total * sizeof(float)));
     CHECK_CUDA(cudaMemset(d_y, 0xff, total * sizeof(float))); /* NaN poison */
+    /* The upload and the memset are on the legacy stream, which the engine's
+     * non-blocking stream does not wait for, and a cudaMemcpy from pageable
+     * memory may return before its data lands: without this the engine read
+     * stale input whenever the GPU was busy (ctest -j beside cuda_test). */
+    CHECK_CUDA(cudaDeviceSynchronize());
     CHECK_GFIR(gfir_fft_run(e, d_x, x_stride, n, d_y, interleaved ? C : 1,
                             interleaved ? 1 : y_stride, why, sizeof why),
                why);
