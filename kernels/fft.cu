@@ -68,12 +68,20 @@
  *   262143: 2^20 (1.75; 524288 took 2.41)
  * hence N >= 4 * ntaps up to 16384 taps and >= 8 * ntaps above, never below
  * 16384, and no larger than 2^20 unless the filter needs it (N > ntaps).
+ * Filters whose N >= 4 * ntaps fits fftconv.cu's one kernel (up to 2048
+ * taps) take that instead, never below FFT_FUSED_MIN; its fastest N, same
+ * command and machine (the cuFFT passes' best in brackets):
+ *   255 taps: 2048 (0.327 ms; 1024 0.345, 4096 0.359)   [16384: 0.60]
+ *   1023 taps: 4096 (0.430; 2048 0.529, 8192 0.526)      [16384: 0.62]
+ *   4095 taps: 16384 0.750, 8192 0.874                   [16384: 0.73]
+ * so from 2049 taps on the cuFFT passes keep the filter.
  *   FFT_SMALLEST    the floor when a block is tiny (a live callback).
  * Never more than one segment covering the whole block needs, so small blocks
  * with few taps do not transform mostly zeros. gfir-bench --fft-size
  * overrides the rule, --fft-sizes sweeps it.
  */
 #define FFT_MIN_SIZE 16384
+#define FFT_FUSED_MIN 2048
 #define FFT_LONG_TAPS 16384
 #define FFT_CAP ((size_t)1 << 20)
 #define FFT_SMALLEST 32
@@ -92,7 +100,9 @@ static size_t pow2_at_least(size_t v)
 extern "C" size_t gfir_fft_size(size_t ntaps, size_t max_n)
 {
     size_t want = pow2_at_least((ntaps <= FFT_LONG_TAPS ? 4 : 8) * ntaps);
-    if (want < FFT_MIN_SIZE)
+    if (want <= GFIR_FFTCONV_MAX)
+        want = want < FFT_FUSED_MIN ? FFT_FUSED_MIN : want;
+    else if (want < FFT_MIN_SIZE)
         want = FFT_MIN_SIZE;
     if (want > FFT_CAP)
         want = pow2_at_least(2 * ntaps) > FFT_CAP ? pow2_at_least(2 * ntaps) : FFT_CAP;
@@ -150,6 +160,7 @@ struct gfir_fft_filter {
     size_t front;    /* zeros before each row's halo in segment 0 (partitioned only) */
     unsigned filters;
     float2 *d_spec;  /* filters * parts rows of fft_size / 2 + 1 bins */
+    float2 *d_fc_spec, *d_fc_tw; /* fftconv.cu's spectra and twiddles, or NULL */
 };
 
 /* A batched transform, in place, of `count` rows of every channel. */
@@ -166,6 +177,7 @@ struct gfir_fft_engine {
     size_t max_segs;  /* input segments per channel for max_n frames */
     size_t max_rows;  /* output rows per channel for max_n frames */
     cudaStream_t stream;
+    int fused;        /* fftconv.cu's one kernel: no buffers, no plans */
     float *d_in;      /* partitioned: max_segs * channels rows of fft_size + 2 floats */
     float *d_buf;     /* max_rows * channels rows of fft_size + 2 floats */
     void *d_work;     /* cuFFT's work area, shared by this engine's plans */
@@ -441,6 +453,8 @@ extern "C" void gfir_fft_filter_destroy(gfir_fft_filter *f)
     if (!f)
         return;
     cudaFree(f->d_spec);
+    cudaFree(f->d_fc_spec);
+    cudaFree(f->d_fc_tw);
     free(f);
 }
 
@@ -493,6 +507,23 @@ static gfir_status filter_spectrum(gfir_fft_filter *f, const float *taps, char *
     return GFIR_OK;
 }
 
+/* fftconv.cu's spectra of the taps, for engines that run its one kernel. */
+static gfir_status fused_spectrum(gfir_fft_filter *f, const float *taps, char *why,
+                                  size_t why_len)
+{
+    float *d_taps;
+    const size_t bytes = f->filters * f->ntaps * sizeof(float);
+    CUDA_TRY(cudaMalloc((void **)&d_taps, bytes));
+    cudaError_t e = cudaMemcpy(d_taps, taps, bytes, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = gfir_fftconv_spectrum(d_taps, f->ntaps, f->filters, f->fft_size, &f->d_fc_tw,
+                                  &f->d_fc_spec);
+    cudaFree(d_taps);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "gfir_fftconv_spectrum", why, why_len);
+    return GFIR_OK;
+}
+
 extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float *taps,
                                               size_t ntaps, unsigned filters, size_t fft_size,
                                               size_t part, char *why, size_t why_len)
@@ -527,6 +558,8 @@ extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float
         f->front = f->parts * part - (ntaps - 1);
     }
     gfir_status st = filter_spectrum(f, taps, why, why_len);
+    if (st == GFIR_OK && !part && gfir_fftconv_fits(fft_size))
+        st = fused_spectrum(f, taps, why, why_len);
     if (st != GFIR_OK) {
         gfir_fft_filter_destroy(f);
         return st;
@@ -536,6 +569,11 @@ extern "C" gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float
 }
 
 /* ---- the engine ---------------------------------------------------------- */
+
+extern "C" int gfir_fft_engine_fused(const gfir_fft_engine *e)
+{
+    return e ? e->fused : 0;
+}
 
 extern "C" void gfir_fft_engine_destroy(gfir_fft_engine *e)
 {
@@ -637,7 +675,8 @@ static gfir_status engine_init(gfir_fft_engine *e, char *why, size_t why_len)
 
 extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
                                               unsigned channels, size_t max_n,
-                                              cudaStream_t stream, char *why, size_t why_len)
+                                              cudaStream_t stream, unsigned flags, char *why,
+                                              size_t why_len)
 {
     if (!out || !f) {
         say(why, why_len, "gfir_fft_engine_create: NULL argument");
@@ -659,7 +698,9 @@ extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_
     e->channels = channels;
     e->max_n = max_n;
     e->stream = stream;
-    gfir_status st = engine_init(e, why, why_len);
+    e->fused = f->d_fc_spec && !(flags & GFIR_FFT_CUFFT_ONLY);
+    e->hop = f->part ? f->part : f->fft_size - (f->ntaps - 1);
+    gfir_status st = e->fused ? GFIR_OK : engine_init(e, why, why_len);
     if (st != GFIR_OK) {
         gfir_fft_engine_destroy(e);
         return st;
@@ -687,6 +728,17 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
         return GFIR_OK;
     size_t segs, rows;
     shape(e, n, &segs, &rows);
+    if (e->fused) {
+        unsigned log_n = 0;
+        while (((size_t)1 << log_n) < n_fft)
+            log_n++;
+        const gfir_fftconv_args a = {d_x,          x_stride,      halo + n,    f->d_fc_spec,
+                                     f->d_fc_tw,   f->filters == 1, log_n,     e->hop,
+                                     halo,         rows,          n,           d_out,
+                                     frame_stride, channel_stride, e->channels};
+        CUDA_TRY(gfir_fftconv_run(&a, e->stream));
+        return GFIR_OK;
+    }
     const fft_plan *fwd = covering(e->r2c, segs), *inv = covering(e->c2r, rows);
     float *in = f->part ? e->d_in : e->d_buf; /* partitioned: spectra kept apart */
 

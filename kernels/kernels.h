@@ -92,6 +92,33 @@ cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_o
  * sentence naming the failed call and its code into why (why_len bytes; why
  * may be NULL). They never synchronise except at create and destroy.
  */
+/*
+ * fftconv.cu: overlap-save of a whole filter in one kernel, for FFT sizes up
+ * to GFIR_FFTCONV_MAX (a transform of that many complex points fills a
+ * thread block's shared memory). Used by the FFT engine below.
+ */
+#define GFIR_FFTCONV_MAX 8192
+typedef struct gfir_fftconv_args {
+    const float *d_x;        /* as gfir_fft_run's input */
+    size_t x_stride, avail;  /* avail: ntaps - 1 + n samples per channel */
+    const float2 *d_spec;    /* gfir_fftconv_spectrum's, N points per tap set */
+    const float2 *d_tw;      /* its twiddles */
+    int shared;              /* one tap set for every channel */
+    unsigned log_n;          /* N = 2^log_n */
+    size_t hop, col;         /* outputs per segment (N - col), col = ntaps - 1 */
+    size_t rows, n;          /* segments per channel (ceil(n / hop)), frames */
+    float *d_out;            /* as gfir_fft_run's output */
+    size_t frame_stride, channel_stride;
+    unsigned channels;
+} gfir_fftconv_args;
+int gfir_fftconv_fits(size_t n_fft);
+/* The spectra of `filters` tap sets of ntaps taps (device memory, natural
+ * order), scaled by 1/N, in the kernel's own order, and its twiddles: two
+ * cudaMalloc'd arrays for the caller to cudaFree. Synchronous. */
+cudaError_t gfir_fftconv_spectrum(const float *d_taps, size_t ntaps, unsigned filters,
+                                  size_t n_fft, float2 **d_tw, float2 **d_spec);
+cudaError_t gfir_fftconv_run(const gfir_fftconv_args *a, cudaStream_t stream);
+
 typedef struct gfir_fft_filter gfir_fft_filter;
 typedef struct gfir_fft_engine gfir_fft_engine;
 
@@ -113,10 +140,16 @@ size_t gfir_fft_filter_size(const gfir_fft_filter *f);
 void gfir_fft_filter_destroy(gfir_fft_filter *f);
 
 /* An engine for `channels` channels on `stream`; f has 1 tap set (shared by
- * every channel) or `channels`. */
+ * every channel) or `channels`. A whole filter of at most GFIR_FFTCONV_MAX
+ * points runs in one kernel of fftconv.cu, unless flags has
+ * GFIR_FFT_CUFFT_ONLY (tests and benchmarks compare the two); everything
+ * else runs the cuFFT passes. */
+#define GFIR_FFT_CUFFT_ONLY 1u
 gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
                                    unsigned channels, size_t max_n, cudaStream_t stream,
-                                   char *why, size_t why_len);
+                                   unsigned flags, char *why, size_t why_len);
+/* 1 when the engine runs fftconv.cu's single kernel. */
+int gfir_fft_engine_fused(const gfir_fft_engine *e);
 void gfir_fft_engine_destroy(gfir_fft_engine *e);
 
 /*

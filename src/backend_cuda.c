@@ -195,7 +195,7 @@ static gfir_status alloc_lane(gfir_plan *plan, cuda_state *st, cuda_lane *l)
     CUDA_TRY(cudaEventRecord(l->staged, l->stream));
     if (st->fft_filter)
         return gfir_fft_engine_create(&l->fft, st->fft_filter, plan->channels, st->sub_frames,
-                                      l->stream, plan->detail, sizeof plan->detail);
+                                      l->stream, 0, plan->detail, sizeof plan->detail);
     CUDA_TRY(cudaMalloc((void **)&l->d_y, io));
     return GFIR_OK;
 }

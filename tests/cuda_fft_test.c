@@ -2,7 +2,8 @@
  * cuda_fft_test.c - the CUDA FFT kernel (overlap-save with cuFFT) against
  * float64 references. Exits 77 (skipped) when no CUDA device is usable.
  *
- * - The engine of kernels/fft.cu at every FFT size gfir_fft_size() can choose
+ * - The engine of kernels/fft.cu, in one kernel (fftconv.cu) where it fits and
+ *   as cuFFT passes, at every FFT size gfir_fft_size() can choose
  *   up to 2^23 (the size of a 2^21-tap filter), planar and interleaved output,
  *   whole blocks and short ones; and partitioned, at the partition size the
  *   rule picks and at small ones, with tap counts on both sides of every case
@@ -196,19 +197,25 @@ static void engine_check(const engine_case *ec)
 
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CHECK_CUDA(cudaMalloc((void **)&d_x, C * x_stride * sizeof(float)));
-    CHECK_GFIR(gfir_fft_engine_create(&e, f, C, ec->max_n, stream, why, sizeof why), why);
-
-    /* whole blocks, the shortest, one past a segment, and an odd middle size */
-    const size_t lengths[] = {ec->max_n, 1, hop + 1, ec->max_n / 2 + 1};
-    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
-        if (lengths[l] > ec->max_n || (quick && l > 1))
-            continue;
-        engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], (int)(l & 1), idx, nidx, ref);
-        if (l == 0)
-            engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], 1, idx, nidx, ref);
+    /* the library's choice (one kernel of fftconv.cu for whole filters that
+     * fit it), then the cuFFT passes for every case */
+    for (unsigned flags = 0; flags <= GFIR_FFT_CUFFT_ONLY; flags += GFIR_FFT_CUFFT_ONLY) {
+        CHECK_GFIR(gfir_fft_engine_create(&e, f, C, ec->max_n, stream, flags, why, sizeof why),
+                   why);
+        assert_int_equal(gfir_fft_engine_fused(e),
+                         !flags && !ec->part && ec->n_fft <= GFIR_FFTCONV_MAX);
+        /* whole blocks, the shortest, one past a segment, and an odd middle size */
+        const size_t lengths[] = {ec->max_n, 1, hop + 1, ec->max_n / 2 + 1};
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            if (lengths[l] > ec->max_n || (quick && l > 1))
+                continue;
+            engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], (int)(l & 1), idx, nidx,
+                       ref);
+            if (l == 0)
+                engine_run(ec, e, stream, d_x, h_x, x_stride, lengths[l], 1, idx, nidx, ref);
+        }
+        gfir_fft_engine_destroy(e);
     }
-
-    gfir_fft_engine_destroy(e);
     gfir_fft_filter_destroy(f);
     cudaStreamDestroy(stream);
     cudaFree(d_x);
@@ -244,9 +251,9 @@ static void test_engine_every_size(void **state)
         engine_check(&ec);
     }
     /* the common short filter at the smallest full size; a one-tap filter */
-    engine_case common = {16384, 255, 100003, 2, 0, 0};
+    engine_case common = {2048, 255, 100003, 2, 0, 0};
     engine_check(&common);
-    engine_case one_tap = {16384, 1, 50000, 6, 1, 0};
+    engine_case one_tap = {2048, 1, 50000, 6, 1, 0};
     engine_check(&one_tap);
 }
 
@@ -489,9 +496,9 @@ static void test_engine_arguments(void **state)
     assert_int_equal(gfir_fft_filter_create(&f, taps, 8, 1, 8, 4, why, sizeof why), GFIR_OK);
     gfir_fft_filter_destroy(f);
     assert_int_equal(gfir_fft_filter_create(&f, taps, 4, 2, 32, 0, why, sizeof why), GFIR_OK);
-    assert_int_equal(gfir_fft_engine_create(&e, f, 3, 100, 0, why, sizeof why), GFIR_ERR_ARG);
+    assert_int_equal(gfir_fft_engine_create(&e, f, 3, 100, 0, 0, why, sizeof why), GFIR_ERR_ARG);
     assert_null(e);
-    assert_int_equal(gfir_fft_engine_create(&e, f, 2, 100, 0, why, sizeof why), GFIR_OK);
+    assert_int_equal(gfir_fft_engine_create(&e, f, 2, 100, 0, 0, why, sizeof why), GFIR_OK);
     float *d_x, *d_y;
     CHECK_CUDA(cudaMalloc((void **)&d_x, 2 * 200 * sizeof(float)));
     CHECK_CUDA(cudaMalloc((void **)&d_y, 2 * 200 * sizeof(float)));

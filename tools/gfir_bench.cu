@@ -174,7 +174,7 @@ static double measure_copy_bw(size_t bytes)
  * direct kernels, on the legacy default stream that time_ms records on. */
 static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
                      size_t ntaps, unsigned channels, size_t frames, size_t n_fft, size_t part,
-                     int runs, double copy_bw, FILE *csv, const char *csv_kind)
+                     unsigned flags, int runs, double copy_bw, FILE *csv, const char *csv_kind)
 {
     char why[256] = "";
     gfir_fft_filter *f;
@@ -183,7 +183,7 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
-    if (gfir_fft_engine_create(&e, f, channels, frames, 0, why, sizeof why) != GFIR_OK) {
+    if (gfir_fft_engine_create(&e, f, channels, frames, 0, flags, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
@@ -197,17 +197,18 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
         },
         3, runs);
     CUDA_OK(cudaDeviceSynchronize());
-    gfir_fft_engine_destroy(e);
-    gfir_fft_filter_destroy(f);
     const size_t samples = frames * channels;
     const double gbps = ((double)(frames + ntaps - 1) * channels * 4 + samples * 4.0) /
                         (ms * 1e-3) / 1e9;
     char label[32];
-    snprintf(label, sizeof label, part ? "fftp(%zu)" : "fft(%zu)", part ? part : n_fft);
+    snprintf(label, sizeof label, "%s(%zu)",
+             part ? "fftp" : gfir_fft_engine_fused(e) ? "fused" : "fft", part ? part : n_fft);
     printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
            samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
     if (csv)
         fprintf(csv, "%s,fft,%zu,%.5f,%zu,%zu\n", csv_kind, ntaps, ms, n_fft, part);
+    gfir_fft_engine_destroy(e);
+    gfir_fft_filter_destroy(f);
     return ms;
 }
 
@@ -248,7 +249,7 @@ static int calibrate(const cudaDeviceProp &prop, unsigned channels, size_t frame
         printf("%6zu %-12s %10.4f\n", ntaps, "direct", direct[i]);
         const size_t part = gfir_fft_part(ntaps, frames);
         fft[i] = time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                          part ? 2 * part : gfir_fft_size(ntaps, frames), part, runs, copy_bw,
+                          part ? 2 * part : gfir_fft_size(ntaps, frames), part, 0, runs, copy_bw,
                           NULL, "");
     }
     /* the smallest count from which fft wins at every larger one measured */
@@ -381,7 +382,8 @@ int main(int argc, char **argv)
     std::vector<size_t> fft_sizes, fft_parts;
     std::vector<size_t> live_blocks = {256, 4096};
     std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143};
-    std::vector<std::string> names = {"basic", "constant", "tiled", "cached", "direct", "fft"};
+    std::vector<std::string> names = {"basic",  "constant", "tiled",
+                                      "cached", "direct",   "fft", "fft-cufft"};
     const char *csv_path = NULL;
     int calibrate_only = 0;
 
@@ -471,22 +473,28 @@ int main(int argc, char **argv)
         fill_random(h_taps.data(), ntaps, ntaps); /* filter 0, shared by every channel */
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), stride * sizeof(float), cudaMemcpyHostToDevice));
         for (const std::string &name : names) {
+            const size_t rule_part = gfir_fft_part(ntaps, frames);
+            const size_t rule = rule_part ? 2 * rule_part : gfir_fft_size(ntaps, frames);
+            if (name == "fft-cufft") { /* the cuFFT passes where fft runs one kernel */
+                if (!rule_part && rule <= GFIR_FFTCONV_MAX)
+                    time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule, 0,
+                             GFIR_FFT_CUFFT_ONLY, runs, copy_bw, csv, "fft_cufft");
+                continue;
+            }
             if (name == "fft") {
-                const size_t rule_part = gfir_fft_part(ntaps, frames);
-                const size_t rule = rule_part ? 2 * rule_part : gfir_fft_size(ntaps, frames);
                 time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule,
-                         rule_part, runs, copy_bw, csv, "device_resident");
+                         rule_part, 0, runs, copy_bw, csv, "device_resident");
                 for (size_t n_fft : fft_sizes)
                     /* below 2 ntaps most of each transform is overlap */
                     if ((n_fft != rule || rule_part) && n_fft >= 2 * ntaps &&
                         (n_fft & (n_fft - 1)) == 0)
                         time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                                 n_fft, 0, runs, copy_bw, csv, "fft_sweep");
+                                 n_fft, 0, 0, runs, copy_bw, csv, "fft_sweep");
                 for (size_t part : fft_parts)
                     if (part != rule_part && part < ntaps && part >= 64 &&
                         (part & (part - 1)) == 0)
                         time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                                 2 * part, part, runs, copy_bw, csv, "fft_sweep");
+                                 2 * part, part, 0, runs, copy_bw, csv, "fft_sweep");
                 continue;
             }
             const kernel_entry *ke = NULL;

@@ -4,7 +4,8 @@
 # run, and writes the "gpu" section of docs/BENCHMARKS.md (device, date,
 # commit, both tables).
 #   GFIR_BUILD_DIR  build directory (default build-gpu)
-#   GFIR_COMMIT     commit to record when this tree has no .git
+#   GFIR_COMMIT     commit to record (default: git's HEAD; set it where the
+#                   tree's .git is missing or stale, as on a copied tree)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build=${GFIR_BUILD_DIR:-build-gpu}
@@ -16,7 +17,7 @@ rm -f "$csv"
 echo
 python3 tools/bench/gpu_peers.py --csv "$csv" --markdown "$build/peers.md" | tee "$build/peers.txt"
 python3 tools/bench/ncu_textbook.py "$build" --markdown "$build/ncu.md"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${GFIR_COMMIT:-unknown}")
+commit=${GFIR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 device=$(grep '^device,' "$csv" | cut -d, -f2-)
 {
   echo "## GPU kernels and peers"

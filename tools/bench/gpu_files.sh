@@ -5,7 +5,8 @@
 # the gpu-files section of docs/BENCHMARKS.md. Needs python3 with NumPy.
 #   bash tools/bench/gpu_files.sh [SECONDS [RUNS]]
 #   GFIR_BUILD_DIR  build directory (default build)
-#   GFIR_COMMIT     commit to record when this tree has no .git
+#   GFIR_COMMIT     commit to record (default: git's HEAD; set it where the
+#                   tree's .git is missing or stale, as on a copied tree)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build=${GFIR_BUILD_DIR:-build}
@@ -59,7 +60,7 @@ for n in "${taps_list[@]}"; do
     rows+="$row"$'\n'
 done
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${GFIR_COMMIT:-unknown}")
+commit=${GFIR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
 {
