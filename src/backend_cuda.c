@@ -34,15 +34,15 @@
 #define FFT_SUB_HALOS 4
 /*
  * AUTO's crossover from direct to FFT on the GPU, in taps. Measured on an H100
- * with 2 x 2^24 samples on the device (gfir-bench, 2026-11-22): the direct
- * kernel's time grows with the taps (0.42 ms at 255, 1.47 ms at 1023) while
- * the FFT engine's stays near 0.62-0.73 ms up to 4095 taps, so they cross
- * near 380 taps. This is the default: `gfir-bench --calibrate` measures the
- * crossover of the device it runs on and keeps it in the user's cache
- * directory (GFIR_CUDA_CROSSOVER_FILE, a line per device name), which AUTO
- * prefers.
+ * with 2 x 2^24 samples on the device (`gfir-bench --calibrate`, 2026-11-23,
+ * commit a462bbc): the direct kernel's time grows with the taps (0.24 ms at
+ * 127, 0.33 at 191, 0.41 at 255) while the one-kernel FFT (fftconv.cu) stays
+ * near 0.31-0.33 ms, so they cross between 127 and 191 taps. This is the
+ * default: `gfir-bench --calibrate` measures the crossover of the device it
+ * runs on and keeps it in the user's cache directory
+ * (GFIR_CUDA_CROSSOVER_FILE, a line per device name), which AUTO prefers.
  */
-#define AUTO_FFT_MIN_TAPS 384
+#define AUTO_FFT_MIN_TAPS 191
 
 typedef struct cuda_state cuda_state;
 
