@@ -23,7 +23,9 @@
  *
  * Long filters over long blocks are partitioned instead (below): the same
  * passes, with a multiply-accumulate over the partitions in place of the
- * multiply.
+ * multiply. Whole filters of up to 2^22 points skip all of this for our own
+ * transforms in shared memory (fftconv.cu: one kernel up to 8192 points,
+ * three above), unless the engine is made with GFIR_FFT_CUFFT_ONLY.
  *
  * Rows are segment-major (row = s * channels + c), so the first S segments of
  * every channel are one contiguous prefix: an engine holds plans for batches
@@ -68,22 +70,29 @@
  *   262143: 2^20 (1.75; 524288 took 2.41)
  * hence N >= 4 * ntaps up to 16384 taps and >= 8 * ntaps above, never below
  * 16384, and no larger than 2^20 unless the filter needs it (N > ntaps).
- * Filters whose N >= 4 * ntaps fits fftconv.cu's one kernel (up to 2048
- * taps) take that instead, never below FFT_FUSED_MIN; its fastest N, same
- * command and machine (the cuFFT passes' best in brackets):
+ * That was cuFFT's. fftconv.cu's own transforms now take every whole filter
+ * up to N = 2^22: one kernel up to 2048 taps, never below FFT_FUSED_MIN; its
+ * fastest N, same command and machine (the cuFFT passes' best in brackets):
  *   255 taps: 2048 (0.327 ms; 1024 0.345, 4096 0.359)   [16384: 0.60]
  *   1023 taps: 4096 (0.430; 2048 0.529, 8192 0.526)      [16384: 0.62]
- *   4095 taps: 16384 0.750, 8192 0.874                   [16384: 0.73]
- * so from 2049 taps on the cuFFT passes keep the filter.
+ * Above 2048 taps its four steps (2026-11-23, a RelWithDebInfo build with
+ * one float2 of shared-memory padding per 8 points; gpu.sh has the final
+ * code's figures at the sizes this rule picks):
+ *   2500 taps: 131072 0.66 ms, 65536 0.69, 262144 0.70   [32768: 0.71]
+ *   4095: 65536 or 131072 0.69, 262144 0.69, 32768 0.71  [16384: 0.73]
+ *   16383: 131072 0.73, 262144 0.74, 65536 0.82          [65536: 0.97]
+ *   65535: 262144 0.86, 524288 0.90, 131072 1.15         [2^20: 1.49]
+ *   262143: 2^20 1.10, 2^21 1.09, 2^19 1.39              [2^21: 1.63]
+ * so N is 16 ntaps, but no more than 4 ntaps or FFT_FS_MIN, whichever is
+ * larger. Filters too long for 2^22 points go to cuFFT at 2 ntaps.
  *   FFT_SMALLEST    the floor when a block is tiny (a live callback).
  * Never more than one segment covering the whole block needs, so small blocks
  * with few taps do not transform mostly zeros. gfir-bench --fft-size
  * overrides the rule, --fft-sizes sweeps it.
  */
-#define FFT_MIN_SIZE 16384
+#define FFT_ONE_TAPS 2048
 #define FFT_FUSED_MIN 2048
-#define FFT_LONG_TAPS 16384
-#define FFT_CAP ((size_t)1 << 20)
+#define FFT_FS_MIN ((size_t)1 << 17)
 #define FFT_SMALLEST 32
 #define FFT_MAX_PLANS 40
 #define THREADS 256
@@ -99,13 +108,19 @@ static size_t pow2_at_least(size_t v)
 
 extern "C" size_t gfir_fft_size(size_t ntaps, size_t max_n)
 {
-    size_t want = pow2_at_least((ntaps <= FFT_LONG_TAPS ? 4 : 8) * ntaps);
-    if (want <= GFIR_FFTCONV_MAX)
+    size_t want;
+    if (ntaps <= FFT_ONE_TAPS) { /* fftconv.cu's one kernel */
+        want = pow2_at_least(4 * ntaps);
         want = want < FFT_FUSED_MIN ? FFT_FUSED_MIN : want;
-    else if (want < FFT_MIN_SIZE)
-        want = FFT_MIN_SIZE;
-    if (want > FFT_CAP)
-        want = pow2_at_least(2 * ntaps) > FFT_CAP ? pow2_at_least(2 * ntaps) : FFT_CAP;
+    } else { /* its four steps: 16 ntaps, but no more than 4 ntaps or FFT_FS_MIN */
+        want = pow2_at_least(16 * ntaps);
+        const size_t at_most = pow2_at_least(4 * ntaps);
+        if (want > at_most)
+            want = at_most > FFT_FS_MIN ? at_most : FFT_FS_MIN;
+        if (want > GFIR_FFTCONV_MAX) /* the longest filters: cuFFT, or 2 ntaps */
+            want = pow2_at_least(2 * ntaps) > GFIR_FFTCONV_MAX ? pow2_at_least(2 * ntaps)
+                                                               : GFIR_FFTCONV_MAX;
+    }
     size_t whole = pow2_at_least(ntaps - 1 + (max_n ? max_n : 1));
     if (whole < FFT_SMALLEST)
         whole = FFT_SMALLEST;
@@ -136,11 +151,15 @@ extern "C" size_t gfir_fft_size(size_t ntaps, size_t max_n)
  * taps (the multiply-accumulate grows with the partitions, the transforms'
  * cost per sample with log P), from FFT_PART_MIN_TAPS taps on, and only for
  * blocks of at least P frames: a shorter block would transform a partition's
- * worth of input spectra per call for few outputs.
+ * worth of input spectra per call for few outputs. Blocks of at least
+ * FFT_WHOLE_BLOCKS times the filter stay whole in fftconv.cu's four steps,
+ * which beat the partitions there (65535 taps: 0.86 ms against 0.99;
+ * 262143: 1.10 against 1.16, same command, 2026-11-23).
  */
 #define FFT_PART 8192
 #define FFT_PART_MIN_TAPS 32768
 #define FFT_MAX_PARTS 32
+#define FFT_WHOLE_BLOCKS 4
 
 extern "C" size_t gfir_fft_part(size_t ntaps, size_t max_n)
 {
@@ -148,6 +167,9 @@ extern "C" size_t gfir_fft_part(size_t ntaps, size_t max_n)
     while (part * FFT_MAX_PARTS < ntaps)
         part *= 2;
     if (ntaps < FFT_PART_MIN_TAPS || max_n < part)
+        return 0;
+    /* blocks long beside the filter: whole, in fftconv.cu's four steps */
+    if (max_n / FFT_WHOLE_BLOCKS >= ntaps && gfir_fftconv_fits(gfir_fft_size(ntaps, max_n)))
         return 0;
     return part;
 }
@@ -177,7 +199,8 @@ struct gfir_fft_engine {
     size_t max_segs;  /* input segments per channel for max_n frames */
     size_t max_rows;  /* output rows per channel for max_n frames */
     cudaStream_t stream;
-    int fused;        /* fftconv.cu's one kernel: no buffers, no plans */
+    int fused;        /* fftconv.cu's transforms: no cuFFT plans or buffers */
+    float2 *d_fc_work; /* their work area above GFIR_FFTCONV_ONE_MAX points */
     float *d_in;      /* partitioned: max_segs * channels rows of fft_size + 2 floats */
     float *d_buf;     /* max_rows * channels rows of fft_size + 2 floats */
     void *d_work;     /* cuFFT's work area, shared by this engine's plans */
@@ -519,6 +542,8 @@ static gfir_status fused_spectrum(gfir_fft_filter *f, const float *taps, char *w
         e = gfir_fftconv_spectrum(d_taps, f->ntaps, f->filters, f->fft_size, &f->d_fc_tw,
                                   &f->d_fc_spec);
     cudaFree(d_taps);
+    if (e == cudaErrorNotSupported) /* too little shared memory: cuFFT only */
+        return GFIR_OK;
     if (e != cudaSuccess)
         return cuda_fail(e, "gfir_fftconv_spectrum", why, why_len);
     return GFIR_OK;
@@ -579,7 +604,7 @@ extern "C" void gfir_fft_engine_destroy(gfir_fft_engine *e)
 {
     if (!e)
         return;
-    if (e->d_buf || e->d_in || e->d_work)
+    if (e->d_buf || e->d_in || e->d_work || e->d_fc_work)
         cudaStreamSynchronize(e->stream); /* nothing in flight reads what is freed */
     for (int k = 0; k < e->n_r2c; k++)
         cufft().destroy(e->r2c[k].h);
@@ -588,6 +613,7 @@ extern "C" void gfir_fft_engine_destroy(gfir_fft_engine *e)
     cudaFree(e->d_buf);
     cudaFree(e->d_in);
     cudaFree(e->d_work);
+    cudaFree(e->d_fc_work);
     free(e);
 }
 
@@ -698,9 +724,19 @@ extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_
     e->channels = channels;
     e->max_n = max_n;
     e->stream = stream;
-    e->fused = f->d_fc_spec && !(flags & GFIR_FFT_CUFFT_ONLY);
     e->hop = f->part ? f->part : f->fft_size - (f->ntaps - 1);
-    gfir_status st = e->fused ? GFIR_OK : engine_init(e, why, why_len);
+    /* fftconv.cu's grid holds up to 65535 segment pairs per channel */
+    const size_t max_rows = (max_n + e->hop - 1) / e->hop;
+    e->fused = f->d_fc_spec && !(flags & GFIR_FFT_CUFFT_ONLY) && (max_rows + 1) / 2 <= GRID_Y_MAX;
+    gfir_status st = GFIR_OK;
+    if (!e->fused)
+        st = engine_init(e, why, why_len);
+    else if (gfir_fftconv_work(f->fft_size, max_rows, channels)) {
+        const cudaError_t ce =
+            cudaMalloc((void **)&e->d_fc_work, gfir_fftconv_work(f->fft_size, max_rows, channels));
+        if (ce != cudaSuccess)
+            st = cuda_fail(ce, "cudaMalloc (FFT work area)", why, why_len);
+    }
     if (st != GFIR_OK) {
         gfir_fft_engine_destroy(e);
         return st;
@@ -735,7 +771,8 @@ extern "C" gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t
         const gfir_fftconv_args a = {d_x,          x_stride,      halo + n,    f->d_fc_spec,
                                      f->d_fc_tw,   f->filters == 1, log_n,     e->hop,
                                      halo,         rows,          n,           d_out,
-                                     frame_stride, channel_stride, e->channels};
+                                     frame_stride, channel_stride, e->channels,
+                                     e->d_fc_work};
         CUDA_TRY(gfir_fftconv_run(&a, e->stream));
         return GFIR_OK;
     }

@@ -93,11 +93,14 @@ cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_o
  * may be NULL). They never synchronise except at create and destroy.
  */
 /*
- * fftconv.cu: overlap-save of a whole filter in one kernel, for FFT sizes up
- * to GFIR_FFTCONV_MAX (a transform of that many complex points fills a
- * thread block's shared memory). Used by the FFT engine below.
+ * fftconv.cu: overlap-save of a whole filter in our own transforms, the
+ * data in shared memory: up to GFIR_FFTCONV_ONE_MAX points in one kernel (a
+ * transform of that many complex points fills a thread block's shared
+ * memory), up to GFIR_FFTCONV_MAX in three (four-step, through a work area
+ * of gfir_fftconv_work bytes). Used by the FFT engine below.
  */
-#define GFIR_FFTCONV_MAX 8192
+#define GFIR_FFTCONV_ONE_MAX 8192
+#define GFIR_FFTCONV_MAX ((size_t)1 << 22)
 typedef struct gfir_fftconv_args {
     const float *d_x;        /* as gfir_fft_run's input */
     size_t x_stride, avail;  /* avail: ntaps - 1 + n samples per channel */
@@ -110,6 +113,7 @@ typedef struct gfir_fftconv_args {
     float *d_out;            /* as gfir_fft_run's output */
     size_t frame_stride, channel_stride;
     unsigned channels;
+    float2 *d_work;          /* above GFIR_FFTCONV_ONE_MAX points; else unused */
 } gfir_fftconv_args;
 int gfir_fftconv_fits(size_t n_fft);
 /* The spectra of `filters` tap sets of ntaps taps (device memory, natural
@@ -117,6 +121,8 @@ int gfir_fftconv_fits(size_t n_fft);
  * cudaMalloc'd arrays for the caller to cudaFree. Synchronous. */
 cudaError_t gfir_fftconv_spectrum(const float *d_taps, size_t ntaps, unsigned filters,
                                   size_t n_fft, float2 **d_tw, float2 **d_spec);
+/* Bytes of work area for rows segments per channel (0: none needed). */
+size_t gfir_fftconv_work(size_t n_fft, size_t rows, unsigned channels);
 cudaError_t gfir_fftconv_run(const gfir_fftconv_args *a, cudaStream_t stream);
 
 typedef struct gfir_fft_filter gfir_fft_filter;
@@ -141,14 +147,14 @@ void gfir_fft_filter_destroy(gfir_fft_filter *f);
 
 /* An engine for `channels` channels on `stream`; f has 1 tap set (shared by
  * every channel) or `channels`. A whole filter of at most GFIR_FFTCONV_MAX
- * points runs in one kernel of fftconv.cu, unless flags has
+ * points runs fftconv.cu's transforms, unless flags has
  * GFIR_FFT_CUFFT_ONLY (tests and benchmarks compare the two); everything
  * else runs the cuFFT passes. */
 #define GFIR_FFT_CUFFT_ONLY 1u
 gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
                                    unsigned channels, size_t max_n, cudaStream_t stream,
                                    unsigned flags, char *why, size_t why_len);
-/* 1 when the engine runs fftconv.cu's single kernel. */
+/* 1 when the engine runs fftconv.cu's transforms rather than cuFFT. */
 int gfir_fft_engine_fused(const gfir_fft_engine *e);
 void gfir_fft_engine_destroy(gfir_fft_engine *e);
 

@@ -2,8 +2,9 @@
  * cuda_fft_test.c - the CUDA FFT kernel (overlap-save with cuFFT) against
  * float64 references. Exits 77 (skipped) when no CUDA device is usable.
  *
- * - The engine of kernels/fft.cu, in one kernel (fftconv.cu) where it fits and
- *   as cuFFT passes, at every FFT size gfir_fft_size() can choose
+ * - The engine of kernels/fft.cu, in fftconv.cu's own transforms (one kernel
+ *   up to 8192 points, four steps above) and as cuFFT passes, at every FFT
+ *   size gfir_fft_size() can choose
  *   up to 2^23 (the size of a 2^21-tap filter), planar and interleaved output,
  *   whole blocks and short ones; and partitioned, at the partition size the
  *   rule picks and at small ones, with tap counts on both sides of every case
@@ -212,8 +213,8 @@ static void engine_check(const engine_case *ec)
 
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CHECK_CUDA(cudaMalloc((void **)&d_x, C * x_stride * sizeof(float)));
-    /* the library's choice (one kernel of fftconv.cu for whole filters that
-     * fit it), then the cuFFT passes for every case */
+    /* the library's choice (fftconv.cu for whole filters that fit it), then
+     * the cuFFT passes for every case */
     for (unsigned flags = 0; flags <= GFIR_FFT_CUFFT_ONLY; flags += GFIR_FFT_CUFFT_ONLY) {
         CHECK_GFIR(gfir_fft_engine_create(&e, f, C, ec->max_n, stream, flags, why, sizeof why),
                    why);
@@ -244,7 +245,7 @@ static void test_engine_every_size(void **state)
 {
     (void)state;
     static const unsigned chans[] = {1, 2, 6};
-    const size_t largest = quick ? (size_t)1 << 14 : (size_t)1 << 23;
+    const size_t largest = quick ? (size_t)1 << 15 : (size_t)1 << 23;
     int k = 0;
     for (size_t n_fft = 32; n_fft <= largest; n_fft *= 2, k++) {
         engine_case ec = {n_fft, 0, 0, chans[k % 3], k & 1, 0};
@@ -291,7 +292,7 @@ static void test_engine_partitioned(void **state)
             engine_check(&ec);
         }
     }
-    const size_t ntaps = quick ? 32768 : 65535, max_n = quick ? 40000 : 300007;
+    const size_t ntaps = quick ? 32768 : 65535, max_n = quick ? 40000 : 200003;
     assert_int_not_equal(gfir_fft_part(ntaps, max_n), 0);
     engine_case rule = {2 * gfir_fft_part(ntaps, max_n), ntaps, max_n, 2, 0,
                         gfir_fft_part(ntaps, max_n)};

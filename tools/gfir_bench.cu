@@ -488,8 +488,12 @@ int main(int argc, char **argv)
                     /* below 2 ntaps most of each transform is overlap */
                     if ((n_fft != rule || rule_part) && n_fft >= 2 * ntaps &&
                         (n_fft & (n_fft - 1)) == 0)
-                        time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                                 n_fft, 0, 0, runs, copy_bw, csv, "fft_sweep");
+                        for (unsigned flags = 0; flags <= GFIR_FFT_CUFFT_ONLY;
+                             flags += GFIR_FFT_CUFFT_ONLY)
+                            if (!flags || n_fft <= GFIR_FFTCONV_MAX) /* both where both run */
+                                time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels,
+                                         frames, n_fft, 0, flags, runs, copy_bw, csv,
+                                         "fft_sweep");
                 for (size_t part : fft_parts)
                     if (part != rule_part && part < ntaps && part >= 64 &&
                         (part & (part - 1)) == 0)
