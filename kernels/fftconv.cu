@@ -1,7 +1,9 @@
 /*
- * fftconv.cu - overlap-save in one pass: a thread block transforms, filters
- * and transforms back a segment pair in shared memory, so the data crosses
- * device memory once each way instead of five times as with cuFFT (fft.cu).
+ * fftconv.cu - overlap-save in our own transforms. Up to 8192 points, one
+ * pass: a thread block transforms, filters and transforms back a segment
+ * pair in shared memory, so the data crosses device memory once each way
+ * instead of five times as with cuFFT (fft.cu). Above, up to 2^22 points,
+ * three passes (the four-step section below).
  *
  * Two segments in one complex transform: z = x_s + i x_{s+1}. The taps are
  * real, so the inverse transform of Z H is (x_s * h) + i (x_{s+1} * h): the
