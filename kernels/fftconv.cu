@@ -10,8 +10,10 @@
  * real part is segment s's circular convolution, the imaginary part segment
  * s + 1's, and no real-to-complex packing pass is needed.
  *
- * The transform: N = 2^m complex points in shared memory, in place, radix 8
- * (a radix-4 or radix-2 pass last when m is not a multiple of 3).
+ * The transform: N = 2^m complex points in shared memory, in place, radix 16
+ * (a radix-8, 4 or 2 pass last when m is not a multiple of 4; on the H100
+ * radix 16 was 15% faster than radix 8 at 2048 points, 6% at 2^20 in the
+ * four steps, and even at 2^18; GFIR_FC_LOG_RADIX=3 builds radix 8).
  * Forward passes decimate in frequency and leave the spectrum in digit-
  * reversed order; the filter's spectrum is made by the same forward passes,
  * so it is in the same order and the product needs no reordering; the
@@ -30,6 +32,11 @@
 #include <stdlib.h>
 
 #define FC_MAX_PASSES 8
+/* the largest radix, as a power of two: 16 (4) or 8 (3) */
+#ifndef GFIR_FC_LOG_RADIX
+#define GFIR_FC_LOG_RADIX 4
+#endif
+#define FC_LOG_RADIX GFIR_FC_LOG_RADIX
 
 /* Shared-memory index of point i: one float2 of padding after every 16, so
  * the late passes' short strides (8 points, 64 bytes: 16-way conflicts
@@ -102,9 +109,44 @@ static __device__ __forceinline__ void dft8(float2 *v, bool inv)
     }
 }
 
+/* v *= W_16^m (conjugate when inv), m known at compile time after unrolling */
+static __device__ __forceinline__ float2 w16(float2 v, int m, bool inv)
+{
+    const float c1 = 0.92387953251128676f, s1 = 0.38268343236508977f, h = 0.70710678118654752f;
+    const float cs[8] = {1.0f, c1, h, s1, 0.0f, -s1, -h, -c1}; /* cos(2 pi m / 16) */
+    const float sn[8] = {0.0f, s1, h, c1, 1.0f, c1, h, s1};    /* sin(2 pi m / 16) */
+    const float c = m < 8 ? cs[m] : -cs[m - 8], s = m < 8 ? sn[m] : -sn[m - 8];
+    return cmul(v, make_float2(c, inv ? s : -s));
+}
+
+/* 16 points as 4 x 4: transforms of 4 down the columns, twiddles W_16^(n1
+ * k2), transforms of 4 across; natural order in and out. */
+static __device__ __forceinline__ void dft16(float2 *v, bool inv)
+{
+    float2 a[4][4];
+#pragma unroll
+    for (int n1 = 0; n1 < 4; n1++) {
+        float2 t[4] = {v[n1], v[n1 + 4], v[n1 + 8], v[n1 + 12]};
+        dft4(t, inv);
+#pragma unroll
+        for (int k2 = 0; k2 < 4; k2++)
+            a[n1][k2] = n1 && k2 ? w16(t[k2], n1 * k2, inv) : t[k2];
+    }
+#pragma unroll
+    for (int k2 = 0; k2 < 4; k2++) {
+        float2 t[4] = {a[0][k2], a[1][k2], a[2][k2], a[3][k2]};
+        dft4(t, inv);
+#pragma unroll
+        for (int k1 = 0; k1 < 4; k1++)
+            v[k2 + 4 * k1] = t[k1];
+    }
+}
+
 template <int R> static __device__ __forceinline__ void dft(float2 *v, bool inv)
 {
-    if (R == 8)
+    if (R == 16)
+        dft16(v, inv);
+    else if (R == 8)
         dft8(v, inv);
     else if (R == 4)
         dft4(v, inv);
@@ -123,7 +165,7 @@ template <int R, bool IL>
 static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
                             unsigned log_s, bool inv, const float2 *__restrict__ tw)
 {
-    const unsigned log_r = R == 8 ? 3 : R == 4 ? 2 : 1;
+    const unsigned log_r = R == 16 ? 4 : R == 8 ? 3 : R == 4 ? 2 : 1;
     const unsigned s = 1u << log_s, per = 1u << (log_len - log_r), items = per << log_b;
     const unsigned tw_shift = log_t - log_s - log_r; /* T / M */
     for (unsigned it = threadIdx.x; it < items; it += blockDim.x) {
@@ -151,12 +193,12 @@ static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsig
     }
 }
 
-/* The passes' radices, forward order: 8s while they fit, then 4 or 2. */
+/* The passes' radices, forward order: 16s while they fit, then 8, 4 or 2. */
 static __device__ int plan_passes(unsigned log_n, unsigned char *radix_log)
 {
     int count = 0;
     for (unsigned left = log_n; left > 0; left -= radix_log[count - 1])
-        radix_log[count++] = (unsigned char)(left >= 3 ? 3 : left);
+        radix_log[count++] = (unsigned char)(left >= FC_LOG_RADIX ? FC_LOG_RADIX : left);
     return count;
 }
 
@@ -193,7 +235,9 @@ static __device__ void transform(float2 *buf, unsigned log_len, unsigned log_b, 
     for (int k = 0; k < count; k++) {
         const int p = inv ? count - 1 - k : k;
         const unsigned log_s = log_m[p] - radix_log[p];
-        if (radix_log[p] == 3)
+        if (radix_log[p] == 4)
+            pass<16, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        else if (radix_log[p] == 3)
             pass<8, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
         else if (radix_log[p] == 2)
             pass<4, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
@@ -261,18 +305,26 @@ __global__ void fftconv_spectrum_kernel(const float *taps, size_t ntaps, float s
  * (C) inverse N2-point transforms down the columns, restoring natural order,
  * whose valid samples go straight to the output. Three passes over the work
  * matrix, against five with cuFFT (fft.cu), and the input and output are
- * touched once. Every block holds FS_POINTS points: 2^(13 - log N2) columns
- * (interleaved, so neighbouring threads read neighbouring samples) or
- * 2^(13 - log N1) rows.
+ * touched once. Every block holds 2^FS_LOG_POINTS points: 2^(FS_LOG_POINTS -
+ * log N2) columns (interleaved, so neighbouring threads read neighbouring
+ * samples) or 2^(FS_LOG_POINTS - log N1) rows, 16 points a thread.
+ *
+ * 8192 points and two blocks per SM (64 registers a thread at most): on an
+ * H100 (2 x 2^24 samples, 16383 to 262143 taps) 13-18% faster than leaving
+ * ptxas free (up to 71 registers, one block of fs_rows per SM); three per
+ * SM spilled and were no faster than one. The macros let gfir-bench builds
+ * try others.
  */
-#define FS_LOG_POINTS 13
+#ifndef GFIR_FS_LOG_POINTS
+#define GFIR_FS_LOG_POINTS 13
+#endif
+#ifndef GFIR_FS_BLOCKS
+#define GFIR_FS_BLOCKS 2
+#endif
+#define FS_LOG_POINTS GFIR_FS_LOG_POINTS
+#define FS_BLOCKS_PER_SM GFIR_FS_BLOCKS
+#define FS_THREADS (1u << (FS_LOG_POINTS - 4))
 #define FS_LOG_N2_MAX 10
-#define FS_THREADS 512 /* 16 points each */
-/* Two blocks per SM, 40 registers a thread at most: on an H100 (2 x 2^24
- * samples, 16383 to 262143 taps) 13-18% faster than leaving ptxas free (up
- * to 71 registers, one block of fs_rows per SM); three spilled and were no
- * faster than one. */
-#define FS_BLOCKS_PER_SM 2
 typedef struct fs_shape {
     unsigned log_n, log_n1, log_n2, log_t; /* N, N1, N2, the passes' twiddle table */
     unsigned log_h; /* W_N^m = lo[m mod 2^log_h] hi[m >> log_h]: tables after the passes' */
@@ -282,6 +334,8 @@ static fs_shape fs_shape_of(unsigned log_n)
 {
     fs_shape sh;
     sh.log_n = log_n;
+    /* balanced; rows of 2^8 under columns of up to 2^10 (fewer passes in the
+     * row step, which runs two transforms) measured 7% slower at 2^18 */
     sh.log_n2 = log_n / 2 < FS_LOG_N2_MAX ? log_n / 2 : FS_LOG_N2_MAX;
     sh.log_n1 = log_n - sh.log_n2;
     sh.log_t = sh.log_n1 > sh.log_n2 ? sh.log_n1 : sh.log_n2;
