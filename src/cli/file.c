@@ -40,6 +40,7 @@ typedef struct job {
     uint64_t written;
     int dither, count_clips;
     float steps;                /* 8- and 16-bit output: quantisation steps per 1.0, else 0 */
+    short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
     uint64_t rng;
     uint64_t clipped;
     float peak;
@@ -257,31 +258,55 @@ static float uniform(uint64_t *s)
     return (float)((*s * 0x2545F4914F6CDD1DULL) >> 40) * (1.0f / 16777216.0f);
 }
 
-/* Counts what would clip, clips so integer output never wraps, and for 8- and
+/*
+ * Counts what would clip, clips so integer output never wraps, and for 8- and
  * 16-bit output adds TPDF dither (two uniforms, +-1 LSB) and rounds to the
  * output's grid here: libsndfile's clipping conversion truncates toward minus
- * infinity, which would bias every sample by half a step. */
-static void condition(job *j, float *buf, size_t n)
+ * infinity, which would bias every sample by half a step. 16-bit output
+ * leaves as integers in pcm (sf_writef_short), so libsndfile does not
+ * convert it a second time; other formats stay float in buf.
+ *
+ * Separate loops over locals, so the compiler vectorises all but the
+ * dither's: on a 10-minute stereo file this pass and libsndfile's float
+ * conversion were a quarter of the CPU time of a 15-tap run.
+ */
+static void condition(job *j, float *restrict buf, size_t n, short *restrict pcm)
 {
-    for (size_t i = 0; i < n; i++) {
-        float v = buf[i];
-        if (j->count_clips) {
-            float a = fabsf(v);
-            if (a > 1.0f) {
-                j->clipped++;
-                if (a > j->peak)
-                    j->peak = a;
-            }
+    const float steps = j->steps;
+    if (j->count_clips) {
+        size_t clipped = 0;
+        float top = 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            const float a = fabsf(buf[i]);
+            clipped += a > 1.0f;
+            top = a > top ? a : top;
         }
-        if (j->dither)
-            v += (uniform(&j->rng) - uniform(&j->rng)) / j->steps;
-        if (j->steps > 0) {
-            v = rintf(v * j->steps);
-            v = (v > j->steps - 1 ? j->steps - 1 : v < -j->steps ? -j->steps : v) / j->steps;
-        } else if (j->count_clips) {
-            v = v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
+        j->clipped += clipped;
+        if (top > 1.0f && top > j->peak)
+            j->peak = top;
+    }
+    if (j->dither) {
+        uint64_t rng = j->rng;
+        for (size_t i = 0; i < n; i++)
+            buf[i] += (uniform(&rng) - uniform(&rng)) / steps;
+        j->rng = rng;
+    }
+    if (steps > 0) {
+        /* clamped to the grid's ends, then rounded to even by the 1.5 * 2^23
+         * trick: both ends are integers, so the order does not matter */
+        const float lo = -steps, hi = steps - 1.0f, magic = 12582912.0f;
+        for (size_t i = 0; i < n; i++) {
+            float v = buf[i] * steps;
+            v = v > hi ? hi : v < lo ? lo : v;
+            v = (v + magic) - magic;
+            if (pcm)
+                pcm[i] = (short)v;
+            else
+                buf[i] = v / steps;
         }
-        buf[i] = v;
+    } else if (j->count_clips) {
+        for (size_t i = 0; i < n; i++)
+            buf[i] = buf[i] > 1.0f ? 1.0f : buf[i] < -1.0f ? -1.0f : buf[i];
     }
 }
 
@@ -290,6 +315,7 @@ static void condition(job *j, float *buf, size_t n)
 static int emit(job *j, float *buf, size_t frames, uint64_t limit)
 {
     size_t drop = frames < j->skip_left ? frames : j->skip_left;
+    sf_count_t done;
     j->skip_left -= drop;
     buf += drop * j->channels;
     frames -= drop;
@@ -297,8 +323,10 @@ static int emit(job *j, float *buf, size_t frames, uint64_t limit)
         frames = (size_t)(limit - j->written);
     if (frames == 0)
         return 0;
-    condition(j, buf, frames * j->channels);
-    if (sf_writef_float(j->out, buf, (sf_count_t)frames) != (sf_count_t)frames)
+    condition(j, buf, frames * j->channels, j->pcm);
+    done = j->pcm ? sf_writef_short(j->out, j->pcm, (sf_count_t)frames)
+                  : sf_writef_float(j->out, buf, (sf_count_t)frames);
+    if (done != (sf_count_t)frames)
         return cli_error("cannot write OUTPUT '%s': %s", j->o->output, sf_strerror(j->out));
     j->written += frames;
     return 0;
@@ -575,6 +603,13 @@ int cli_run_file(const cli_options *o)
         goto done;
     }
     setup_conditioning(&j);
+    if ((j.out_info.format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_16) {
+        j.pcm = malloc(j.block * j.channels * sizeof *j.pcm);
+        if (!j.pcm) {
+            cli_error("out of memory for blocks of %zu frames", j.block);
+            goto done;
+        }
+    }
     progress_start(&pg, !o->quiet, (double)j.in_info.frames, j.in_info.samplerate);
     t0 = progress_now();
     rc = filter_all(&j, &pg);
@@ -606,5 +641,6 @@ done:
     cli_chain_destroy(&j.chain);
     for (int i = 0; i < 2 * PIPE_DEPTH; i++)
         free(j.bufs[i]);
+    free(j.pcm);
     return rc;
 }
