@@ -193,7 +193,9 @@ static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsig
     }
 }
 
-/* The passes' radices, forward order: 16s while they fit, then 8, 4 or 2. */
+/* The passes' radices, forward order: 16s while they fit, then 8, 4 or 2.
+ * Sharing the bits out evenly instead (2^9 as 8 x 8 x 8, not 16 x 16 x 2)
+ * was 10% slower at 2048 points and 3% at 2^20 on the H100, even between. */
 static __device__ int plan_passes(unsigned log_n, unsigned char *radix_log)
 {
     int count = 0;
