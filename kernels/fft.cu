@@ -83,8 +83,8 @@
  *   16383: 131072 0.73, 262144 0.74, 65536 0.82          [65536: 0.97]
  *   65535: 262144 0.86, 524288 0.90, 131072 1.15         [2^20: 1.49]
  *   262143: 2^20 1.10, 2^21 1.09, 2^19 1.39              [2^21: 1.63]
- * so N is 16 ntaps, but no more than 4 ntaps or FFT_FS_MIN, whichever is
- * larger. Filters too long for 2^22 points go to cuFFT at 2 ntaps.
+ * so N is 4 ntaps, but at least FFT_FS_MIN. Filters too long for 2^22
+ * points go to cuFFT at 2 ntaps.
  *   FFT_SMALLEST    the floor when a block is tiny (a live callback).
  * Never more than one segment covering the whole block needs, so small blocks
  * with few taps do not transform mostly zeros. gfir-bench --fft-size
@@ -112,11 +112,9 @@ extern "C" size_t gfir_fft_size(size_t ntaps, size_t max_n)
     if (ntaps <= FFT_ONE_TAPS) { /* fftconv.cu's one kernel */
         want = pow2_at_least(4 * ntaps);
         want = want < FFT_FUSED_MIN ? FFT_FUSED_MIN : want;
-    } else { /* its four steps: 16 ntaps, but no more than 4 ntaps or FFT_FS_MIN */
-        want = pow2_at_least(16 * ntaps);
-        const size_t at_most = pow2_at_least(4 * ntaps);
-        if (want > at_most)
-            want = at_most > FFT_FS_MIN ? at_most : FFT_FS_MIN;
+    } else { /* its four steps: 4 ntaps, at least FFT_FS_MIN */
+        want = pow2_at_least(4 * ntaps);
+        want = want > FFT_FS_MIN ? want : FFT_FS_MIN;
         if (want > GFIR_FFTCONV_MAX) /* the longest filters: cuFFT, or 2 ntaps */
             want = pow2_at_least(2 * ntaps) > GFIR_FFTCONV_MAX ? pow2_at_least(2 * ntaps)
                                                                : GFIR_FFTCONV_MAX;

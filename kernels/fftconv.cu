@@ -477,7 +477,11 @@ extern "C" size_t gfir_fftconv_work(size_t n_fft, size_t rows, unsigned channels
                : 0;
 }
 
-/* Lets every kernel of this file take smem bytes of dynamic shared memory. */
+/* Lets every kernel of this file take the most dynamic shared memory any
+ * filter asks for (2^FS_LOG_POINTS points, as the 8192-point one kernel):
+ * always that one value, since the attribute is per kernel, not per filter,
+ * and a smaller one set for a later filter would break an earlier one's
+ * launches. Filters that fit the default 48 KB never call it. */
 static cudaError_t allow_smem(size_t smem)
 {
     const void *kernels[] = {(const void *)fftconv_kernel, (const void *)fftconv_spectrum_kernel,
@@ -516,10 +520,12 @@ extern "C" cudaError_t gfir_fftconv_spectrum(const float *d_taps, size_t ntaps, 
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    if (e == cudaSuccess && (size_t)optin < smem)
+    /* fs_rows also holds each row's k2 in static shared memory */
+    const size_t static_smem = one ? 0 : (1u << (FS_LOG_POINTS - 7)) * sizeof(unsigned);
+    if (e == cudaSuccess && (size_t)optin < smem + static_smem)
         return cudaErrorNotSupported; /* the caller keeps to cuFFT */
-    if (e == cudaSuccess)
-        e = allow_smem(smem);
+    if (e == cudaSuccess && smem + static_smem > 48 * 1024)
+        e = allow_smem(smem_bytes((size_t)1 << FS_LOG_POINTS));
     float2 *tw = (float2 *)malloc(tw_n * sizeof *tw);
     if (!tw)
         return cudaErrorMemoryAllocation;

@@ -196,6 +196,13 @@ static void engine_check(const engine_case *ec)
                                       sizeof why),
                why);
     assert_int_equal(gfir_fft_filter_size(f), ec->n_fft);
+    /* a filter of another size made afterwards, alive while f runs: one
+     * filter's setup must not break another's (shared memory limits are
+     * per kernel, not per filter) */
+    gfir_fft_filter *other;
+    CHECK_GFIR(gfir_fft_filter_create(&other, h_taps, 31 < ec->ntaps ? 31 : ec->ntaps, 1,
+                                      ec->n_fft == 2048 ? 4096 : 2048, 0, why, sizeof why),
+               why);
     const size_t x_stride = halo + ec->max_n + 5; /* an odd pitch on purpose */
     float *h_x = malloc(C * x_stride * sizeof(float));
     assert_non_null(h_x);
@@ -233,6 +240,7 @@ static void engine_check(const engine_case *ec)
         gfir_fft_engine_destroy(e);
     }
     gfir_fft_filter_destroy(f);
+    gfir_fft_filter_destroy(other);
     cudaStreamDestroy(stream);
     cudaFree(d_x);
     free(h_taps);

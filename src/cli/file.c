@@ -297,7 +297,7 @@ static void condition(job *j, float *restrict buf, size_t n, short *restrict pcm
         const float lo = -steps, hi = steps - 1.0f, magic = 12582912.0f;
         for (size_t i = 0; i < n; i++) {
             float v = buf[i] * steps;
-            v = v > hi ? hi : v < lo ? lo : v;
+            v = v > hi ? hi : v < lo ? lo : v == v ? v : 0.0f; /* NaN: silence */
             v = (v + magic) - magic;
             if (pcm)
                 pcm[i] = (short)v;
