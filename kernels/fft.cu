@@ -726,12 +726,12 @@ extern "C" gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_
     /* fftconv.cu's grid holds up to 65535 segment pairs per channel */
     const size_t max_rows = (max_n + e->hop - 1) / e->hop;
     e->fused = f->d_fc_spec && !(flags & GFIR_FFT_CUFFT_ONLY) && (max_rows + 1) / 2 <= GRID_Y_MAX;
+    const size_t fc_work = e->fused ? gfir_fftconv_work(f->fft_size, max_rows, channels) : 0;
     gfir_status st = GFIR_OK;
     if (!e->fused)
         st = engine_init(e, why, why_len);
-    else if (gfir_fftconv_work(f->fft_size, max_rows, channels)) {
-        const cudaError_t ce =
-            cudaMalloc((void **)&e->d_fc_work, gfir_fftconv_work(f->fft_size, max_rows, channels));
+    else if (fc_work) {
+        const cudaError_t ce = cudaMalloc((void **)&e->d_fc_work, fc_work);
         if (ce != cudaSuccess)
             st = cuda_fail(ce, "cudaMalloc (FFT work area)", why, why_len);
     }

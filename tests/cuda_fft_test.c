@@ -1,6 +1,6 @@
 /*
- * cuda_fft_test.c - the CUDA FFT kernel (overlap-save with cuFFT) against
- * float64 references. Exits 77 (skipped) when no CUDA device is usable.
+ * cuda_fft_test.c - the CUDA FFT kernel (overlap-save: fftconv.cu's own
+ * transforms and cuFFT) against float64 references. Exits 77 (skipped) when no CUDA device is usable.
  *
  * - The engine of kernels/fft.cu, in fftconv.cu's own transforms (one kernel
  *   up to 8192 points, four steps above) and as cuFFT passes, at every FFT

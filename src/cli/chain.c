@@ -23,6 +23,22 @@ static gfir_status make_plan(const cli_options *o, unsigned channels, unsigned f
     return gfir_plan_create(plan, taps, ntaps, &cfg);
 }
 
+/* Replaces AUTO's plan by one with `kernel` on the same backend, keeping
+ * AUTO's where that cannot be made. */
+static void replan(const cli_options *o, gfir_kernel kernel, unsigned channels,
+                   unsigned filter_channels, size_t block_frames, const float *taps,
+                   size_t ntaps, gfir_plan **plan)
+{
+    cli_options other = *o;
+    gfir_plan *p;
+    other.backend = gfir_plan_backend(*plan);
+    other.kernel = kernel;
+    if (make_plan(&other, channels, filter_channels, block_frames, taps, ntaps, &p) == GFIR_OK) {
+        gfir_plan_destroy(*plan);
+        *plan = p;
+    }
+}
+
 static int plan_failed(const cli_options *o)
 {
     return cli_error("cannot filter with --backend %s --kernel %s: %s",
@@ -66,17 +82,9 @@ int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t
         return plan_failed(o);
     }
     if (o->kernel == GFIR_KERNEL_AUTO && gfir_plan_latency(*plan) > 0 &&
-        (double)d.ntaps * channels * rate_hz <= LIVE_DIRECT_MAX_MACS) {
-        cli_options direct = *o;
-        gfir_plan *p;
-        direct.backend = gfir_plan_backend(*plan);
-        direct.kernel = GFIR_KERNEL_DIRECT;
-        if (make_plan(&direct, channels, d.filter_channels, block_frames, d.taps, d.ntaps, &p) ==
-            GFIR_OK) {
-            gfir_plan_destroy(*plan);
-            *plan = p;
-        }
-    }
+        (double)d.ntaps * channels * rate_hz <= LIVE_DIRECT_MAX_MACS)
+        replan(o, GFIR_KERNEL_DIRECT, channels, d.filter_channels, block_frames, d.taps, d.ntaps,
+               plan);
     if (filter_delay_frames)
         *filter_delay_frames = d.delay_frames;
     say_plan(o, *plan, "", d.filter_channels, rate_hz, block_frames ? block_frames : 4096);
@@ -101,19 +109,11 @@ static gfir_status make_file_plan(const cli_options *o, unsigned channels,
                                   const float *taps, size_t ntaps, gfir_plan **plan)
 {
     gfir_status st = make_plan(o, channels, filter_channels, block_frames, taps, ntaps, plan);
-    cli_options fft = *o;
-    gfir_plan *p;
-    if (st != GFIR_OK || o->kernel != GFIR_KERNEL_AUTO || ntaps < FILE_FFT_MIN_TAPS ||
-        gfir_plan_backend(*plan) != GFIR_BACKEND_CPU ||
-        gfir_plan_kernel(*plan) != GFIR_KERNEL_DIRECT)
-        return st;
-    fft.backend = GFIR_BACKEND_CPU;
-    fft.kernel = GFIR_KERNEL_FFT;
-    if (make_plan(&fft, channels, filter_channels, block_frames, taps, ntaps, &p) == GFIR_OK) {
-        gfir_plan_destroy(*plan);
-        *plan = p;
-    }
-    return GFIR_OK;
+    if (st == GFIR_OK && o->kernel == GFIR_KERNEL_AUTO && ntaps >= FILE_FFT_MIN_TAPS &&
+        gfir_plan_backend(*plan) == GFIR_BACKEND_CPU &&
+        gfir_plan_kernel(*plan) == GFIR_KERNEL_DIRECT)
+        replan(o, GFIR_KERNEL_FFT, channels, filter_channels, block_frames, taps, ntaps, plan);
+    return st;
 }
 
 int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
