@@ -30,6 +30,13 @@
 extern "C" {
 #endif
 
+/* Marks what libgfir exports; everything else in it is hidden. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define GFIR_API __attribute__((visibility("default")))
+#else
+#define GFIR_API
+#endif
+
 #define GFIR_VERSION_MAJOR 0
 #define GFIR_VERSION_MINOR 1
 #define GFIR_VERSION_PATCH 0
@@ -38,7 +45,7 @@ extern "C" {
     (GFIR_VERSION_MAJOR * 10000 + GFIR_VERSION_MINOR * 100 + GFIR_VERSION_PATCH)
 
 /* The version of the library linked at run time, e.g. "0.1.0". */
-const char *gfir_version_string(void);
+GFIR_API const char *gfir_version_string(void);
 
 /*
  * Status codes. The values are fixed within a major version.
@@ -60,7 +67,7 @@ typedef enum gfir_status {
 
 /* A static English sentence for a status, e.g. "a required pointer is NULL".
  * Unknown values give "unknown gfir status". Never NULL. */
-const char *gfir_strerror(gfir_status status);
+GFIR_API const char *gfir_strerror(gfir_status status);
 
 /* Largest channel count of a plan and largest tap count per channel. */
 #define GFIR_MAX_CHANNELS 256
@@ -94,13 +101,13 @@ typedef enum gfir_kernel {
 /* Lower-case names ("auto", "cpu", "cuda"; "auto", "gold", "direct", ...) and
  * their inverse. The name functions return NULL for an unknown value; the
  * parsers return GFIR_ERR_ARG for an unknown name and leave *out alone. */
-const char *gfir_backend_name(gfir_backend backend);
-const char *gfir_kernel_name(gfir_kernel kernel);
-gfir_status gfir_backend_from_name(const char *name, gfir_backend *out);
-gfir_status gfir_kernel_from_name(const char *name, gfir_kernel *out);
+GFIR_API const char *gfir_backend_name(gfir_backend backend);
+GFIR_API const char *gfir_kernel_name(gfir_kernel kernel);
+GFIR_API gfir_status gfir_backend_from_name(const char *name, gfir_backend *out);
+GFIR_API gfir_status gfir_kernel_from_name(const char *name, gfir_kernel *out);
 
 /* 1 when the backend is built and has a usable device now, else 0. */
-int gfir_backend_available(gfir_backend backend);
+GFIR_API int gfir_backend_available(gfir_backend backend);
 
 /*
  * How to build a plan. Always start from gfir_config_init(), then set fields:
@@ -121,7 +128,7 @@ typedef struct gfir_config {
 } gfir_config;
 
 /* Fills *cfg with the defaults above. */
-void gfir_config_init(gfir_config *cfg);
+GFIR_API void gfir_config_init(gfir_config *cfg);
 
 typedef struct gfir_plan gfir_plan;
 
@@ -142,7 +149,7 @@ typedef struct gfir_plan gfir_plan;
  * ~/.cache/gfir/fftw-wisdom); set GFIR_FFTW_PLANNER=estimate in the
  * environment to skip both. The CUDA backend opens libcufft at run time.
  */
-gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
+GFIR_API gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
                              const gfir_config *cfg);
 
 /*
@@ -162,24 +169,24 @@ gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
  * delay (0 for direct kernels and the CUDA FFT kernel; the partition size for
  * the CPU FFT kernel).
  */
-gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames);
+GFIR_API gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames);
 
 /* As gfir_plan_execute() with frames frames of silence as input: pulls out
  * what the latency and the filter's tail hold. */
-gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames);
+GFIR_API gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames);
 
 /* Frames by which the output lags the input beyond the filter itself:
  * 0 for direct kernels, the partition size for partitioned FFT kernels. */
-size_t gfir_plan_latency(const gfir_plan *plan);
+GFIR_API size_t gfir_plan_latency(const gfir_plan *plan);
 
 /* Clears every channel's history (and any buffered latency), as if newly created. */
-gfir_status gfir_plan_reset(gfir_plan *plan);
+GFIR_API gfir_status gfir_plan_reset(gfir_plan *plan);
 
 /* What the plan resolved AUTO to, and its shape. */
-gfir_backend gfir_plan_backend(const gfir_plan *plan);
-gfir_kernel gfir_plan_kernel(const gfir_plan *plan);
-size_t gfir_plan_ntaps(const gfir_plan *plan);
-unsigned gfir_plan_channels(const gfir_plan *plan);
+GFIR_API gfir_backend gfir_plan_backend(const gfir_plan *plan);
+GFIR_API gfir_kernel gfir_plan_kernel(const gfir_plan *plan);
+GFIR_API size_t gfir_plan_ntaps(const gfir_plan *plan);
+GFIR_API unsigned gfir_plan_channels(const gfir_plan *plan);
 
 /*
  * A sentence on the last failure: of the plan's last call when plan is not
@@ -187,10 +194,10 @@ unsigned gfir_plan_channels(const gfir_plan *plan);
  * thread's last failed gfir_plan_create() when plan is NULL. "" when there is
  * nothing to say. Valid until the next call on that plan or thread.
  */
-const char *gfir_plan_error_detail(const gfir_plan *plan);
+GFIR_API const char *gfir_plan_error_detail(const gfir_plan *plan);
 
 /* Frees everything the plan holds. NULL is allowed and does nothing. */
-void gfir_plan_destroy(gfir_plan *plan);
+GFIR_API void gfir_plan_destroy(gfir_plan *plan);
 
 /*
  * Filter design: Kaiser-window windowed sinc, as scipy.signal.firwin with
@@ -218,14 +225,14 @@ typedef enum gfir_filter_type {
  * Returns GFIR_ERR_ARG for values out of range and GFIR_ERR_TAPS when the
  * length would exceed GFIR_MAX_TAPS.
  */
-gfir_status gfir_kaiserord(double attenuation_db, double transition_hz, double rate_hz,
+GFIR_API gfir_status gfir_kaiserord(double attenuation_db, double transition_hz, double rate_hz,
                            size_t *ntaps, double *beta);
 
 /*
  * The tap count gfir_design_kaiser() needs: kaiserord's, plus one where the
  * type must have odd length to have gain at Nyquist (highpass, bandstop).
  */
-gfir_status gfir_design_length(gfir_filter_type type, double rate_hz, double transition_hz,
+GFIR_API gfir_status gfir_design_length(gfir_filter_type type, double rate_hz, double transition_hz,
                                double attenuation_db, size_t *ntaps);
 
 /*
@@ -233,7 +240,7 @@ gfir_status gfir_design_length(gfir_filter_type type, double rate_hz, double tra
  * ntaps must be the value from gfir_design_length() for the same arguments
  * (GFIR_ERR_ARG otherwise). Linear phase: its delay is (ntaps - 1) / 2 frames.
  */
-gfir_status gfir_design_kaiser(gfir_filter_type type, double rate_hz, double cutoff1_hz,
+GFIR_API gfir_status gfir_design_kaiser(gfir_filter_type type, double rate_hz, double cutoff1_hz,
                                double cutoff2_hz, double transition_hz, double attenuation_db,
                                float *taps, size_t ntaps);
 
@@ -243,7 +250,7 @@ gfir_status gfir_design_kaiser(gfir_filter_type type, double rate_hz, double cut
  * GFIR_ERR_NULL for a NULL pointer; GFIR_ERR_TAPS when na or nb is 0 or the
  * result would exceed GFIR_MAX_TAPS.
  */
-gfir_status gfir_fold(const float *a, size_t na, const float *b, size_t nb, float *out);
+GFIR_API gfir_status gfir_fold(const float *a, size_t na, const float *b, size_t nb, float *out);
 
 /*
  * Magnitude of the filter's frequency response at freq_hz, |H(e^{j 2 pi f / rate})|,
@@ -251,7 +258,16 @@ gfir_status gfir_fold(const float *a, size_t na, const float *b, size_t nb, floa
  * a double: GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above GFIR_MAX_TAPS), or
  * GFIR_ERR_ARG (rate_hz not positive and finite, freq_hz not finite).
  */
-double gfir_response_magnitude(const float *taps, size_t ntaps, double freq_hz, double rate_hz);
+GFIR_API double gfir_response_magnitude(const float *taps, size_t ntaps, double freq_hz, double rate_hz);
+
+/*
+ * The largest magnitude of the filter's frequency response over all
+ * frequencies, read off a zero-padded FFT at least 8 times (4 times above
+ * 2^20 taps) as fine as the filter's length, in double: what a peak
+ * normalisation divides by. A negative gfir_status as a double for bad
+ * arguments (GFIR_ERR_NULL, GFIR_ERR_TAPS) or GFIR_ERR_NOMEM.
+ */
+GFIR_API double gfir_response_peak(const float *taps, size_t ntaps);
 
 #ifdef __cplusplus
 }

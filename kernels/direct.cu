@@ -14,10 +14,10 @@
  * the 32 threads' loads in 32 different banks. Results go back through the
  * same padded tile so the global stores are coalesced.
  */
-#include "textbook.cuh"
+#include "textbook/textbook.cuh"
 
 #define R 16                         /* outputs per thread */
-#define K GFIR_TAP_STEP              /* taps per register step */
+#define K GF_TAP_STEP              /* taps per register step */
 #define THREADS 128
 #define BLOCK_OUT (THREADS * R)      /* outputs per block */
 #define SEG_MAX 2048                 /* taps staged per segment */
@@ -27,7 +27,7 @@ __host__ __device__ __forceinline__ unsigned padded(unsigned i)
     return i + (i >> 4);
 }
 
-__global__ void __launch_bounds__(THREADS) direct_kernel(gfir_conv_args a, unsigned seg_max)
+__global__ void __launch_bounds__(THREADS) direct_kernel(gf_conv_args a, unsigned seg_max)
 {
     extern __shared__ float4 s_mem4[];
     float *s_h = reinterpret_cast<float *>(s_mem4);  /* seg_max taps */
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(THREADS) direct_kernel(gfir_conv_args a, unsig
     const size_t base = blockIdx.x * (size_t)BLOCK_OUT;
     const size_t inputs = a.n + a.ntaps - 1;
     const float *__restrict__ x = a.d_x + c * a.x_stride;
-    const float *__restrict__ h = gfir_taps_of(a, c);
+    const float *__restrict__ h = gf_taps_of(a, c);
     const unsigned ntaps_padded = (unsigned)((a.ntaps + K - 1) / K * K);
 
     float acc[R];
@@ -97,9 +97,9 @@ __global__ void __launch_bounds__(THREADS) direct_kernel(gfir_conv_args a, unsig
             y[base + j] = s_x[padded(j)];
 }
 
-extern "C" cudaError_t gfir_launch_direct(const gfir_conv_args *a, cudaStream_t stream)
+extern "C" cudaError_t gf_launch_direct(const gf_conv_args *a, cudaStream_t stream)
 {
-    cudaError_t e = gfir_check_args(a);
+    cudaError_t e = gf_check_args(a);
     if (e != cudaSuccess || a->n == 0)
         return e;
     const size_t ntaps_padded = (a->ntaps + K - 1) / K * K;

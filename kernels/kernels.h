@@ -13,8 +13,8 @@
  * A launcher checks its arguments, launches on the given stream and returns
  * cudaGetLastError(); it never synchronises, prints or exits.
  */
-#ifndef GFIR_KERNELS_H
-#define GFIR_KERNELS_H
+#ifndef GF_KERNELS_H
+#define GF_KERNELS_H
 
 #include "gfir.h"
 
@@ -26,17 +26,17 @@ extern "C" {
 #endif
 
 /* Device tap sets are reversed and zero-padded to a multiple of this, so the
- * direct kernel steps through taps GFIR_TAP_STEP at a time with no remainder. */
-#define GFIR_TAP_STEP 16
+ * direct kernel steps through taps GF_TAP_STEP at a time with no remainder. */
+#define GF_TAP_STEP 16
 /* __constant__ capacity of the constant kernel: 64 KB of floats, all filters. */
-#define GFIR_CONSTANT_MAX_TAPS 16384
+#define GF_CONSTANT_MAX_TAPS 16384
 
-typedef struct gfir_conv_args {
+typedef struct gf_conv_args {
     const float *d_x;       /* channel c: d_x + c * x_stride, ntaps - 1 + n samples */
     size_t x_stride;
     const float *d_taps;    /* reversed taps, filter f: d_taps + f * taps_stride,
                                zero from ntaps up to taps_stride (a multiple of
-                               GFIR_TAP_STEP) */
+                               GF_TAP_STEP) */
     size_t taps_stride;
     int shared_taps;        /* 1: filter 0 serves every channel */
     size_t ntaps;
@@ -45,24 +45,24 @@ typedef struct gfir_conv_args {
     size_t n;
     unsigned channels;
     unsigned block_threads; /* textbook kernels: blockDim.x; 0 = 256 */
-} gfir_conv_args;
+} gf_conv_args;
 
 /* 7.2: one thread per output, taps read from global memory. */
-cudaError_t gfir_launch_basic(const gfir_conv_args *a, cudaStream_t stream);
+cudaError_t gf_launch_basic(const gf_conv_args *a, cudaStream_t stream);
 /* 7.3: taps in __constant__ memory. Copies the taps into the constant bank on
  * the stream before launching, so two plans using it must not run concurrently
  * on different streams. cudaErrorInvalidValue when the filters' taps together
- * exceed GFIR_CONSTANT_MAX_TAPS. */
-cudaError_t gfir_launch_constant(const gfir_conv_args *a, cudaStream_t stream);
-int gfir_constant_fits(size_t ntaps, unsigned filters);
+ * exceed GF_CONSTANT_MAX_TAPS. */
+cudaError_t gf_launch_constant(const gf_conv_args *a, cudaStream_t stream);
+int gf_constant_fits(size_t ntaps, unsigned filters);
 /* 7.4: input tile plus halo cells in shared memory; taps in segments when the
  * halo does not fit the shared memory sized from blockDim. */
-cudaError_t gfir_launch_tiled(const gfir_conv_args *a, cudaStream_t stream);
+cudaError_t gf_launch_tiled(const gf_conv_args *a, cudaStream_t stream);
 /* 7.5: tile in shared memory, halo cells read through the caches (L2). */
-cudaError_t gfir_launch_cached(const gfir_conv_args *a, cudaStream_t stream);
+cudaError_t gf_launch_cached(const gf_conv_args *a, cudaStream_t stream);
 /* Ours: 16 outputs per thread from a sliding register window, taps staged in
  * shared memory per block, conflict-free padded tiles, coalesced stores. */
-cudaError_t gfir_launch_direct(const gfir_conv_args *a, cudaStream_t stream);
+cudaError_t gf_launch_direct(const gf_conv_args *a, cudaStream_t stream);
 
 /*
  * Layout kernels of the streaming backend.
@@ -70,18 +70,18 @@ cudaError_t gfir_launch_direct(const gfir_conv_args *a, cudaStream_t stream);
  * of d_x_prev[c] (which held prev_n new samples behind its halo), then the n
  * new samples of channel c from interleaved d_in (zeros when d_in is NULL).
  */
-cudaError_t gfir_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_cur,
+cudaError_t gf_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_cur,
                               size_t x_stride, size_t halo, const float *d_in, size_t n,
                               unsigned channels, cudaStream_t stream);
 /* interleave: d_out[i * channels + c] = d_y[c * y_stride + i]. */
-cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_out, size_t n,
+cudaError_t gf_launch_interleave(const float *d_y, size_t y_stride, float *d_out, size_t n,
                                    unsigned channels, cudaStream_t stream);
 
 /*
  * Overlap-save FFT convolution (fft.cu): the same contract as the direct
  * kernels, from the same planar halo-prefixed input, computed with cuFFT.
  *
- * A gfir_fft_filter holds the tap sets' spectra, made once; a gfir_fft_engine
+ * A gf_fft_filter holds the tap sets' spectra, made once; a gf_fft_engine
  * holds one stream's cuFFT plans and work buffers, sized for blocks of up to
  * max_n frames, and refers to a filter that must outlive it. Engines on
  * different streams may share a filter and run concurrently.
@@ -94,78 +94,78 @@ cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_o
  */
 /*
  * fftconv.cu: overlap-save of a whole filter in our own transforms, the
- * data in shared memory: up to GFIR_FFTCONV_ONE_MAX points in one kernel (a
+ * data in shared memory: up to GF_FFTCONV_ONE_MAX points in one kernel (a
  * transform of that many complex points fills a thread block's shared
- * memory), up to GFIR_FFTCONV_MAX in three (four-step, through a work area
- * of gfir_fftconv_work bytes). Used by the FFT engine below.
+ * memory), up to GF_FFTCONV_MAX in three (four-step, through a work area
+ * of gf_fftconv_work bytes). Used by the FFT engine below.
  */
-#define GFIR_FFTCONV_ONE_MAX 8192
-#define GFIR_FFTCONV_MAX ((size_t)1 << 22)
-typedef struct gfir_fftconv_args {
-    const float *d_x;        /* as gfir_fft_run's input */
+#define GF_FFTCONV_ONE_MAX 8192
+#define GF_FFTCONV_MAX ((size_t)1 << 22)
+typedef struct gf_fftconv_args {
+    const float *d_x;        /* as gf_fft_run's input */
     size_t x_stride, avail;  /* avail: ntaps - 1 + n samples per channel */
-    const float2 *d_spec;    /* gfir_fftconv_spectrum's, N points per tap set */
+    const float2 *d_spec;    /* gf_fftconv_spectrum's, N points per tap set */
     const float2 *d_tw;      /* its twiddles */
     int shared;              /* one tap set for every channel */
     unsigned log_n;          /* N = 2^log_n */
     size_t hop, col;         /* outputs per segment (N - col), col = ntaps - 1 */
     size_t rows, n;          /* segments per channel (ceil(n / hop)), frames */
-    float *d_out;            /* as gfir_fft_run's output */
+    float *d_out;            /* as gf_fft_run's output */
     size_t frame_stride, channel_stride;
     unsigned channels;
-    float2 *d_work;          /* above GFIR_FFTCONV_ONE_MAX points; else unused */
-} gfir_fftconv_args;
-int gfir_fftconv_fits(size_t n_fft);
+    float2 *d_work;          /* above GF_FFTCONV_ONE_MAX points; else unused */
+} gf_fftconv_args;
+int gf_fftconv_fits(size_t n_fft);
 /* The spectra of `filters` tap sets of ntaps taps (device memory, natural
  * order), scaled by 1/N, in the kernel's own order, and its twiddles: two
  * cudaMalloc'd arrays for the caller to cudaFree. Synchronous. */
-cudaError_t gfir_fftconv_spectrum(const float *d_taps, size_t ntaps, unsigned filters,
+cudaError_t gf_fftconv_spectrum(const float *d_taps, size_t ntaps, unsigned filters,
                                   size_t n_fft, float2 **d_tw, float2 **d_spec);
 /* Bytes of work area for rows segments per channel (0: none needed). */
-size_t gfir_fftconv_work(size_t n_fft, size_t rows, unsigned channels);
-cudaError_t gfir_fftconv_run(const gfir_fftconv_args *a, cudaStream_t stream);
+size_t gf_fftconv_work(size_t n_fft, size_t rows, unsigned channels);
+cudaError_t gf_fftconv_run(const gf_fftconv_args *a, cudaStream_t stream);
 
-typedef struct gfir_fft_filter gfir_fft_filter;
-typedef struct gfir_fft_engine gfir_fft_engine;
+typedef struct gf_fft_filter gf_fft_filter;
+typedef struct gf_fft_engine gf_fft_engine;
 
 /* The FFT size the library uses for a whole (unpartitioned) filter of ntaps
  * taps and blocks of up to max_n frames (a power of two above ntaps - 1), and
  * the partition size it uses instead, or 0 where it keeps the filter whole.
  * Tuned by measurement. */
-size_t gfir_fft_size(size_t ntaps, size_t max_n);
-size_t gfir_fft_part(size_t ntaps, size_t max_n);
+size_t gf_fft_size(size_t ntaps, size_t max_n);
+size_t gf_fft_part(size_t ntaps, size_t max_n);
 
 /* Spectra of filters tap sets of ntaps taps each (host memory, natural order,
  * one after another). part == 0: the whole filter at FFT size fft_size, a
  * power of two >= ntaps. part > 0: uniform partitions of part taps, each
  * transformed at fft_size == 2 * part points. */
-gfir_status gfir_fft_filter_create(gfir_fft_filter **out, const float *taps, size_t ntaps,
+gfir_status gf_fft_filter_create(gf_fft_filter **out, const float *taps, size_t ntaps,
                                    unsigned filters, size_t fft_size, size_t part, char *why,
                                    size_t why_len);
-size_t gfir_fft_filter_size(const gfir_fft_filter *f);
-void gfir_fft_filter_destroy(gfir_fft_filter *f);
+size_t gf_fft_filter_size(const gf_fft_filter *f);
+void gf_fft_filter_destroy(gf_fft_filter *f);
 
 /* An engine for `channels` channels on `stream`; f has 1 tap set (shared by
- * every channel) or `channels`. A whole filter of at most GFIR_FFTCONV_MAX
+ * every channel) or `channels`. A whole filter of at most GF_FFTCONV_MAX
  * points runs fftconv.cu's transforms, unless flags has
- * GFIR_FFT_CUFFT_ONLY (tests and benchmarks compare the two); everything
+ * GF_FFT_CUFFT_ONLY (tests and benchmarks compare the two); everything
  * else runs the cuFFT passes. */
-#define GFIR_FFT_CUFFT_ONLY 1u
-gfir_status gfir_fft_engine_create(gfir_fft_engine **out, const gfir_fft_filter *f,
+#define GF_FFT_CUFFT_ONLY 1u
+gfir_status gf_fft_engine_create(gf_fft_engine **out, const gf_fft_filter *f,
                                    unsigned channels, size_t max_n, cudaStream_t stream,
                                    unsigned flags, char *why, size_t why_len);
 /* 1 when the engine runs fftconv.cu's transforms rather than cuFFT. */
-int gfir_fft_engine_fused(const gfir_fft_engine *e);
-void gfir_fft_engine_destroy(gfir_fft_engine *e);
+int gf_fft_engine_fused(const gf_fft_engine *e);
+void gf_fft_engine_destroy(gf_fft_engine *e);
 
 /*
  * Queues the convolution of n <= max_n frames on the engine's stream. Input
- * as gfir_conv_args: channel c at d_x + c * x_stride, ntaps - 1 + n samples.
+ * as gf_conv_args: channel c at d_x + c * x_stride, ntaps - 1 + n samples.
  * Output i of channel c goes to d_out[i * frame_stride + c * channel_stride]:
  * (1, y_stride) writes planar rows, (channels, 1) interleaved frames.
  * Allocation-free. d_out must not overlap d_x.
  */
-gfir_status gfir_fft_run(gfir_fft_engine *e, const float *d_x, size_t x_stride, size_t n,
+gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t n,
                          float *d_out, size_t frame_stride, size_t channel_stride, char *why,
                          size_t why_len);
 

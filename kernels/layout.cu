@@ -33,7 +33,7 @@ __global__ void interleave_kernel(const float *__restrict__ y, size_t y_stride,
         out[i * channels + c] = y[c * y_stride + i];
 }
 
-extern "C" cudaError_t gfir_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_cur,
+extern "C" cudaError_t gf_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_cur,
                                          size_t x_stride, size_t halo, const float *d_in,
                                          size_t n, unsigned channels, cudaStream_t stream)
 {
@@ -49,7 +49,7 @@ extern "C" cudaError_t gfir_launch_stage(const float *d_x_prev, size_t prev_n, f
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t gfir_launch_interleave(const float *d_y, size_t y_stride, float *d_out,
+extern "C" cudaError_t gf_launch_interleave(const float *d_y, size_t y_stride, float *d_out,
                                               size_t n, unsigned channels, cudaStream_t stream)
 {
     if (!d_y || !d_out || channels == 0 || y_stride < n)

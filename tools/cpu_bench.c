@@ -16,7 +16,7 @@
  * uses, on one core, times the cores in use (so it assumes no clock drop with
  * all cores busy).
  */
-#include "cpu_kernels.h" /* private: only to name the ISA the direct kernel picked */
+#include "cpu/direct.h" /* private: only to name the ISA the direct kernel picked */
 #include "gfir.h"
 
 #include <stdint.h>
@@ -232,7 +232,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cpu_bench: out of memory\n");
         return 1;
     }
-    gfir_cpu_direct_select(&isa);
+    gf_cpu_direct_select(&isa);
     double peak = peak_macs(isa);
 
     printf("Direct kernel ISA: **%s**. Online CPUs: %u. Stereo, shared taps, %zu frames per "

@@ -1,6 +1,6 @@
 /*
  * cpu_fft_bench.c - measures the CPU kernels through the public API, to set
- * the constants of src/cpu_fft.c:
+ * the constants of src/cpu/fft_uniform.c:
  *
  *   cpu_fft_bench --crossover [MARGIN]
  *                               per block size, the tap count from which the
@@ -8,7 +8,7 @@
  *                               than the direct one (one thread, mono): the
  *                               crossover_taps table
  *   cpu_fft_bench --partition   ns per frame of the FFT kernel by tap count
- *                               and partition size: gfir_cpu_fft_partition()
+ *                               and partition size: gf_cpu_fft_partition()
  *   cpu_fft_bench --threads     one thread against all cores across block
  *                               sizes and tap counts: CHANNELS_MIN_WORK and
  *                               BINS_MIN_WORK
@@ -17,7 +17,8 @@
  * frame per channel: the minimum is the figure least disturbed by the
  * machine's other load. Rerun when a table looks ragged.
  */
-#include "cpu_fft.h"
+#include "cpu/engine.h"
+#include "cpu/fft_uniform.h"
 #include "gfir.h"
 
 #include <stdint.h>
@@ -68,8 +69,8 @@ static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned c
     if (gfir_plan_create(&plan, taps, ntaps, &cfg) != GFIR_OK)
         goto done;
     if (part) {
-        gfir_cpu_fft_destroy(plan);
-        if (gfir_cpu_fft_create_partition(plan, taps, part) != GFIR_OK)
+        gf_cpu_fft_uniform_engine.destroy(plan);
+        if (gf_cpu_fft_create_partition(plan, taps, part) != GFIR_OK)
             goto done;
     }
     for (int rep = 0; rep < 5; rep++) {
@@ -128,7 +129,7 @@ static void crossover(double margin)
 
 /* ns per frame of the FFT kernel by tap count and partition size (calls of
  * one partition each), with the partition the rule picks when the block is
- * unbounded: the basis of gfir_cpu_fft_partition(). */
+ * unbounded: the basis of gf_cpu_fft_partition(). */
 static void partition(void)
 {
     static const size_t taps[] = {512, 2048, 8192, 16384, 32768, 65536, 262144, 1 << 20};
@@ -137,7 +138,7 @@ static void partition(void)
     for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++) {
         size_t best_p = 0;
         double best = 0.0;
-        printf("| %zu | %zu |", taps[t], gfir_cpu_fft_partition(taps[t], (size_t)1 << 30));
+        printf("| %zu | %zu |", taps[t], gf_cpu_fft_partition(taps[t], (size_t)1 << 30));
         for (size_t p = 256; p <= 65536; p *= 2) {
             double f;
             if (p > 2 * taps[t] || taps[t] / p > 1024) {

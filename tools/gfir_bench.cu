@@ -36,7 +36,7 @@
  * the smallest count from which FFT stays faster in the user's cache
  * directory, where AUTO on the CUDA backend looks for it by device name.
  */
-#include "cache.h"
+#include "core/cache.h"
 #include "gfir.h"
 #include "kernels.h"
 
@@ -60,12 +60,12 @@
 
 struct kernel_entry {
     const char *name;
-    cudaError_t (*launch)(const gfir_conv_args *, cudaStream_t);
+    cudaError_t (*launch)(const gf_conv_args *, cudaStream_t);
 };
 static const kernel_entry all_kernels[] = {
-    {"basic", gfir_launch_basic}, {"constant", gfir_launch_constant},
-    {"tiled", gfir_launch_tiled}, {"cached", gfir_launch_cached},
-    {"direct", gfir_launch_direct},
+    {"basic", gf_launch_basic}, {"constant", gf_launch_constant},
+    {"tiled", gf_launch_tiled}, {"cached", gf_launch_cached},
+    {"direct", gf_launch_direct},
 };
 /* The textbook kernels take seconds per run beyond this; they are there to
  * teach, not to compete with direct and fft on long filters. */
@@ -177,19 +177,19 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
                      unsigned flags, int runs, double copy_bw, FILE *csv, const char *csv_kind)
 {
     char why[256] = "";
-    gfir_fft_filter *f;
-    gfir_fft_engine *e;
-    if (gfir_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, part, why, sizeof why) != GFIR_OK) {
+    gf_fft_filter *f;
+    gf_fft_engine *e;
+    if (gf_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, part, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
-    if (gfir_fft_engine_create(&e, f, channels, frames, 0, flags, why, sizeof why) != GFIR_OK) {
+    if (gf_fft_engine_create(&e, f, channels, frames, 0, flags, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
     double ms = time_ms(
         [&](int i) {
-            if (gfir_fft_run(e, d_x[i & 1], x_stride, frames, d_y, 1, frames, why, sizeof why) !=
+            if (gf_fft_run(e, d_x[i & 1], x_stride, frames, d_y, 1, frames, why, sizeof why) !=
                 GFIR_OK) {
                 fprintf(stderr, "gfir-bench: fft: %s\n", why);
                 exit(1);
@@ -202,13 +202,13 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
                         (ms * 1e-3) / 1e9;
     char label[32];
     snprintf(label, sizeof label, "%s(%zu)",
-             part ? "fftp" : gfir_fft_engine_fused(e) ? "fused" : "fft", part ? part : n_fft);
+             part ? "fftp" : gf_fft_engine_fused(e) ? "fused" : "fft", part ? part : n_fft);
     printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
            samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
     if (csv)
         fprintf(csv, "%s,fft,%zu,%.5f,%zu,%zu\n", csv_kind, ntaps, ms, n_fft, part);
-    gfir_fft_engine_destroy(e);
-    gfir_fft_filter_destroy(f);
+    gf_fft_engine_destroy(e);
+    gf_fft_filter_destroy(f);
     return ms;
 }
 
@@ -238,18 +238,18 @@ static int calibrate(const cudaDeviceProp &prop, unsigned channels, size_t frame
         fill_random(h_taps.data(), ntaps, ntaps);
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), taps_stride * sizeof(float),
                            cudaMemcpyHostToDevice));
-        gfir_conv_args a = {NULL, x_stride, d_taps, taps_stride, 1, ntaps, d_y, frames, frames,
+        gf_conv_args a = {NULL, x_stride, d_taps, taps_stride, 1, ntaps, d_y, frames, frames,
                             channels, 0};
         direct[i] = time_ms(
             [&](int r) {
                 a.d_x = d_x[r & 1];
-                CUDA_OK(gfir_launch_direct(&a, 0));
+                CUDA_OK(gf_launch_direct(&a, 0));
             },
             3, runs);
         printf("%6zu %-12s %10.4f\n", ntaps, "direct", direct[i]);
-        const size_t part = gfir_fft_part(ntaps, frames);
+        const size_t part = gf_fft_part(ntaps, frames);
         fft[i] = time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames,
-                          part ? 2 * part : gfir_fft_size(ntaps, frames), part, 0, runs, copy_bw,
+                          part ? 2 * part : gf_fft_size(ntaps, frames), part, 0, runs, copy_bw,
                           NULL, "");
     }
     /* the smallest count from which fft wins at every larger one measured */
@@ -257,12 +257,12 @@ static int calibrate(const cudaDeviceProp &prop, unsigned channels, size_t frame
     for (size_t i = count; i-- > 0 && fft[i] <= direct[i];)
         cross = list[i];
     char path[4096] = "";
-    gfir_cache_path(path, sizeof path, GFIR_CUDA_CROSSOVER_FILE, 0);
+    gf_cache_path(path, sizeof path, GF_CUDA_CROSSOVER_FILE, 0);
     for (int k = 0; k < 2; k++)
         cudaFree(d_x[k]);
     cudaFree(d_y);
     cudaFree(d_taps);
-    if (gfir_cache_store(GFIR_CUDA_CROSSOVER_FILE, prop.name, cross) != 0) {
+    if (gf_cache_store(GF_CUDA_CROSSOVER_FILE, prop.name, cross) != 0) {
         fprintf(stderr, "gfir-bench: cannot write the crossover to %s\n",
                 path[0] ? path : "the cache directory (neither XDG_CACHE_HOME nor HOME set)");
         return 1;
@@ -455,7 +455,7 @@ int main(int argc, char **argv)
            "%copy", "%FMA");
 
     const size_t max_taps = *std::max_element(taps.begin(), taps.end());
-    const size_t taps_stride = (max_taps + GFIR_TAP_STEP - 1) / GFIR_TAP_STEP * GFIR_TAP_STEP;
+    const size_t taps_stride = (max_taps + GF_TAP_STEP - 1) / GF_TAP_STEP * GF_TAP_STEP;
     const size_t x_stride = frames + max_taps - 1;
     std::vector<float> h_x(channels * x_stride), h_taps(channels * taps_stride, 0.0f);
     float *d_x[2], *d_y, *d_taps;
@@ -468,17 +468,17 @@ int main(int argc, char **argv)
     CUDA_OK(cudaMalloc(&d_taps, h_taps.size() * sizeof(float)));
 
     for (size_t ntaps : taps) {
-        const size_t stride = (ntaps + GFIR_TAP_STEP - 1) / GFIR_TAP_STEP * GFIR_TAP_STEP;
+        const size_t stride = (ntaps + GF_TAP_STEP - 1) / GF_TAP_STEP * GF_TAP_STEP;
         std::fill(h_taps.begin(), h_taps.end(), 0.0f);
         fill_random(h_taps.data(), ntaps, ntaps); /* filter 0, shared by every channel */
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), stride * sizeof(float), cudaMemcpyHostToDevice));
         for (const std::string &name : names) {
-            const size_t rule_part = gfir_fft_part(ntaps, frames);
-            const size_t rule = rule_part ? 2 * rule_part : gfir_fft_size(ntaps, frames);
+            const size_t rule_part = gf_fft_part(ntaps, frames);
+            const size_t rule = rule_part ? 2 * rule_part : gf_fft_size(ntaps, frames);
             if (name == "fft-cufft") { /* the cuFFT passes where fft runs one kernel */
-                if (!rule_part && rule <= GFIR_FFTCONV_MAX)
+                if (!rule_part && rule <= GF_FFTCONV_MAX)
                     time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule, 0,
-                             GFIR_FFT_CUFFT_ONLY, runs, copy_bw, csv, "fft_cufft");
+                             GF_FFT_CUFFT_ONLY, runs, copy_bw, csv, "fft_cufft");
                 continue;
             }
             if (name == "fft") {
@@ -488,9 +488,9 @@ int main(int argc, char **argv)
                     /* below 2 ntaps most of each transform is overlap */
                     if ((n_fft != rule || rule_part) && n_fft >= 2 * ntaps &&
                         (n_fft & (n_fft - 1)) == 0)
-                        for (unsigned flags = 0; flags <= GFIR_FFT_CUFFT_ONLY;
-                             flags += GFIR_FFT_CUFFT_ONLY)
-                            if (!flags || n_fft <= GFIR_FFTCONV_MAX) /* both where both run */
+                        for (unsigned flags = 0; flags <= GF_FFT_CUFFT_ONLY;
+                             flags += GF_FFT_CUFFT_ONLY)
+                            if (!flags || n_fft <= GF_FFTCONV_MAX) /* both where both run */
                                 time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels,
                                          frames, n_fft, 0, flags, runs, copy_bw, csv,
                                          "fft_sweep");
@@ -508,11 +508,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "gfir-bench: unknown kernel '%s'\n", name.c_str());
                 return 2;
             }
-            if (ke->launch == gfir_launch_constant && !gfir_constant_fits(ntaps, 1))
+            if (ke->launch == gf_launch_constant && !gf_constant_fits(ntaps, 1))
                 continue;
-            if (ke->launch != gfir_launch_direct && ntaps > TEXTBOOK_MAX_TAPS)
+            if (ke->launch != gf_launch_direct && ntaps > TEXTBOOK_MAX_TAPS)
                 continue;
-            gfir_conv_args a = {NULL, x_stride, d_taps, stride, 1, ntaps, d_y, frames, frames,
+            gf_conv_args a = {NULL, x_stride, d_taps, stride, 1, ntaps, d_y, frames, frames,
                                 channels, threads};
             double ms = time_ms(
                 [&](int i) {

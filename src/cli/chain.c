@@ -3,7 +3,9 @@
  * default, and always for live audio through cli_plan_for), or with --no-fold
  * one plan per stage run in series, which gives the same output.
  */
-#include "filter.h"
+#include "chain.h"
+#include "filter/filter.h"
+#include "message.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * cli.h - what the gfir command line shares between its files: the parsed
  * options, and the one way to turn them into a plan at a sample rate.
  *
- * main.c/options.c parse argv into cli_options; file.c runs the offline job;
- * live.c (when built with PortAudio) runs --play, --monitor, --list-devices.
+ * main.c/options.c parse argv into cli_options; file/ runs the offline job;
+ * live/ (when built with PortAudio) runs --play, --monitor, --list-devices.
  * Every function here that fails prints one line on stderr and returns 1.
  */
 #ifndef GFIR_CLI_H
@@ -68,5 +68,13 @@ typedef struct cli_options {
  */
 int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                  gfir_plan **plan, size_t *filter_delay_frames);
+
+/* options.c: returns -1 to go on, else the exit code (0 after --help or
+ * --version, 2 for a usage error, 1 for a bad preset or filter file). */
+int cli_parse_options(int argc, char **argv, cli_options *o);
+void cli_usage_hint(void);
+
+/* filter/filter.c */
+void cli_filter_free(cli_filter *f);
 
 #endif

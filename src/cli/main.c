@@ -2,9 +2,13 @@
  * main.c - the gfir command line: parse, then run one mode (list presets,
  * describe or plot a chain, filter a file, or live audio).
  */
-#include "filter.h"
+#include "file/file.h"
+#include "filter/filter.h"
+#include "filter/preset.h"
+#include "inspect/inspect.h"
+#include "message.h"
 #ifdef GFIR_HAVE_LIVE
-#include "live.h"
+#include "live/live.h"
 #endif
 
 #include <stdio.h>

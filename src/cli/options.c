@@ -1,7 +1,9 @@
 /*
  * options.c - argv into cli_options, and the help page.
  */
-#include "filter.h"
+#include "filter/filter.h"
+#include "filter/preset.h"
+#include "message.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -301,7 +303,7 @@ static int check_operands(int nargs, char **args, cli_options *o)
     const int inspect = o->describe || o->response_svg;
     if (o->list_presets || o->list_devices)
         return -1;
-    if (o->filter->nstages == 0)
+    if (o->filter->chain.nstages == 0)
         return usage_error("no filter given: use --preset, --taps or --ir");
     if (o->monitor) {
         if (nargs > 0)

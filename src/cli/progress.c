@@ -2,7 +2,7 @@
  * progress.c - a one-line progress bar on stderr: percentage, speed in
  * multiples of real time, time left.
  */
-#include "filter.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <time.h>

@@ -1,0 +1,29 @@
+/*
+ * textbook.cuh - argument checks shared by the kernel families' launchers.
+ */
+#ifndef GF_TEXTBOOK_CUH
+#define GF_TEXTBOOK_CUH
+
+#include "kernels.h"
+
+static inline cudaError_t gf_check_args(const gf_conv_args *a)
+{
+    if (!a || !a->d_x || !a->d_taps || !a->d_y || a->ntaps == 0 || a->channels == 0 ||
+        a->channels > 65535 || a->taps_stride < a->ntaps || a->taps_stride % GF_TAP_STEP ||
+        a->x_stride < a->n + a->ntaps - 1 || a->y_stride < a->n || a->ntaps > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+static inline unsigned gf_threads(const gf_conv_args *a)
+{
+    return a->block_threads ? a->block_threads : 256;
+}
+
+/* A tap set for channel c. */
+__device__ __forceinline__ const float *gf_taps_of(const gf_conv_args &a, unsigned c)
+{
+    return a.d_taps + (a.shared_taps ? 0 : c * a.taps_stride);
+}
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * condition.c - clipping, dither and rounding for file output (condition.h).
+ *
+ * libsndfile's clipping conversion truncates toward minus infinity, which
+ * would bias every sample by half a step, so 8- and 16-bit output is rounded
+ * here. 16-bit output leaves as integers (sf_writef_short), so libsndfile
+ * does not convert it a second time; other formats stay float.
+ *
+ * Separate loops over locals, so the compiler vectorises all but the
+ * dither's: on a 10-minute stereo file this pass and libsndfile's float
+ * conversion were a quarter of the CPU time of a 15-tap run.
+ */
+#include "file/condition.h"
+
+#include <math.h>
+#include <sndfile.h>
+
+void condition_init(conditioner *c, int subtype, int no_dither)
+{
+    c->count_clips = subtype != SF_FORMAT_FLOAT && subtype != SF_FORMAT_DOUBLE &&
+                     subtype != SF_FORMAT_VORBIS && subtype != SF_FORMAT_OPUS;
+    c->steps = subtype == SF_FORMAT_PCM_16                                ? 32768.0f
+               : subtype == SF_FORMAT_PCM_S8 || subtype == SF_FORMAT_PCM_U8 ? 128.0f
+                                                                          : 0.0f;
+    c->dither = !no_dither && c->steps > 0;
+    c->rng = 0x9E3779B97F4A7C15ULL;
+    c->clipped = 0;
+    c->peak = 0.0f;
+}
+
+/* xorshift64*: fast, and the same dither on every run. */
+static float uniform(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (float)((*s * 0x2545F4914F6CDD1DULL) >> 40) * (1.0f / 16777216.0f);
+}
+
+void condition_block(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
+{
+    const float steps = c->steps;
+    if (c->count_clips) {
+        size_t clipped = 0;
+        float top = 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            const float a = fabsf(buf[i]);
+            clipped += a > 1.0f;
+            top = a > top ? a : top;
+        }
+        c->clipped += clipped;
+        if (top > 1.0f && top > c->peak)
+            c->peak = top;
+    }
+    if (c->dither) {
+        uint64_t rng = c->rng;
+        for (size_t i = 0; i < n; i++)
+            buf[i] += (uniform(&rng) - uniform(&rng)) / steps;
+        c->rng = rng;
+    }
+    if (steps > 0) {
+        /* clamped to the grid's ends, then rounded to even by the 1.5 * 2^23
+         * trick: both ends are integers, so the order does not matter */
+        const float lo = -steps, hi = steps - 1.0f, magic = 12582912.0f;
+        for (size_t i = 0; i < n; i++) {
+            float v = buf[i] * steps;
+            v = v > hi ? hi : v < lo ? lo : v == v ? v : 0.0f; /* NaN: silence */
+            v = (v + magic) - magic;
+            if (pcm)
+                pcm[i] = (short)v;
+            else
+                buf[i] = v / steps;
+        }
+    } else if (c->count_clips) {
+        for (size_t i = 0; i < n; i++)
+            buf[i] = buf[i] > 1.0f ? 1.0f : buf[i] < -1.0f ? -1.0f : buf[i];
+    }
+}

@@ -1,0 +1,28 @@
+/*
+ * condition.h - the last step before samples leave for a file: count what
+ * would clip, clip so integers never wrap, and for 8- and 16-bit output add
+ * TPDF dither and round to the output's grid.
+ */
+#ifndef GFIR_CLI_CONDITION_H
+#define GFIR_CLI_CONDITION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct conditioner {
+    int dither;                 /* TPDF dither before rounding */
+    int count_clips;            /* integer output: count and clip */
+    float steps;                /* 8- and 16-bit output: quantisation steps per 1.0, else 0 */
+    uint64_t rng;
+    uint64_t clipped;           /* samples clipped so far */
+    float peak;                 /* largest magnitude among them */
+} conditioner;
+
+/* For libsndfile's sample subtype (SF_FORMAT_PCM_16, ...). */
+void condition_init(conditioner *c, int subtype, int no_dither);
+
+/* Conditions n samples of buf in place; with pcm (16-bit output) the result
+ * goes there as integers and buf is left as scratch. */
+void condition_block(conditioner *c, float *restrict buf, size_t n, short *restrict pcm);
+
+#endif

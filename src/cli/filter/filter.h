@@ -1,0 +1,48 @@
+/*
+ * filter.h - the filter chain behind cli_filter, private to the command line:
+ * stages as the user gave them (presets, --taps, --ir), and the same chain
+ * designed at a sample rate and folded into one tap set.
+ */
+#ifndef GFIR_CLI_FILTER_H
+#define GFIR_CLI_FILTER_H
+
+#include "cli.h"
+#include "filter/stage.h"
+
+#include <stddef.h>
+
+struct cli_filter {
+    stage_list chain;           /* in the order given */
+    double gain_db;             /* --gain */
+    int normalize_peak;         /* --normalize peak */
+};
+
+/* A chain designed at one rate: each stage's taps, and the folded whole. */
+typedef struct cli_design {
+    double rate_hz;
+    size_t nstages;
+    float **stage_taps;         /* per stage: stage_channels sets of stage_ntaps */
+    size_t *stage_ntaps;        /* per stage */
+    unsigned *stage_channels;   /* per stage: 1, or the IR's channels */
+    unsigned filter_channels;   /* of the folded filter: 1 or the signal's channels */
+    size_t ntaps;               /* of the folded filter */
+    float *taps;                /* filter_channels sets of ntaps */
+    double scale;               /* gain and normalisation applied to the fold */
+    size_t delay_frames;        /* the linear-phase stages' delay; see cli_plan_for */
+    int has_ir;
+} cli_design;
+
+cli_filter *cli_filter_new(void);
+void cli_filter_free(cli_filter *f);
+/* Each prints one line and returns 1 on failure, else 0. */
+int cli_filter_add_preset(cli_filter *f, const char *spec);
+int cli_filter_add_file(cli_filter *f, stage_kind kind, const char *path);
+int cli_filter_has_ir(const cli_filter *f);
+
+/* Designs f at rate_hz for `channels` signal channels (0 = do not check IR
+ * channels against the signal). quiet silences notes (IR resampling). */
+int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
+                     cli_design *d);
+void cli_design_free(cli_design *d);
+
+#endif

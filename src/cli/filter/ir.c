@@ -1,0 +1,154 @@
+/*
+ * ir.c - impulse responses in any format libsndfile reads (--ir), resampled
+ * with libsoxr to the signal's rate when theirs differs.
+ */
+#include "filter/ir.h"
+#include "gfir.h"
+#include "message.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sndfile.h>
+#include <soxr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Resamples one channel of an IR with libsoxr. Why libsoxr rather than
+ * libsamplerate: its "very high quality" setting is a linear-phase, band-limited
+ * resampler with under 0.01 dB passband ripple and over 170 dB image rejection,
+ * it is several times faster than libsamplerate's best sinc converter, and its
+ * one-shot call does a whole finite signal (a filter) with the tail flushed.
+ * The result is scaled by in/out rate so the filter keeps its gain: an IR
+ * sampled twice as densely has twice as many taps summing to the same response.
+ */
+static int resample_channel(const char *path, const float *in, size_t n, double in_rate,
+                            double out_rate, float **out, size_t *nout)
+{
+    soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
+    soxr_quality_spec_t q = soxr_quality_spec(SOXR_VHQ, 0);
+    size_t done = 0;
+    size_t cap = (size_t)ceil((double)n * out_rate / in_rate) + 1;
+    soxr_error_t err;
+
+    *out = malloc(cap * sizeof **out);
+    if (!*out)
+        return cli_error("IR '%s': out of memory resampling", path);
+    err = soxr_oneshot(in_rate, out_rate, 1, in, n, NULL, *out, cap, &done, &io, &q, NULL);
+    if (err) {
+        free(*out);
+        *out = NULL;
+        return cli_error("IR '%s': resampling from %g to %g Hz failed: %s", path, in_rate,
+                         out_rate, err);
+    }
+    if (done == 0) {
+        free(*out);
+        *out = NULL;
+        return cli_error("IR '%s': %zu frames at %g Hz are too short to resample to %g Hz", path,
+                         n, in_rate, out_rate);
+    }
+    for (size_t i = 0; i < done; i++)
+        (*out)[i] = (float)((*out)[i] * (in_rate / out_rate));
+    *nout = done;
+    return 0;
+}
+
+/* Channel c of interleaved frames into planar sets. */
+static void deinterleave(const float *in, size_t frames, unsigned channels, float *out)
+{
+    for (unsigned c = 0; c < channels; c++)
+        for (size_t i = 0; i < frames; i++)
+            out[c * frames + i] = in[i * channels + c];
+}
+
+static int resample_all(const char *path, float **taps, size_t *ntaps, unsigned channels,
+                        double in_rate, double out_rate)
+{
+    float **sets = calloc(channels, sizeof *sets);
+    float *all = NULL;
+    size_t n = 0;
+    int rc = 1;
+    if (!sets)
+        return cli_error("IR '%s': out of memory", path);
+    for (unsigned c = 0; c < channels; c++)
+        if (resample_channel(path, *taps + c * *ntaps, *ntaps, in_rate, out_rate, &sets[c], &n))
+            goto done;
+    all = malloc((size_t)channels * n * sizeof *all);
+    if (!all) {
+        cli_error("IR '%s': out of memory", path);
+        goto done;
+    }
+    for (unsigned c = 0; c < channels; c++)
+        memcpy(all + c * n, sets[c], n * sizeof *all);
+    free(*taps);
+    *taps = all;
+    *ntaps = n;
+    rc = 0;
+done:
+    for (unsigned c = 0; c < channels; c++)
+        free(sets[c]);
+    free(sets);
+    return rc;
+}
+
+int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size_t *ntaps,
+                 unsigned *channels)
+{
+    SF_INFO info;
+    SNDFILE *sf;
+    float *frames = NULL;
+    sf_count_t got;
+    int rc = 1;
+
+    *taps = NULL;
+    memset(&info, 0, sizeof info);
+    sf = sf_open(path, SFM_READ, &info);
+    if (!sf)
+        return cli_error("cannot read IR '%s': %s", path, sf_strerror(NULL));
+    if (info.frames <= 0) {
+        cli_error("IR '%s' has no frames", path);
+        goto done;
+    }
+    if ((size_t)info.frames > GFIR_MAX_TAPS || info.channels > GFIR_MAX_CHANNELS) {
+        cli_error("IR '%s' is too large: %lld frames of %d channels", path,
+                  (long long)info.frames, info.channels);
+        goto done;
+    }
+    frames = malloc((size_t)info.frames * info.channels * sizeof *frames);
+    *taps = malloc((size_t)info.frames * info.channels * sizeof **taps);
+    if (!frames || !*taps) {
+        cli_error("IR '%s': out of memory for %lld frames", path, (long long)info.frames);
+        goto done;
+    }
+    got = sf_readf_float(sf, frames, info.frames);
+    if (got <= 0) {
+        cli_error("cannot read IR '%s': %s", path, sf_strerror(sf));
+        goto done;
+    }
+    *ntaps = (size_t)got;
+    *channels = (unsigned)info.channels;
+    deinterleave(frames, *ntaps, *channels, *taps);
+    for (size_t i = 0; i < *ntaps * *channels; i++) {
+        if (!isfinite((*taps)[i])) {
+            cli_error("IR '%s': sample %zu of channel %zu is not finite", path, i % *ntaps,
+                      i / *ntaps);
+            goto done;
+        }
+    }
+    if (info.samplerate != rate_hz) {
+        cli_note(quiet, "note: resampling IR '%s' from %d Hz to %g Hz (libsoxr)", path,
+                 info.samplerate, rate_hz);
+        if (resample_all(path, taps, ntaps, *channels, info.samplerate, rate_hz))
+            goto done;
+    }
+    rc = 0;
+done:
+    free(frames);
+    sf_close(sf);
+    if (rc) {
+        free(*taps);
+        *taps = NULL;
+    }
+    return rc;
+}

@@ -1,0 +1,135 @@
+/*
+ * monitor.c - --monitor: a live input through the filter to an output. The
+ * output is primed with MONITOR_PERIODS periods of silence, which is the
+ * worker's whole deadline, and kept there after any glitch by dropping or
+ * padding output (the callback records the drift, the worker corrects it).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "live/live.h"
+#include "live/pa.h"
+#include "live/session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MONITOR_PERIODS 2   /* the most --monitor may add beyond the device */
+#define INPUT_RING_PERIODS 16
+
+/* The pair of devices: a duplex stream needs both on one host API, so the
+ * one not named is that host API's default. */
+static int monitor_devices(const cli_options *o, PaDeviceIndex *in, PaDeviceIndex *out)
+{
+    if (o->device && live_find_device(o->device, 0, out))
+        return 1;
+    if (o->input_device && live_find_device(o->input_device, 1, in))
+        return 1;
+    if (!o->device && !o->input_device)
+        return live_find_device(NULL, 0, out) || live_find_device(NULL, 1, in);
+    if (!o->input_device) {
+        *in = Pa_GetHostApiInfo(Pa_GetDeviceInfo(*out)->hostApi)->defaultInputDevice;
+        if (*in == paNoDevice) {
+            fprintf(stderr, "gfir: %s has no input device; name one with --input-device\n",
+                    live_host_name(Pa_GetDeviceInfo(*out)));
+            return 1;
+        }
+    }
+    if (!o->device) {
+        *out = Pa_GetHostApiInfo(Pa_GetDeviceInfo(*in)->hostApi)->defaultOutputDevice;
+        if (*out == paNoDevice) {
+            fprintf(stderr, "gfir: %s has no output device; name one with --device\n",
+                    live_host_name(Pa_GetDeviceInfo(*in)));
+            return 1;
+        }
+    }
+    if (Pa_GetDeviceInfo(*in)->hostApi != Pa_GetDeviceInfo(*out)->hostApi) {
+        fprintf(stderr, "gfir: input '%s' (%s) and output '%s' (%s) must be on one host API\n",
+                Pa_GetDeviceInfo(*in)->name, live_host_name(Pa_GetDeviceInfo(*in)),
+                Pa_GetDeviceInfo(*out)->name, live_host_name(Pa_GetDeviceInfo(*out)));
+        return 1;
+    }
+    return 0;
+}
+
+/* --channels, else 2, else what both devices have. */
+static unsigned monitor_channels(const cli_options *o, PaDeviceIndex in, PaDeviceIndex out)
+{
+    int most = Pa_GetDeviceInfo(in)->maxInputChannels;
+    if (Pa_GetDeviceInfo(out)->maxOutputChannels < most)
+        most = Pa_GetDeviceInfo(out)->maxOutputChannels;
+    if (o->channels)
+        return o->channels;
+    return most >= 2 ? 2 : 1;
+}
+
+/* Filters what has arrived, no more: a worker that cannot keep up still
+ * returns to session_supervise() (Ctrl-C) and sleeps, real-time priority or not. */
+static int monitor_pump(live_session *s)
+{
+    for (size_t left = ring_readable(&s->sh.in); left > 0;) {
+        const double began = live_now_s();
+        size_t n = ring_read(&s->sh.in, s->block, left < s->period ? left : s->period);
+        left -= n;
+        if (session_filter_block(s, s->block, n, began))
+            return 1;
+        session_push_output(s, s->block, n);
+    }
+    return 0;
+}
+
+int live_monitor(const cli_options *o)
+{
+    live_session s;
+    PaDeviceIndex in_dev, out_dev;
+    PaStreamParameters in, out;
+    struct sigaction old_int, old_term;
+    int failed = 1, r;
+    size_t primed;
+
+    session_catch_stop_signals(&old_int, &old_term);
+    if (session_init(&s, o) || monitor_devices(o, &in_dev, &out_dev))
+        goto done;
+    s.rate = Pa_GetDeviceInfo(out_dev)->defaultSampleRate;
+    s.channels = monitor_channels(o, in_dev, out_dev);
+    live_stream_params(&in, in_dev, s.channels, 1);
+    live_stream_params(&out, out_dev, s.channels, 0);
+    live_mute_stderr(o);
+    PaError fmt = Pa_IsFormatSupported(&in, &out, s.rate);
+    live_unmute_stderr();
+    if (fmt != paFormatIsSupported) {
+        int in_short = (int)s.channels > Pa_GetDeviceInfo(in_dev)->maxInputChannels;
+        live_unsupported("monitor", in_short ? &in : NULL, in_short ? NULL : &out, s.rate, fmt);
+        goto done;
+    }
+    primed = MONITOR_PERIODS * s.period;
+    if (session_alloc(&s, primed + 2 * s.period, INPUT_RING_PERIODS * s.period))
+        goto done;
+    ring_write(&s.sh.out, NULL, primed);
+    if (session_open(&s, &in, &out))
+        goto done;
+    if (o->verbose) {
+        const PaDeviceInfo *di = Pa_GetDeviceInfo(in_dev), *d = Pa_GetDeviceInfo(out_dev);
+        fprintf(stderr, "gfir: monitoring %d '%s' to %d '%s' (%s): %.0f Hz, %u channels, "
+                        "period %zu\n",
+                (int)in_dev, di->name, (int)out_dev, d->name, live_host_name(d), s.rate, s.channels,
+                s.period);
+    }
+    session_print_latency(&s, primed);
+    if (session_start(&s))
+        goto done;
+    const unsigned long stop_after =
+        o->duration_s > 0 ? (unsigned long)ceil(o->duration_s * s.rate) : 0;
+    while ((r = session_supervise(&s, stop_after)) == KEEP_GOING) {
+        if (monitor_pump(&s))
+            goto done;
+        session_idle(&s);
+    }
+    failed = r == FAILED;
+done:
+    r = session_end(&s, failed);
+    session_release_stop_signals(&old_int, &old_term);
+    return r;
+}

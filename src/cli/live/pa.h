@@ -1,0 +1,28 @@
+/*
+ * pa.h - PortAudio set-up shared by --play, --monitor and --list-devices.
+ */
+#ifndef GFIR_LIVE_PA_H
+#define GFIR_LIVE_PA_H
+
+#include "cli.h"
+
+#include <portaudio.h>
+#include <stddef.h>
+
+/* Unless --verbose, stderr points at /dev/null between these two (ALSA and
+ * PortAudio's ALSA layer print while probing, with no hook to stop them). */
+void live_mute_stderr(const cli_options *o);
+void live_unmute_stderr(void);
+/* Pa_Initialize, quietly; one line and 1 on failure. */
+int live_pa_start(const cli_options *o);
+const char *live_host_name(const PaDeviceInfo *d);
+int live_device_channels(const PaDeviceInfo *d, int input);
+/* spec is NULL (the default device), an index, or a case-insensitive
+ * substring of a name (a whole-name match wins). One line and 1 when none. */
+int live_find_device(const char *spec, int input, PaDeviceIndex *out);
+/* One line on what the device does support: its channels and standard rates. */
+int live_unsupported(const char *what, const PaStreamParameters *in,
+                     const PaStreamParameters *out, double rate, PaError err);
+void live_stream_params(PaStreamParameters *p, PaDeviceIndex dev, unsigned channels, int input);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * play.c - --play: a file through the filter to an output device. Playback
+ * starts with PLAY_AHEAD_S (at least PLAY_MIN_PERIODS periods) queued.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "live/live.h"
+#include "live/pa.h"
+#include "live/session.h"
+
+#include <math.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PLAY_MIN_PERIODS 4  /* queued ahead while playing a file ... */
+#define PLAY_AHEAD_S 0.1    /* ... and at least this long: a file has no hurry, and
+                               a shared virtual machine can stall a thread that long */
+
+typedef struct play_source {
+    SNDFILE *file;
+    size_t tail_left;       /* frames of filter tail still to flush after the file */
+    int file_done;
+    unsigned long budget;   /* frames still allowed by --duration (ULONG_MAX: none) */
+} play_source;
+
+/* Reads, filters and queues blocks until `target` frames are queued or
+ * everything is; sets input_done after the last one. */
+static int play_fill(live_session *s, play_source *src, size_t target)
+{
+    while (!atomic_load_explicit(&s->sh.input_done, memory_order_relaxed) &&
+           ring_readable(&s->sh.out) + s->period <= target) {
+        const double began = live_now_s();
+        size_t want = s->period < src->budget ? s->period : src->budget;
+        size_t n = 0;
+        gfir_status st;
+
+        if (!src->file_done) {
+            sf_count_t got = sf_readf_float(src->file, s->block, (sf_count_t)want);
+            n = got > 0 ? (size_t)got : 0;
+            if (n < want && sf_error(src->file) != SF_ERR_NO_ERROR) {
+                fprintf(stderr, "gfir: reading %s failed: %s\n", s->o->input,
+                        sf_strerror(src->file));
+                return 1;
+            }
+            src->file_done = n < want;
+            if (n && session_filter_block(s, s->block, n, began))
+                return 1;
+        } else {
+            n = src->tail_left < want ? src->tail_left : want;
+            src->tail_left -= n;
+            st = gfir_plan_flush(s->plan, s->block, n);
+            if (st != GFIR_OK)
+                return session_filter_failed(s, st);
+        }
+        ring_write(&s->sh.out, s->block, n);
+        src->budget -= n;
+        if (src->budget == 0 || (src->file_done && src->tail_left == 0))
+            atomic_store_explicit(&s->sh.input_done, 1, memory_order_release);
+    }
+    return 0;
+}
+
+int live_play(const cli_options *o)
+{
+    live_session s;
+    play_source src = {0};
+    SF_INFO info;
+    PaDeviceIndex dev;
+    PaStreamParameters out;
+    struct sigaction old_int, old_term;
+    int failed = 1, r;
+    size_t target;
+
+    memset(&info, 0, sizeof info);
+    src.file = sf_open(o->input, SFM_READ, &info);
+    if (!src.file) {
+        fprintf(stderr, "gfir: cannot read %s: %s\n", o->input, sf_strerror(NULL));
+        return 1;
+    }
+    session_catch_stop_signals(&old_int, &old_term);
+    if (session_init(&s, o))
+        goto done;
+    s.rate = info.samplerate;
+    s.channels = (unsigned)info.channels;
+    if (live_find_device(o->device, 0, &dev))
+        goto done;
+    live_stream_params(&out, dev, s.channels, 0);
+    live_mute_stderr(o);
+    PaError fmt = Pa_IsFormatSupported(NULL, &out, s.rate);
+    live_unmute_stderr();
+    if (fmt != paFormatIsSupported) {
+        live_unsupported("play", NULL, &out, s.rate, fmt);
+        goto done;
+    }
+    target = (size_t)ceil(PLAY_AHEAD_S * s.rate / (double)s.period);
+    target = (target < PLAY_MIN_PERIODS ? PLAY_MIN_PERIODS : target) * s.period;
+    if (session_alloc(&s, target, 0))
+        goto done;
+    src.tail_left = gfir_plan_ntaps(s.plan) - 1 + gfir_plan_latency(s.plan);
+    src.budget = o->duration_s > 0 ? (unsigned long)ceil(o->duration_s * s.rate) : (unsigned long)-1;
+    if (play_fill(&s, &src, target) || session_open(&s, NULL, &out))
+        goto done;
+    if (o->verbose) {
+        const PaDeviceInfo *d = Pa_GetDeviceInfo(dev);
+        fprintf(stderr, "gfir: playing %s on %d '%s' (%s): %.0f Hz, %u channels, period %zu\n",
+                o->input, (int)dev, d->name, live_host_name(d), s.rate, s.channels, s.period);
+    }
+    session_print_latency(&s, ring_readable(&s.sh.out));
+    if (session_start(&s))
+        goto done;
+    while ((r = session_supervise(&s, 0)) == KEEP_GOING) {
+        if (play_fill(&s, &src, target))
+            goto done;
+        session_idle(&s);
+    }
+    failed = r == FAILED;
+done:
+    r = session_end(&s, failed);
+    session_release_stop_signals(&old_int, &old_term);
+    sf_close(src.file);
+    return r;
+}

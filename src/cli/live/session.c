@@ -1,0 +1,341 @@
+/*
+ * session.c - the live session (session.h): the audio callback, the stream's
+ * set-up and end, and the worker's supervision between blocks.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "live/session.h"
+#include "live/pa.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
+/* Callbacks that stop for this long mean the device is gone. */
+#define WATCHDOG_S 2.0
+/* Cleanup after a lost device gets this long before the process just exits. */
+#define CLEANUP_GRACE_S 3
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static void on_cleanup_timeout(int sig)
+{
+    (void)sig;
+    _exit(1);
+}
+
+double live_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Denormals cost hundreds of cycles each on x86 and turn up in every decaying
+ * filter tail; the library flushes them inside execute, this covers the rest
+ * of the worker's arithmetic. */
+static void flush_denormals(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(_mm_getcsr() | 0x8040); /* FTZ | DAZ */
+#elif defined(__aarch64__)
+    unsigned long fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr | (1UL << 24)));
+#endif
+}
+
+/* The worker has deadlines too, and on a busy machine an ordinary thread can
+ * sleep through several periods. Where allowed (CAP_SYS_NICE or an rtprio
+ * limit), it becomes SCHED_FIFO at a low priority: above ordinary work, below
+ * the audio server's own threads. The stream's threads and the plan's worker
+ * threads exist by then and keep their own policy. It never busy-waits, so it
+ * cannot starve the machine. */
+static void realtime_worker(const cli_options *o)
+{
+    struct sched_param sp;
+    int err;
+    memset(&sp, 0, sizeof sp);
+    sp.sched_priority = sched_get_priority_min(SCHED_FIFO) + 9;
+    err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (err && o->verbose)
+        fprintf(stderr, "gfir: the worker runs without real-time priority (%s)\n",
+                strerror(err));
+}
+
+
+static int stream_callback(const void *input, void *output, unsigned long frames,
+                           const PaStreamCallbackTimeInfo *time, PaStreamCallbackFlags flags,
+                           void *user)
+{
+    live_shared *sh = user;
+    float *out = output;
+    /* Read the flag before the ring: if it was set, everything is in the ring. */
+    const int input_done = atomic_load_explicit(&sh->input_done, memory_order_acquire);
+    const size_t got = ring_read(&sh->out, out, frames);
+    (void)time;
+
+    if (got < frames) {
+        memset(out + got * sh->channels, 0, (frames - got) * sh->channels * sizeof *out);
+        if (!input_done) {
+            atomic_fetch_add_explicit(&sh->underruns, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&sh->drift, (long)(frames - got), memory_order_relaxed);
+        }
+    }
+    if (input) {
+        const size_t put = ring_write(&sh->in, input, frames);
+        if (put < frames) {
+            atomic_fetch_add_explicit(&sh->overflows, 1, memory_order_relaxed);
+            atomic_fetch_sub_explicit(&sh->drift, (long)(frames - put), memory_order_relaxed);
+        }
+    }
+    if (flags & (paOutputUnderflow | paInputOverflow))
+        atomic_fetch_add_explicit(&sh->host_xruns, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sh->frames_played, got, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sh->frames_out, frames, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sh->callbacks, 1, memory_order_release);
+    if (input_done && got < frames) {
+        atomic_store_explicit(&sh->completed, 1, memory_order_release);
+        return paComplete;
+    }
+    return paContinue;
+}
+
+
+
+int session_init(live_session *s, const cli_options *o)
+{
+    memset(s, 0, sizeof *s);
+    s->o = o;
+    s->period = o->period_frames ? o->period_frames : DEFAULT_PERIOD;
+    atomic_init(&s->sh.input_done, 0);
+    atomic_init(&s->sh.completed, 0);
+    atomic_init(&s->sh.callbacks, 0);
+    atomic_init(&s->sh.frames_played, 0);
+    atomic_init(&s->sh.frames_out, 0);
+    atomic_init(&s->sh.underruns, 0);
+    atomic_init(&s->sh.overflows, 0);
+    atomic_init(&s->sh.host_xruns, 0);
+    atomic_init(&s->sh.drift, 0);
+    flush_denormals();
+    if (live_pa_start(o))
+        return 1;
+    s->pa_up = 1;
+    return 0;
+}
+
+/* The plan, the period buffer and the rings, once rate and channels are known. */
+int session_alloc(live_session *s, size_t out_frames, size_t in_frames)
+{
+    s->sh.channels = s->channels;
+    if (cli_plan_for(s->o, s->rate, s->channels, s->period, &s->plan, &s->filter_delay))
+        return 1;
+    s->block = malloc(s->period * s->channels * sizeof *s->block);
+    if (!s->block || ring_init(&s->sh.out, out_frames, s->channels) ||
+        (in_frames && ring_init(&s->sh.in, in_frames, s->channels))) {
+        fprintf(stderr, "gfir: out of memory for the audio buffers\n");
+        return 1;
+    }
+    return 0;
+}
+
+int session_open(live_session *s, const PaStreamParameters *in,
+                        const PaStreamParameters *out)
+{
+    PaError err;
+    live_mute_stderr(s->o);
+    err = Pa_OpenStream(&s->stream, in, out, s->rate, (unsigned long)s->period, paNoFlag,
+                        stream_callback, &s->sh);
+    live_unmute_stderr();
+    if (err != paNoError) {
+        s->stream = NULL;
+        const PaDeviceInfo *d = Pa_GetDeviceInfo(out->device);
+        fprintf(stderr, "gfir: cannot open '%s' (%s): %s\n", d->name, live_host_name(d),
+                Pa_GetErrorText(err));
+        return 1;
+    }
+    return 0;
+}
+
+void session_print_latency(const live_session *s, size_t buffered)
+{
+    const PaStreamInfo *info = Pa_GetStreamInfo(s->stream);
+    const double ms = 1000.0 / s->rate;
+    const size_t added = buffered + s->filter_delay + gfir_plan_latency(s->plan);
+    double device_ms = info ? 1000.0 * (info->outputLatency + info->inputLatency) : 0.0;
+
+    if (s->o->quiet)
+        return;
+    fprintf(stderr, "latency: %.1f ms (%zu periods of %zu frames", (double)added * ms,
+            buffered / s->period, s->period);
+    if (s->filter_delay)
+        fprintf(stderr, " + filter delay %.1f ms", (double)s->filter_delay * ms);
+    if (gfir_plan_latency(s->plan))
+        fprintf(stderr, " + engine %.1f ms", (double)gfir_plan_latency(s->plan) * ms);
+    fprintf(stderr, "; the device adds %.1f ms)\n", device_ms);
+}
+
+int session_start(live_session *s)
+{
+    PaError err = Pa_StartStream(s->stream);
+    if (err != paNoError) {
+        fprintf(stderr, "gfir: cannot start the audio stream: %s\n", Pa_GetErrorText(err));
+        return 1;
+    }
+    s->started = live_now_s();
+    s->last_progress = s->started;
+    realtime_worker(s->o);
+    return 0;
+}
+
+/* Moves one filtered block into the output ring, first settling any drift
+ * the callback reported, so the latency stays what was printed. */
+void session_push_output(live_session *s, const float *buf, size_t n)
+{
+    const size_t ch = s->channels;
+    s->pending_drift += atomic_exchange_explicit(&s->sh.drift, 0, memory_order_relaxed);
+    if (s->pending_drift < 0) {
+        size_t pad = (size_t)-s->pending_drift;
+        s->pending_drift += (long)ring_write(&s->sh.out, NULL, pad);
+    }
+    if (s->pending_drift > 0) {
+        size_t skip = (size_t)s->pending_drift < n ? (size_t)s->pending_drift : n;
+        s->pending_drift -= (long)skip;
+        buf += skip * ch;
+        n -= skip;
+    }
+    ring_write(&s->sh.out, buf, n);
+}
+
+int session_filter_failed(const live_session *s, gfir_status st)
+{
+    fprintf(stderr, "gfir: filtering failed: %s (%s)\n", gfir_strerror(st),
+            gfir_plan_error_detail(s->plan));
+    return 1;
+}
+
+int session_filter_block(live_session *s, float *buf, size_t n, double began)
+{
+    gfir_status st = gfir_plan_execute(s->plan, buf, buf, n);
+    if (st != GFIR_OK)
+        return session_filter_failed(s, st);
+    /* Blocks queued before the stream starts have no deadline. */
+    if (s->started > 0 && live_now_s() - began > (double)n / s->rate)
+        s->deadline_misses++;
+    return 0;
+}
+
+
+/* Between blocks: signals, the end, and a device that stopped. */
+int session_supervise(live_session *s, unsigned long stop_after_frames)
+{
+    const double t = live_now_s();
+    unsigned long callbacks = atomic_load_explicit(&s->sh.callbacks, memory_order_acquire);
+    PaError active;
+
+    if (stop_signal)
+        return STOP;
+    if (atomic_load_explicit(&s->sh.completed, memory_order_acquire))
+        return STOP;
+    if (stop_after_frames &&
+        atomic_load_explicit(&s->sh.frames_out, memory_order_relaxed) >= stop_after_frames)
+        return STOP;
+    active = Pa_IsStreamActive(s->stream);
+    if (active < 0 || (active == 0 && !atomic_load(&s->sh.completed))) {
+        fprintf(stderr, "gfir: the audio device ended the stream by itself (%s); was it "
+                        "disconnected?\n",
+                active < 0 ? Pa_GetErrorText(active) : "no longer active");
+        return FAILED;
+    }
+    if (callbacks != s->last_callbacks) {
+        s->last_callbacks = callbacks;
+        s->last_progress = t;
+    } else if (t - s->last_progress > WATCHDOG_S) {
+        fprintf(stderr, "gfir: the audio device has not asked for audio for %.0f s; "
+                        "was it disconnected?\n", WATCHDOG_S);
+        return FAILED;
+    }
+    return KEEP_GOING;
+}
+
+void session_idle(const live_session *s)
+{
+    double q = (double)s->period / s->rate / 4;
+    sleep_s(q < 1e-4 ? 1e-4 : q > 5e-3 ? 5e-3 : q);
+}
+
+/* Stops and closes the stream, prints the summary; returns the exit code. */
+int session_end(live_session *s, int failed)
+{
+    if (s->stream) {
+        if (failed) {
+            /* A vanished device can wedge its host API; do not wait on it forever. */
+            signal(SIGALRM, on_cleanup_timeout);
+            alarm(CLEANUP_GRACE_S);
+            Pa_AbortStream(s->stream);
+        } else {
+            Pa_StopStream(s->stream);
+        }
+        Pa_CloseStream(s->stream);
+    }
+    if (s->pa_up)
+        Pa_Terminate();
+    alarm(0);
+    if (s->stream && !failed && !s->o->quiet) {
+        fprintf(stderr,
+                "summary: %lu frames played (%.1f s), %lu output underruns, %lu input "
+                "overflows, %lu worker deadline misses, %lu host xruns%s\n",
+                atomic_load(&s->sh.frames_played),
+                (double)atomic_load(&s->sh.frames_played) / s->rate,
+                atomic_load(&s->sh.underruns), atomic_load(&s->sh.overflows),
+                s->deadline_misses, atomic_load(&s->sh.host_xruns),
+                stop_signal == SIGINT    ? "; stopped by SIGINT"
+                : stop_signal == SIGTERM ? "; stopped by SIGTERM"
+                                         : "");
+    }
+    gfir_plan_destroy(s->plan);
+    free(s->block);
+    ring_free(&s->sh.out);
+    ring_free(&s->sh.in);
+    return failed ? 1 : 0;
+}
+
+void session_catch_stop_signals(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+void session_release_stop_signals(const struct sigaction *old_int,
+                                 const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
+}

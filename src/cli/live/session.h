@@ -1,0 +1,94 @@
+/*
+ * session.h - what --play and --monitor share: the rings and counters the
+ * audio callback touches, the plan, the stream, and the worker's supervision.
+ *
+ * Two threads share the audio. PortAudio's callback only moves frames between
+ * lock-free rings (ring.h) and bumps atomic counters: it never allocates,
+ * locks, prints, reads files or calls the filter (which may be CUDA). The
+ * main thread is the worker: it reads the file or the input ring, runs
+ * gfir_plan_execute() one period at a time, fills the output ring, and between
+ * periods watches for signals, --duration, the end of the file and a device
+ * that has gone away.
+ */
+#ifndef GFIR_LIVE_SESSION_H
+#define GFIR_LIVE_SESSION_H
+
+#include "cli.h"
+#include "live/ring.h"
+
+#include <portaudio.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#define DEFAULT_PERIOD 256
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2,
+               "the callback's counters must be lock-free atomics");
+
+/* What the callback touches: the rings and counters, nothing else. */
+typedef struct live_shared {
+    ring out;                       /* worker -> callback */
+    ring in;                        /* callback -> worker (--monitor) */
+    unsigned channels;
+    atomic_int input_done;          /* --play: every frame is in `out` */
+    atomic_int completed;           /* the callback returned paComplete */
+    atomic_ulong callbacks;
+    atomic_ulong frames_played;     /* frames of signal handed to the device */
+    atomic_ulong frames_out;        /* frames handed to the device, silence included */
+    atomic_ulong underruns;         /* callbacks that found `out` short */
+    atomic_ulong overflows;         /* callbacks that found `in` full */
+    atomic_ulong host_xruns;        /* callbacks PortAudio flagged as late */
+    atomic_long drift;              /* frames of latency gained (+) or lost (-) */
+} live_shared;
+
+typedef struct live_session {
+    const cli_options *o;
+    live_shared sh;
+    PaStream *stream;
+    gfir_plan *plan;
+    float *block;                   /* one period, interleaved */
+    double rate;
+    unsigned channels;
+    size_t period;
+    size_t filter_delay;            /* frames, linear-phase designs */
+    unsigned long deadline_misses;  /* periods the worker took too long over */
+    long pending_drift;
+    double started;                 /* monotonic seconds at stream start */
+    unsigned long last_callbacks;
+    double last_progress;
+    int pa_up;
+} live_session;
+
+enum { KEEP_GOING = 0, STOP = 1, FAILED = -1 };
+
+/* Monotonic seconds. */
+double live_now_s(void);
+
+/* PortAudio up, counters zeroed. */
+int session_init(live_session *s, const cli_options *o);
+/* The plan, the period buffer and the rings, once rate and channels are known. */
+int session_alloc(live_session *s, size_t out_frames, size_t in_frames);
+int session_open(live_session *s, const PaStreamParameters *in, const PaStreamParameters *out);
+/* One line: the latency the listener hears, and where it comes from. */
+void session_print_latency(const live_session *s, size_t buffered);
+int session_start(live_session *s);
+/* Moves one filtered block into the output ring, first settling any drift
+ * the callback reported, so the latency stays what was printed. */
+void session_push_output(live_session *s, const float *buf, size_t n);
+int session_filter_failed(const live_session *s, gfir_status st);
+/* Filters n frames in place, counting a deadline miss when it took longer
+ * than the audio it holds. */
+int session_filter_block(live_session *s, float *buf, size_t n, double began);
+/* Between blocks: signals, the end, and a device that stopped. KEEP_GOING,
+ * STOP or FAILED. */
+int session_supervise(live_session *s, unsigned long stop_after_frames);
+/* A short sleep, a fraction of a period. */
+void session_idle(const live_session *s);
+/* Stops and closes the stream, prints the summary; returns the exit code. */
+int session_end(live_session *s, int failed);
+void session_catch_stop_signals(struct sigaction *old_int, struct sigaction *old_term);
+void session_release_stop_signals(const struct sigaction *old_int,
+                                  const struct sigaction *old_term);
+
+#endif

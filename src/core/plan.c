@@ -1,0 +1,212 @@
+/*
+ * plan.c - the plan layer: checks arguments, resolves AUTO, splits calls into
+ * blocks and hands them to the chosen backend.
+ */
+#include "core/plan.h"
+#include "core/policy.h"
+#include "core/registry.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_BLOCK_FRAMES 4096
+
+/* Why the last create on this thread failed (sf_strerror(NULL)'s idea). */
+static _Thread_local char create_detail[GF_DETAIL_LEN];
+
+gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->detail, sizeof plan->detail, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void gfir_config_init(gfir_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->channels = 1;
+    cfg->filter_channels = 1;
+    cfg->max_block_frames = 0;
+    cfg->backend = GFIR_BACKEND_AUTO;
+    cfg->kernel = GFIR_KERNEL_AUTO;
+    cfg->threads = 0;
+    cfg->device = 0;
+}
+
+static gfir_status check_config(const float *taps, size_t ntaps, const gfir_config *cfg,
+                                char *why, size_t whylen)
+{
+    if (cfg->channels == 0 || cfg->channels > GFIR_MAX_CHANNELS) {
+        snprintf(why, whylen, "channels is %u; it must be 1 to %d", cfg->channels,
+                 GFIR_MAX_CHANNELS);
+        return GFIR_ERR_CHANNELS;
+    }
+    if (cfg->filter_channels != 1 && cfg->filter_channels != cfg->channels) {
+        snprintf(why, whylen, "filter_channels is %u; it must be 1 or channels (%u)",
+                 cfg->filter_channels, cfg->channels);
+        return GFIR_ERR_CHANNELS;
+    }
+    if (ntaps == 0 || ntaps > GFIR_MAX_TAPS) {
+        snprintf(why, whylen, "ntaps is %zu; it must be 1 to %zu", ntaps, (size_t)GFIR_MAX_TAPS);
+        return GFIR_ERR_TAPS;
+    }
+    for (size_t i = 0; i < ntaps * cfg->filter_channels; i++) {
+        if (!isfinite(taps[i])) {
+            snprintf(why, whylen, "tap %zu of filter channel %zu is not finite", i % ntaps,
+                     i / ntaps);
+            return GFIR_ERR_TAPS;
+        }
+    }
+    if ((unsigned)cfg->backend > GFIR_BACKEND_CUDA || !gfir_kernel_name(cfg->kernel)) {
+        snprintf(why, whylen, "unknown backend or kernel value");
+        return GFIR_ERR_ARG;
+    }
+    if (cfg->max_block_frames > ((size_t)1 << 30) / cfg->channels) {
+        snprintf(why, whylen, "max_block_frames %zu is too large", cfg->max_block_frames);
+        return GFIR_ERR_ARG;
+    }
+    return GFIR_OK;
+}
+
+gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
+                             const gfir_config *cfg)
+{
+    gfir_status st;
+    gfir_plan *plan = NULL;
+
+    create_detail[0] = '\0';
+    if (out)
+        *out = NULL;
+    if (!out || !taps || !cfg) {
+        snprintf(create_detail, sizeof create_detail, "plan, taps or cfg is NULL");
+        return GFIR_ERR_NULL;
+    }
+    st = check_config(taps, ntaps, cfg, create_detail, sizeof create_detail);
+    if (st != GFIR_OK)
+        return st;
+
+    plan = calloc(1, sizeof *plan);
+    if (!plan) {
+        st = GFIR_ERR_NOMEM;
+        goto fail;
+    }
+    plan->channels = cfg->channels;
+    plan->filter_channels = cfg->filter_channels;
+    plan->ntaps = ntaps;
+    plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : DEFAULT_BLOCK_FRAMES;
+    plan->threads = cfg->threads;
+    plan->device = cfg->device;
+
+    st = gf_policy_choose(plan, cfg);
+    if (st != GFIR_OK) {
+        if (!plan->detail[0])
+            gf_fail(plan, st, "backend '%s' has no kernel '%s' for this configuration",
+                      gfir_backend_name(cfg->backend), gfir_kernel_name(cfg->kernel));
+        goto fail;
+    }
+    st = plan->ops->create(plan, taps);
+    if (st != GFIR_OK)
+        goto fail;
+    *out = plan;
+    return GFIR_OK;
+
+fail:
+    if (plan) {
+        snprintf(create_detail, sizeof create_detail, "%s", plan->detail);
+        free(plan);
+    }
+    if (!create_detail[0])
+        snprintf(create_detail, sizeof create_detail, "%s", gfir_strerror(st));
+    return st;
+}
+
+static gfir_status run_blocks(gfir_plan *plan, const float *in, float *out, size_t frames)
+{
+    const size_t ch = plan->channels;
+    plan->detail[0] = '\0';
+    while (frames > 0) {
+        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
+        gfir_status st = plan->ops->execute(plan, in, out, n);
+        if (st != GFIR_OK)
+            return st;
+        if (in)
+            in += n * ch;
+        out += n * ch;
+        frames -= n;
+    }
+    return GFIR_OK;
+}
+
+gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames)
+{
+    if (!plan)
+        return GFIR_ERR_NULL;
+    if (frames == 0)
+        return GFIR_OK;
+    if (!in || !out)
+        return GFIR_ERR_NULL;
+    return run_blocks(plan, in, out, frames);
+}
+
+gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames)
+{
+    if (!plan)
+        return GFIR_ERR_NULL;
+    if (frames == 0)
+        return GFIR_OK;
+    if (!out)
+        return GFIR_ERR_NULL;
+    return run_blocks(plan, NULL, out, frames);
+}
+
+size_t gfir_plan_latency(const gfir_plan *plan)
+{
+    return plan ? plan->latency_frames : 0;
+}
+
+gfir_status gfir_plan_reset(gfir_plan *plan)
+{
+    if (!plan)
+        return GFIR_ERR_NULL;
+    plan->detail[0] = '\0';
+    return plan->ops->reset(plan);
+}
+
+gfir_backend gfir_plan_backend(const gfir_plan *plan)
+{
+    return plan ? plan->ops->id : GFIR_BACKEND_AUTO;
+}
+
+gfir_kernel gfir_plan_kernel(const gfir_plan *plan)
+{
+    return plan ? plan->kernel : GFIR_KERNEL_AUTO;
+}
+
+size_t gfir_plan_ntaps(const gfir_plan *plan)
+{
+    return plan ? plan->ntaps : 0;
+}
+
+unsigned gfir_plan_channels(const gfir_plan *plan)
+{
+    return plan ? plan->channels : 0;
+}
+
+const char *gfir_plan_error_detail(const gfir_plan *plan)
+{
+    return plan ? plan->detail : create_detail;
+}
+
+void gfir_plan_destroy(gfir_plan *plan)
+{
+    if (!plan)
+        return;
+    plan->ops->destroy(plan);
+    free(plan);
+}

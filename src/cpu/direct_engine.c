@@ -1,0 +1,152 @@
+/*
+ * direct_engine.c - the CPU's direct convolution engine: per-channel history
+ * (the halo), the gold or the vectorised kernel of direct.h, and worker
+ * threads across channels and output ranges for large blocks.
+ *
+ * Each channel owns one planar buffer: ntaps - 1 history samples followed by
+ * room for a block. A block is deinterleaved behind the history, convolved,
+ * interleaved out, and the last ntaps - 1 inputs slide to the front.
+ * Large blocks are shared out to a pool of worker threads (pool.h) as tasks
+ * of one channel and one range of outputs each.
+ */
+#include "cpu/direct.h"
+#include "cpu/engine.h"
+#include "cpu/ftz.h"
+#include "cpu/pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Blocks with fewer multiply-adds than this run on the calling thread alone:
+ * below it, waking workers costs more than it saves, and the call stays free of
+ * any synchronisation (audio callbacks). Plans whose blocks never reach it
+ * start no threads at all. */
+#define PARALLEL_MIN_MACS ((size_t)1 << 22)
+/* Outputs per threaded task: long enough to amortise, short enough to share. */
+#define TASK_FRAMES 4096
+
+typedef struct cpu_state {
+    gf_cpu_conv_fn conv;
+    size_t hist;        /* ntaps - 1 */
+    size_t stride;      /* hist + block_frames: one channel's input buffer */
+    float *x;           /* channels x stride */
+    float *y;           /* channels x block_frames */
+    float *hr;          /* filter_channels x ntaps, each set reversed */
+    gf_pool *pool;    /* NULL: everything on the calling thread */
+    const gfir_plan *plan;
+    size_t n;           /* the block being computed, for the tasks */
+    size_t per_channel; /* tasks per channel */
+} cpu_state;
+
+static void direct_destroy(gfir_plan *plan)
+{
+    cpu_state *st = plan->impl;
+    if (!st)
+        return;
+    free(st->x);
+    free(st->y);
+    free(st->hr);
+    gf_pool_destroy(st->pool);
+    free(st);
+    plan->impl = NULL;
+}
+
+static gfir_status direct_create(gfir_plan *plan, const float *taps)
+{
+    const size_t ntaps = plan->ntaps, block = plan->block_frames;
+    cpu_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    plan->impl = st;
+    st->hist = ntaps - 1;
+    st->stride = st->hist + block;
+    st->x = calloc(plan->channels * st->stride, sizeof *st->x);
+    st->y = malloc(plan->channels * block * sizeof *st->y);
+    st->hr = malloc(plan->filter_channels * ntaps * sizeof *st->hr);
+    if (!st->x || !st->y || !st->hr) {
+        gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory for %u channels of %zu frames",
+                  plan->channels, st->stride);
+        direct_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
+    for (size_t f = 0; f < plan->filter_channels; f++)
+        for (size_t k = 0; k < ntaps; k++)
+            st->hr[f * ntaps + k] = taps[f * ntaps + ntaps - 1 - k];
+    st->conv = plan->kernel == GFIR_KERNEL_GOLD ? gf_cpu_gold : gf_cpu_direct_select(NULL);
+    st->plan = plan;
+    unsigned threads = plan->threads ? plan->threads : gf_cpu_count();
+    if (threads > 1 && block * ntaps * plan->channels >= PARALLEL_MIN_MACS &&
+        gf_pool_create(&st->pool, threads - 1) != GFIR_OK) {
+        gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", threads - 1);
+        direct_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
+    plan->latency_frames = 0;
+    return GFIR_OK;
+}
+
+static void direct_reset(gfir_plan *plan)
+{
+    cpu_state *st = plan->impl;
+    for (unsigned c = 0; c < plan->channels; c++)
+        memset(st->x + c * st->stride, 0, st->hist * sizeof *st->x);
+}
+
+/* One task: outputs [start, start + len) of channel c. */
+static void conv_range(const gfir_plan *plan, const cpu_state *st, unsigned c, size_t start,
+                       size_t len)
+{
+    const float *hr = st->hr + (plan->filter_channels == 1 ? 0 : c) * plan->ntaps;
+    st->conv(st->x + c * st->stride + start, hr, plan->ntaps,
+             st->y + c * plan->block_frames + start, len);
+}
+
+static void conv_task(void *arg, size_t t)
+{
+    const cpu_state *st = arg;
+    const size_t start = (t % st->per_channel) * TASK_FRAMES;
+    const size_t len = st->n - start < TASK_FRAMES ? st->n - start : TASK_FRAMES;
+    conv_range(st->plan, st, (unsigned)(t / st->per_channel), start, len);
+}
+
+static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    cpu_state *st = plan->impl;
+    const unsigned ch = plan->channels;
+    unsigned csr = gf_ftz_enter();
+
+    for (unsigned c = 0; c < ch; c++) {
+        float *x = st->x + c * st->stride + st->hist;
+        if (in)
+            for (size_t i = 0; i < n; i++)
+                x[i] = in[i * ch + c];
+        else
+            memset(x, 0, n * sizeof *x);
+    }
+
+    if (st->pool && n * plan->ntaps * ch >= PARALLEL_MIN_MACS) {
+        st->n = n;
+        st->per_channel = (n + TASK_FRAMES - 1) / TASK_FRAMES;
+        gf_pool_run(st->pool, conv_task, st, st->per_channel * ch);
+    } else
+        for (unsigned c = 0; c < ch; c++)
+            conv_range(plan, st, c, 0, n);
+
+    for (unsigned c = 0; c < ch; c++) {
+        const float *y = st->y + c * plan->block_frames;
+        float *x = st->x + c * st->stride;
+        for (size_t i = 0; i < n; i++)
+            out[i * ch + c] = y[i];
+        memmove(x, x + n, st->hist * sizeof *x);
+    }
+    gf_ftz_leave(csr);
+    return GFIR_OK;
+}
+
+const gf_cpu_engine gf_cpu_direct_engine = {
+    .name = "direct",
+    .create = direct_create,
+    .execute = direct_execute,
+    .reset = direct_reset,
+    .destroy = direct_destroy,
+};

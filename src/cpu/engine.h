@@ -1,0 +1,29 @@
+/*
+ * engine.h - the CPU backend's convolution engines, one file each behind one
+ * table (libsamplerate's converters, PortAudio's host APIs): the direct
+ * engine (direct_engine.c, running the gold or the vectorised kernel), and
+ * uniformly partitioned FFT convolution (fft_uniform.c).
+ *
+ * backend.c owns the plan and hands each call to the engine its kernel
+ * names; the engine owns plan->impl from create to destroy and sets
+ * plan->latency_frames at create. The contracts are backend.h's: execute
+ * takes n <= plan->block_frames interleaved frames, in may be NULL for
+ * silence, in == out is allowed, and it allocates nothing.
+ */
+#ifndef GF_CPU_ENGINE_H
+#define GF_CPU_ENGINE_H
+
+#include "core/plan.h"
+
+typedef struct gf_cpu_engine {
+    const char *name;
+    gfir_status (*create)(gfir_plan *plan, const float *taps);
+    gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
+    void (*reset)(gfir_plan *plan);
+    void (*destroy)(gfir_plan *plan);
+} gf_cpu_engine;
+
+extern const gf_cpu_engine gf_cpu_direct_engine;      /* kernels gold and direct */
+extern const gf_cpu_engine gf_cpu_fft_uniform_engine; /* kernel fft */
+
+#endif

@@ -1,0 +1,450 @@
+/*
+ * fft_uniform.c - uniformly partitioned overlap-save on the CPU with FFTW
+ * (single precision). See fft_uniform.h for the algorithm and its latency.
+ *
+ * Layout: spectra live in split form (real parts, then imaginary parts), so the
+ * multiply-accumulate over partitions (cmac.h), the hot loop, is plain
+ * vertical FMAs; FFTW's interleaved output is split once per block, which
+ * costs P + 1 moves against K * (P + 1) complex multiply-adds. The transforms
+ * come from fftw.h and execute without a lock.
+ */
+#include "cpu/fft_uniform.h"
+#include "cpu/engine.h"
+#include "cpu/cmac.h"
+#include "cpu/fftw.h"
+#include "cpu/ftz.h"
+#include "cpu/pool.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Partition size P, a power of two:
+ *   P = clamp(min(floor_pow2(max_block_frames), ceil_pow2(ntaps)), 64, 32768)
+ * Latency is P, so P never exceeds the block a live caller asked for (its
+ * callback size, which the audio device already buffers); longer filters then
+ * cost K = ntaps / P multiply-adds per frame instead. P never exceeds the
+ * filter rounded up to a power of two: past one partition a longer FFT only
+ * adds latency and work. 64 is the floor because below it the FFTs cost more
+ * per frame than direct convolution of any filter short enough to fit.
+ * 32768 is the ceiling: `cpu_fft_bench --partition` found longer FFTs no
+ * faster per frame even for 2^20 taps (they leave the L2 cache), while the
+ * delay line's memory, 16 bytes per tap and channel, does not depend on P.
+ * The offline CLI compensates the latency by flushing P more frames, so no
+ * zero-latency mode (a direct head partition) is offered: it would cost P
+ * direct multiply-adds per frame.
+ */
+#define MIN_PARTITION ((size_t)64)
+#define MAX_PARTITION ((size_t)32768)
+
+/* Spectra are padded to 16 floats so every partition starts 64-byte aligned,
+ * which FFTW's new-array execute and the vector loops both want. */
+#define ALIGN_FLOATS ((size_t)16)
+/* Bins per multiply-accumulate step: at most 1024, so the accumulators
+ * (2 x 4 KiB) stay in L1 while the partitions stream past; with threads, small
+ * enough to give each thread about four ranges, but not below 256. */
+#define MAX_BIN_CHUNK ((size_t)1024)
+#define MIN_BIN_CHUNK ((size_t)256)
+/*
+ * Threads, measured with `cpu_fft_bench --threads` (2-core development VM, the
+ * worker pool of pool.h). A plan's blocks all do the same work,
+ * channels * P * (K + log2(2P)), so the choice is made once, at create; plans
+ * below these thresholds start no threads and their blocks take no locks.
+ * - Several channels: a task per channel. Stereo 2^20-tap filters at blocks
+ *   of 4096 and more ran 2x faster on two threads in every run; from about
+ *   2^17 (65536 taps at any block size) gains of 1.1-1.4x showed in some
+ *   runs, within this shared machine's run-to-run noise of about 30%.
+ * - One channel: the transforms stay on the calling thread and only the
+ *   multiply-accumulate is shared out by ranges of bins. That paid (up to
+ *   1.25x) only with many partitions; with few, the serial transforms
+ *   dominate and it lost up to 2x.
+ */
+#define CHANNELS_MIN_WORK ((size_t)1 << 17)
+#define BINS_MIN_WORK ((size_t)1 << 20)
+#define BINS_MIN_PARTS ((size_t)32)
+
+
+typedef struct fft_state {
+    size_t part;             /* P: new frames per block, half the FFT size */
+    size_t nbins;            /* P + 1 */
+    size_t bstride;          /* nbins rounded up to ALIGN_FLOATS */
+    size_t nparts;           /* K */
+    size_t pos;              /* frames of the current block received so far */
+    size_t head;             /* delay-line slot of the newest spectrum */
+    size_t chunk;            /* bins per multiply-accumulate step */
+    gf_fftw_pair fft;
+    gf_cmac_fn mac;
+    unsigned threads;        /* the caller's and the pool's */
+    gf_pool *pool;         /* NULL: every block on the calling thread */
+    const gfir_plan *plan;   /* for the pool's tasks */
+    /* Per filter channel: K partitions, real parts then imaginary parts each. */
+    float *h;                /* filter_channels x K x 2 x bstride */
+    /* Per channel. */
+    float *xin;              /* 2P: previous block, then the block being filled */
+    float *outq;             /* P: outputs of the last block, handed out now */
+    float *fdl;              /* K x 2 x bstride: the frequency-domain delay line */
+    float *spec;             /* 2 x bstride: FFTW's interleaved spectrum */
+    float *acc;              /* 2 x bstride: the output spectrum, split */
+    float *yt;               /* 2P: the inverse FFT's output */
+} fft_state;
+
+/* ---- sizes and the AUTO rule ---------------------------------------------- */
+
+static size_t floor_pow2(size_t n)
+{
+    size_t p = 1;
+    while (p <= n / 2)
+        p *= 2;
+    return p;
+}
+
+static size_t ceil_pow2(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames)
+{
+    size_t p = floor_pow2(block_frames ? block_frames : 1);
+    size_t fit = ceil_pow2(ntaps);
+    if (p > fit)
+        p = fit;
+    if (p > MAX_PARTITION)
+        p = MAX_PARTITION;
+    return p < MIN_PARTITION ? MIN_PARTITION : p;
+}
+
+/*
+ * AUTO's choice between FFT and direct, by block size: FFT from
+ * crossover_taps[i] taps on when max_block_frames rounds down to 64 << i
+ * (below 64: row 0; above 32768: the last row).
+ *
+ * Measured with `cpu_fft_bench --crossover 1.5` (one thread, mono, AVX-512
+ * direct kernel, 2-core development machine, 2026-11-22, two runs): the tap
+ * count from which FFT is at least 1.5 times faster than direct. FFT already
+ * breaks even near 192-256 taps, but it adds P frames of latency, so it has
+ * to win clearly to be picked unasked. At 64-frame blocks the direct path
+ * pays for sliding its history every call and FFT wins from about 48 taps.
+ * Runs disagreed by one grid step (384 or 512) from 8192 on; the larger
+ * value is kept.
+ */
+static const size_t crossover_taps[] = {
+    /*    64 */ 64,
+    /*   128 */ 384,
+    /*   256 */ 384,
+    /*   512 */ 384,
+    /*  1024 */ 384,
+    /*  2048 */ 384,
+    /*  4096 */ 384,
+    /*  8192 */ 512,
+    /* 16384 */ 512,
+    /* 32768 */ 512,
+};
+
+int gf_cpu_fft_preferred(size_t ntaps, size_t block_frames)
+{
+    size_t cap = floor_pow2(block_frames ? block_frames : 1), i = 0;
+    while ((MIN_PARTITION << i) < cap && (MIN_PARTITION << i) < MAX_PARTITION)
+        i++;
+    return ntaps >= crossover_taps[i];
+}
+
+/* ---- create, reset, destroy ----------------------------------------------- */
+
+static void uniform_destroy(gfir_plan *plan)
+{
+    fft_state *st = plan->impl;
+    if (!st)
+        return;
+    gf_fftw_pair_destroy(&st->fft);
+    gf_pool_destroy(st->pool);
+    fftwf_free(st->h);
+    fftwf_free(st->xin);
+    fftwf_free(st->outq);
+    fftwf_free(st->fdl);
+    fftwf_free(st->spec);
+    fftwf_free(st->acc);
+    fftwf_free(st->yt);
+    free(st);
+    plan->impl = NULL;
+}
+
+static size_t log2_size(size_t n)
+{
+    size_t l = 0;
+    while (((size_t)1 << l) < n)
+        l++;
+    return l;
+}
+
+/* Worker threads (besides the caller) worth starting for this plan; see
+ * CHANNELS_MIN_WORK. */
+static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
+{
+    const size_t work = plan->channels * st->part * (st->nparts + log2_size(2 * st->part));
+    if (st->threads < 2)
+        return 0;
+    if (plan->channels > 1)
+        return work >= CHANNELS_MIN_WORK
+                   ? (plan->channels < st->threads ? plan->channels : st->threads) - 1
+                   : 0;
+    return work >= BINS_MIN_WORK && st->nparts >= BINS_MIN_PARTS && st->nbins > st->chunk
+               ? st->threads - 1
+               : 0;
+}
+
+/* fftwf_malloc of count floats, NULL when count * 4 bytes overflows. */
+static float *alloc_floats(size_t a, size_t b, size_t c)
+{
+    if (b && a > SIZE_MAX / sizeof(float) / b)
+        return NULL;
+    if (c && a * b > SIZE_MAX / sizeof(float) / c)
+        return NULL;
+    return fftwf_malloc(a * b * c * sizeof(float));
+}
+
+/* The spectra of the filter's partitions, scaled by 1 / 2P since FFTW's
+ * inverse is unnormalised. xin and spec serve as scratch. */
+static void transform_filter(gfir_plan *plan, fft_state *st, const float *taps)
+{
+    const size_t P = st->part, ntaps = plan->ntaps;
+    const float scale = 1.0f / (float)(2 * P);
+    for (size_t f = 0; f < plan->filter_channels; f++) {
+        for (size_t j = 0; j < st->nparts; j++) {
+            float *hr = st->h + (f * st->nparts + j) * 2 * st->bstride;
+            float *hi = hr + st->bstride;
+            size_t len = ntaps - j * P < P ? ntaps - j * P : P;
+            memset(st->xin, 0, 2 * P * sizeof *st->xin);
+            for (size_t k = 0; k < len; k++)
+                st->xin[k] = taps[f * ntaps + j * P + k] * scale;
+            fftwf_execute_dft_r2c(st->fft.fwd, st->xin, (fftwf_complex *)st->spec);
+            for (size_t k = 0; k < st->nbins; k++) {
+                hr[k] = st->spec[2 * k];
+                hi[k] = st->spec[2 * k + 1];
+            }
+            memset(hr + st->nbins, 0, (st->bstride - st->nbins) * sizeof *hr);
+            memset(hi + st->nbins, 0, (st->bstride - st->nbins) * sizeof *hi);
+        }
+    }
+}
+
+static void uniform_reset(gfir_plan *plan);
+
+static gfir_status uniform_create(gfir_plan *plan, const float *taps)
+{
+    return gf_cpu_fft_create_partition(plan, taps,
+                                         gf_cpu_fft_partition(plan->ntaps, plan->block_frames));
+}
+
+gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size_t part)
+{
+    const size_t ch = plan->channels;
+    fft_state *st = calloc(1, sizeof *st);
+    unsigned workers;
+    if (!st)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    plan->impl = st;
+    st->part = part;
+    st->nbins = st->part + 1;
+    st->bstride = (st->nbins + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
+    st->nparts = (plan->ntaps + st->part - 1) / st->part;
+    st->mac = gf_cmac_select();
+
+    st->h = alloc_floats(plan->filter_channels * st->nparts, 2, st->bstride);
+    st->xin = alloc_floats(ch, 2, st->part);
+    st->outq = alloc_floats(ch, 1, st->part);
+    st->fdl = alloc_floats(ch * st->nparts, 2, st->bstride);
+    st->spec = alloc_floats(ch, 2, st->bstride);
+    st->acc = alloc_floats(ch, 2, st->bstride);
+    st->yt = alloc_floats(ch, 2, st->part);
+    if (!st->h || !st->xin || !st->outq || !st->fdl || !st->spec || !st->acc || !st->yt) {
+        gf_fail(plan, GFIR_ERR_NOMEM,
+                  "out of host memory for %zu FFT partitions of %zu frames, %zu channels",
+                  st->nparts, st->part, ch);
+        uniform_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
+    if (!gf_fftw_pair_make(&st->fft, (int)(2 * st->part), st->xin,
+                           (fftwf_complex *)st->spec, st->yt)) {
+        gf_fail(plan, GFIR_ERR_NOMEM, "FFTW could not plan a real FFT of size %zu",
+                  2 * st->part);
+        uniform_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
+    transform_filter(plan, st, taps);
+    st->plan = plan;
+    st->threads = plan->threads ? plan->threads : gf_cpu_count();
+    st->chunk = (st->nbins + 4 * (size_t)st->threads - 1) / (4 * (size_t)st->threads);
+    st->chunk = (st->chunk + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
+    st->chunk = st->chunk < MIN_BIN_CHUNK ? MIN_BIN_CHUNK
+                : st->chunk > MAX_BIN_CHUNK ? MAX_BIN_CHUNK : st->chunk;
+    workers = workers_wanted(plan, st);
+    if (workers && gf_pool_create(&st->pool, workers) != GFIR_OK) {
+        gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
+        uniform_destroy(plan);
+        return GFIR_ERR_NOMEM;
+    }
+    uniform_reset(plan);
+    plan->latency_frames = st->part;
+    return GFIR_OK;
+}
+
+static void uniform_reset(gfir_plan *plan)
+{
+    fft_state *st = plan->impl;
+    const size_t ch = plan->channels;
+    memset(st->xin, 0, ch * 2 * st->part * sizeof *st->xin);
+    memset(st->outq, 0, ch * st->part * sizeof *st->outq);
+    memset(st->fdl, 0, ch * st->nparts * 2 * st->bstride * sizeof *st->fdl);
+    /* Padding bins are multiplied too; keep them zero. */
+    memset(st->acc, 0, ch * 2 * st->bstride * sizeof *st->acc);
+    st->pos = 0;
+    st->head = 0;
+}
+
+/* ---- one block: three phases, each split into independent tasks ---------- */
+
+/* Phase 1, per channel: the new block's spectrum into the delay line. */
+static void block_forward(const fft_state *st, size_t c)
+{
+    float *spec = st->spec + c * 2 * st->bstride;
+    float *xr = st->fdl + (c * st->nparts + st->head) * 2 * st->bstride, *xi = xr + st->bstride;
+    fftwf_execute_dft_r2c(st->fft.fwd, st->xin + c * 2 * st->part, (fftwf_complex *)spec);
+    for (size_t k = 0; k < st->nbins; k++) {
+        xr[k] = spec[2 * k];
+        xi[k] = spec[2 * k + 1];
+    }
+}
+
+/* Phase 2, per channel and range of bins: the sum over partitions j of
+ * H_j times the spectrum of the block j blocks ago. */
+static void block_mac(const gfir_plan *plan, const fft_state *st, size_t c, size_t k0,
+                      size_t len)
+{
+    const size_t bs = st->bstride, f = plan->filter_channels == 1 ? 0 : c;
+    const float *h = st->h + f * st->nparts * 2 * bs + k0;
+    const float *x = st->fdl + c * st->nparts * 2 * bs + k0;
+    float *ar = st->acc + c * 2 * bs + k0, *ai = ar + bs;
+    size_t slot = st->head;
+    memset(ar, 0, len * sizeof *ar);
+    memset(ai, 0, len * sizeof *ai);
+    for (size_t j = 0; j < st->nparts; j++) {
+        const float *hj = h + j * 2 * bs, *xj = x + slot * 2 * bs;
+        st->mac(ar, ai, hj, hj + bs, xj, xj + bs, len);
+        slot = slot + 1 == st->nparts ? 0 : slot + 1;
+    }
+}
+
+/* Phase 3, per channel: back to time; the last P samples are the valid ones. */
+static void block_inverse(const fft_state *st, size_t c)
+{
+    const size_t P = st->part;
+    float *spec = st->spec + c * 2 * st->bstride;
+    const float *ar = st->acc + c * 2 * st->bstride, *ai = ar + st->bstride;
+    float *yt = st->yt + c * 2 * P, *xin = st->xin + c * 2 * P;
+    for (size_t k = 0; k < st->nbins; k++) {
+        spec[2 * k] = ar[k];
+        spec[2 * k + 1] = ai[k];
+    }
+    fftwf_execute_dft_c2r(st->fft.inv, (fftwf_complex *)spec, yt);
+    memcpy(st->outq + c * P, yt + P, P * sizeof *yt);
+    memcpy(xin, xin + P, P * sizeof *xin);
+}
+
+static void block_channel(const gfir_plan *plan, const fft_state *st, size_t c)
+{
+    block_forward(st, c);
+    for (size_t k0 = 0; k0 < st->nbins; k0 += st->chunk)
+        block_mac(plan, st, c, k0, st->nbins - k0 < st->chunk ? st->nbins - k0 : st->chunk);
+    block_inverse(st, c);
+}
+
+static void channel_task(void *arg, size_t c)
+{
+    const fft_state *st = arg;
+    block_channel(st->plan, st, c);
+}
+
+static void mac_task(void *arg, size_t t)
+{
+    const fft_state *st = arg;
+    const size_t chunks = (st->nbins + st->chunk - 1) / st->chunk;
+    const size_t k0 = (t % chunks) * st->chunk;
+    block_mac(st->plan, st, t / chunks, k0,
+              st->nbins - k0 < st->chunk ? st->nbins - k0 : st->chunk);
+}
+
+/* Several channels: a task each. One channel: the transforms on the calling
+ * thread, the multiply-accumulate shared out by ranges of bins. */
+static void block_parallel(const gfir_plan *plan, fft_state *st)
+{
+    if (plan->channels > 1) {
+        gf_pool_run(st->pool, channel_task, st, plan->channels);
+        return;
+    }
+    block_forward(st, 0);
+    gf_pool_run(st->pool, mac_task, st, (st->nbins + st->chunk - 1) / st->chunk);
+    block_inverse(st, 0);
+}
+
+static void run_block(const gfir_plan *plan, fft_state *st)
+{
+    if (st->pool)
+        block_parallel(plan, st);
+    else
+        for (size_t c = 0; c < plan->channels; c++)
+            block_channel(plan, st, c);
+    /* The next block's spectrum goes in the slot of the oldest one. */
+    st->head = st->head == 0 ? st->nparts - 1 : st->head - 1;
+}
+
+/* ---- execute: any frame count, output delayed by exactly P ----------------- */
+
+static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    fft_state *st = plan->impl;
+    const size_t ch = plan->channels, P = st->part;
+    unsigned csr = gf_ftz_enter();
+
+    while (n > 0) {
+        size_t m = P - st->pos < n ? P - st->pos : n;
+        /* All of this stretch's input is read before any of its output is
+         * written, which makes in == out safe. */
+        for (size_t c = 0; c < ch; c++) {
+            float *x = st->xin + c * 2 * P + P + st->pos;
+            if (in)
+                for (size_t i = 0; i < m; i++)
+                    x[i] = in[i * ch + c];
+            else
+                memset(x, 0, m * sizeof *x);
+        }
+        for (size_t c = 0; c < ch; c++) {
+            const float *q = st->outq + c * P + st->pos;
+            for (size_t i = 0; i < m; i++)
+                out[i * ch + c] = q[i];
+        }
+        st->pos += m;
+        if (in)
+            in += m * ch;
+        out += m * ch;
+        n -= m;
+        if (st->pos == P) {
+            run_block(plan, st);
+            st->pos = 0;
+        }
+    }
+    gf_ftz_leave(csr);
+    return GFIR_OK;
+}
+
+const gf_cpu_engine gf_cpu_fft_uniform_engine = {
+    .name = "fft-uniform",
+    .create = uniform_create,
+    .execute = uniform_execute,
+    .reset = uniform_reset,
+    .destroy = uniform_destroy,
+};

@@ -1,0 +1,95 @@
+/*
+ * fftw.c - FFTW plans and their wisdom file, under one lock (see fftw.h).
+ */
+#include "cpu/fftw.h"
+#include "core/cache.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+static int wisdom_imported;
+
+/* GFIR_FFTW_PLANNER=estimate skips measuring (tests, one-shot runs):
+ * FFTW_MEASURE times candidate algorithms once per size and machine. */
+static unsigned planner_flags(void)
+{
+    const char *env = getenv("GFIR_FFTW_PLANNER");
+    if (env && strcmp(env, "estimate") == 0)
+        return FFTW_ESTIMATE;
+    return FFTW_MEASURE;
+}
+
+static int wisdom_path(char *path, size_t len, int mkdirs)
+{
+    return gf_cache_path(path, len, "fftw-wisdom", mkdirs);
+}
+
+/* Saves what the planner learnt. Another process may be doing the same, so
+ * the file is written under a private name and renamed into place. Failure
+ * only costs the next process a new measurement, so it is not reported. */
+static void wisdom_save(void)
+{
+    char path[4096], tmp[4200];
+    if (!wisdom_path(path, sizeof path, 1))
+        return;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    if (fftwf_export_wisdom_to_filename(tmp))
+        rename(tmp, path);
+    else
+        remove(tmp);
+}
+
+int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *spec,
+                      float *real_out)
+{
+    unsigned flags = planner_flags();
+    int learnt = 0;
+
+    pair->fwd = pair->inv = NULL;
+    pthread_mutex_lock(&planner_lock);
+    if (flags != FFTW_ESTIMATE) {
+        if (!wisdom_imported) {
+            char path[4096];
+            if (wisdom_path(path, sizeof path, 0))
+                fftwf_import_wisdom_from_filename(path);
+            wisdom_imported = 1;
+        }
+        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, flags | FFTW_WISDOM_ONLY);
+        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, flags | FFTW_WISDOM_ONLY);
+        if (!pair->fwd) {
+            pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, flags);
+            learnt = 1;
+        }
+        if (!pair->inv) {
+            pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, flags);
+            learnt = 1;
+        }
+        if (learnt && pair->fwd && pair->inv)
+            wisdom_save();
+    }
+    /* ESTIMATE always succeeds for sizes FFTW supports; it is the fallback. */
+    if (!pair->fwd)
+        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, FFTW_ESTIMATE);
+    if (!pair->inv)
+        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, FFTW_ESTIMATE);
+    pthread_mutex_unlock(&planner_lock);
+    if (pair->fwd && pair->inv)
+        return 1;
+    gf_fftw_pair_destroy(pair);
+    return 0;
+}
+
+void gf_fftw_pair_destroy(gf_fftw_pair *pair)
+{
+    pthread_mutex_lock(&planner_lock);
+    if (pair->fwd)
+        fftwf_destroy_plan(pair->fwd);
+    if (pair->inv)
+        fftwf_destroy_plan(pair->inv);
+    pthread_mutex_unlock(&planner_lock);
+    pair->fwd = pair->inv = NULL;
+}

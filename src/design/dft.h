@@ -1,0 +1,22 @@
+/*
+ * dft.h - what the design functions share: pi, an argument check, and a
+ * double-precision FFT for analysing filters (response peaks). Design-time
+ * code only: it allocates, and nothing here runs in a plan's execute.
+ */
+#ifndef GF_DESIGN_DFT_H
+#define GF_DESIGN_DFT_H
+
+#include <stddef.h>
+
+/* math.h's M_PI is not C11; this literal is the double nearest pi, numpy.pi. */
+#define GF_PI 3.14159265358979323846
+static const double pi = GF_PI;
+
+/* 1 only for a finite x > 0; 0 for NaN. */
+int gf_positive_finite(double x);
+
+/* In place, n a power of two: the forward DFT of (re, im), X[k] = sum x[t]
+ * e^{-2 pi i k t / n}. 0 on success, -1 without memory for its twiddles. */
+int gf_dft(double *re, double *im, size_t n);
+
+#endif
