@@ -110,10 +110,18 @@ GFIR_API gfir_status gfir_kernel_from_name(const char *name, gfir_kernel *out);
 GFIR_API int gfir_backend_available(gfir_backend backend);
 
 /*
- * How to build a plan. Always start from gfir_config_init(), then set fields:
- * fields may be added in later minor versions and get their defaults there.
+ * How to build a plan. Always start from gfir_config_init(), then set fields.
+ *
+ * The struct grows at its end in later versions: gfir_config_init() records
+ * the size the caller was compiled with in struct_size, and
+ * gfir_plan_create() gives the fields a smaller (older) struct lacks their
+ * defaults. A larger (newer) struct is accepted when the fields this library
+ * does not know are all zero, which is every new field's default, and
+ * refused with GFIR_ERR_ARG otherwise: the caller asked for something this
+ * library cannot do.
  */
 typedef struct gfir_config {
+    size_t struct_size;         /* set by gfir_config_init(); leave it alone */
     unsigned channels;          /* interleaved channels in and out, 1..GFIR_MAX_CHANNELS; default 1 */
     unsigned filter_channels;   /* tap sets: 1 (shared by every channel) or channels
                                    (set c filters channel c, stored one after
@@ -125,10 +133,23 @@ typedef struct gfir_config {
     unsigned threads;           /* CPU: worker threads for large blocks; 0 = one per core,
                                    1 = only the calling thread; default 0 */
     int device;                 /* CUDA: device ordinal; default 0 */
+    size_t max_latency_frames;  /* the most latency, in frames, the plan may add beyond the
+                                   filter's own (see gfir_plan_latency()): AUTO never picks an
+                                   engine that adds more, and a kernel named explicitly runs in
+                                   a form within it where it has one. Default 0: the plan is
+                                   the exact causal convolution, output i at call i.
+                                   GFIR_LATENCY_ANY accepts any (offline work, where the
+                                   caller drops the first frames) */
 } gfir_config;
 
-/* Fills *cfg with the defaults above. */
-GFIR_API void gfir_config_init(gfir_config *cfg);
+/* max_latency_frames for callers that do not count latency. */
+#define GFIR_LATENCY_ANY ((size_t)-1)
+
+/* Fills *cfg with the defaults above for a struct of struct_size bytes. Use
+ * the macro, which passes the size of the gfir_config this header declares;
+ * bindings from other languages call the function with their struct's size. */
+GFIR_API void gfir_config_init_size(gfir_config *cfg, size_t struct_size);
+#define gfir_config_init(cfg) gfir_config_init_size((cfg), sizeof(gfir_config))
 
 typedef struct gfir_plan gfir_plan;
 

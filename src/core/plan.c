@@ -3,6 +3,7 @@
  * blocks and hands them to the chosen backend.
  */
 #include "core/plan.h"
+#include "core/config.h"
 #include "core/policy.h"
 #include "core/registry.h"
 
@@ -25,60 +26,12 @@ gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
     return status;
 }
 
-void gfir_config_init(gfir_config *cfg)
-{
-    if (!cfg)
-        return;
-    memset(cfg, 0, sizeof *cfg);
-    cfg->channels = 1;
-    cfg->filter_channels = 1;
-    cfg->max_block_frames = 0;
-    cfg->backend = GFIR_BACKEND_AUTO;
-    cfg->kernel = GFIR_KERNEL_AUTO;
-    cfg->threads = 0;
-    cfg->device = 0;
-}
-
-static gfir_status check_config(const float *taps, size_t ntaps, const gfir_config *cfg,
-                                char *why, size_t whylen)
-{
-    if (cfg->channels == 0 || cfg->channels > GFIR_MAX_CHANNELS) {
-        snprintf(why, whylen, "channels is %u; it must be 1 to %d", cfg->channels,
-                 GFIR_MAX_CHANNELS);
-        return GFIR_ERR_CHANNELS;
-    }
-    if (cfg->filter_channels != 1 && cfg->filter_channels != cfg->channels) {
-        snprintf(why, whylen, "filter_channels is %u; it must be 1 or channels (%u)",
-                 cfg->filter_channels, cfg->channels);
-        return GFIR_ERR_CHANNELS;
-    }
-    if (ntaps == 0 || ntaps > GFIR_MAX_TAPS) {
-        snprintf(why, whylen, "ntaps is %zu; it must be 1 to %zu", ntaps, (size_t)GFIR_MAX_TAPS);
-        return GFIR_ERR_TAPS;
-    }
-    for (size_t i = 0; i < ntaps * cfg->filter_channels; i++) {
-        if (!isfinite(taps[i])) {
-            snprintf(why, whylen, "tap %zu of filter channel %zu is not finite", i % ntaps,
-                     i / ntaps);
-            return GFIR_ERR_TAPS;
-        }
-    }
-    if ((unsigned)cfg->backend > GFIR_BACKEND_CUDA || !gfir_kernel_name(cfg->kernel)) {
-        snprintf(why, whylen, "unknown backend or kernel value");
-        return GFIR_ERR_ARG;
-    }
-    if (cfg->max_block_frames > ((size_t)1 << 30) / cfg->channels) {
-        snprintf(why, whylen, "max_block_frames %zu is too large", cfg->max_block_frames);
-        return GFIR_ERR_ARG;
-    }
-    return GFIR_OK;
-}
-
 gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
                              const gfir_config *cfg)
 {
     gfir_status st;
     gfir_plan *plan = NULL;
+    gfir_config full;
 
     create_detail[0] = '\0';
     if (out)
@@ -87,9 +40,12 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
         snprintf(create_detail, sizeof create_detail, "plan, taps or cfg is NULL");
         return GFIR_ERR_NULL;
     }
-    st = check_config(taps, ntaps, cfg, create_detail, sizeof create_detail);
+    st = gf_config_read(cfg, &full, create_detail, sizeof create_detail);
+    if (st == GFIR_OK)
+        st = gf_config_check(taps, ntaps, &full, create_detail, sizeof create_detail);
     if (st != GFIR_OK)
         return st;
+    cfg = &full;
 
     plan = calloc(1, sizeof *plan);
     if (!plan) {
