@@ -57,6 +57,7 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     plan->ntaps = ntaps;
     plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : DEFAULT_BLOCK_FRAMES;
     plan->threads = cfg->threads;
+    plan->max_latency_frames = cfg->max_latency_frames;
     plan->device = cfg->device;
 
     st = gf_policy_choose(plan, cfg);

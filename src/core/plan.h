@@ -19,6 +19,7 @@ struct gfir_plan {
     size_t ntaps;
     size_t block_frames;         /* largest block handed to ops->execute */
     size_t latency_frames;       /* set by the backend's create */
+    size_t max_latency_frames;   /* the caller's budget (gfir_config), GFIR_LATENCY_ANY: none */
     unsigned threads;
     int device;
     void *impl;                  /* the backend's own state */
