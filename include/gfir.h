@@ -140,6 +140,10 @@ typedef struct gfir_config {
                                    the exact causal convolution, output i at call i.
                                    GFIR_LATENCY_ANY accepts any (offline work, where the
                                    caller drops the first frames) */
+    size_t expected_frames;     /* frames the plan will filter in all, when the caller knows
+                                   (a file's length); 0 = unknown, a stream. AUTO then weighs
+                                   a device's start-up (about 0.35 s for CUDA's first plan in
+                                   a process) against the work it would take off the CPU */
 } gfir_config;
 
 /* max_latency_frames for callers that do not count latency. */

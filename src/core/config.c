@@ -26,6 +26,7 @@ static void defaults(gfir_config *cfg)
     cfg->threads = 0;
     cfg->device = 0;
     cfg->max_latency_frames = 0;
+    cfg->expected_frames = 0;
 }
 
 void gfir_config_init_size(gfir_config *cfg, size_t struct_size)

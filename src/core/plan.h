@@ -11,9 +11,19 @@
 
 #define GF_DETAIL_LEN 256
 
+/* The form an engine takes beyond its kernel, where a kernel has several. */
+typedef enum gf_form {
+    GF_FORM_PLAIN = 0,           /* the kernel's only form */
+    GF_FORM_UNIFORM = 1,         /* CPU FFT: uniform partitions of `partition` frames,
+                                    which is also its latency */
+    GF_FORM_NONUNIFORM = 2       /* CPU FFT: partitions that grow, latency 0 */
+} gf_form;
+
 struct gfir_plan {
     const gf_backend_ops *ops;
     gfir_kernel kernel;          /* resolved, never AUTO */
+    gf_form form;                /* set by the policy with the kernel */
+    size_t partition;            /* GF_FORM_UNIFORM: frames per partition */
     unsigned channels;
     unsigned filter_channels;
     size_t ntaps;

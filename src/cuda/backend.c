@@ -18,7 +18,7 @@
  * read the same staged buffer, so the lanes, the halo and the pipelining are
  * shared.
  */
-#include "core/cache.h"
+#include "cuda/facts.h"
 #include "kernels.h"
 #include "core/plan.h"
 
@@ -32,17 +32,6 @@
 /* An FFT sub-block recomputes its halo's worth of overlap: sub-blocks of at
  * least this many halos keep that under a quarter of the work. */
 #define FFT_SUB_HALOS 4
-/*
- * AUTO's crossover from direct to FFT on the GPU, in taps. Measured on an H100
- * with 2 x 2^24 samples on the device (`gfir-bench --calibrate`, 2026-11-23,
- * commit a462bbc): the direct kernel's time grows with the taps (0.24 ms at
- * 127, 0.33 at 191, 0.41 at 255) while the one-kernel FFT (fftconv.cu) stays
- * near 0.31-0.33 ms, so they cross between 127 and 191 taps. This is the
- * default: `gfir-bench --calibrate` measures the crossover of the device it
- * runs on and keeps it in the user's cache directory
- * (GF_CUDA_CROSSOVER_FILE, a line per device name), which AUTO prefers.
- */
-#define AUTO_FFT_MIN_TAPS 191
 
 typedef struct cuda_state cuda_state;
 
@@ -101,44 +90,31 @@ static int cuda_available(void)
     return count > 0;
 }
 
-/* AUTO's crossover for the plan's device: calibrated, else the default. */
-static size_t fft_min_taps(const gfir_plan *plan)
+static gfir_status cuda_has_kernel(gfir_plan *plan, gfir_kernel kernel)
 {
-    struct cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, plan->device) != cudaSuccess) {
-        cudaGetLastError();
-        return AUTO_FFT_MIN_TAPS;
-    }
-    prop.name[sizeof prop.name - 1] = '\0';
-    const size_t calibrated = gf_cache_lookup(GF_CUDA_CROSSOVER_FILE, prop.name);
-    return calibrated ? calibrated : AUTO_FFT_MIN_TAPS;
-}
-
-static gfir_status cuda_choose_kernel(const gfir_plan *plan, gfir_kernel requested,
-                                      gfir_kernel *chosen)
-{
-    switch (requested) {
-    case GFIR_KERNEL_AUTO:
-        *chosen = plan->ntaps >= fft_min_taps(plan) ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT;
-        return GFIR_OK;
+    switch (kernel) {
     case GFIR_KERNEL_CONSTANT:
         if (!gf_constant_fits(plan->ntaps, plan->filter_channels))
-            return gf_fail((gfir_plan *)plan, GFIR_ERR_UNSUPPORTED,
-                             "kernel 'constant' holds at most %d taps in all; this filter has "
-                             "%u x %zu",
-                             GF_CONSTANT_MAX_TAPS, plan->filter_channels, plan->ntaps);
-        *chosen = requested;
+            return gf_fail(plan, GFIR_ERR_UNSUPPORTED,
+                           "kernel 'constant' holds at most %d taps in all; this filter has "
+                           "%u x %zu",
+                           GF_CONSTANT_MAX_TAPS, plan->filter_channels, plan->ntaps);
         return GFIR_OK;
     case GFIR_KERNEL_BASIC:
     case GFIR_KERNEL_TILED:
     case GFIR_KERNEL_CACHED:
     case GFIR_KERNEL_DIRECT:
     case GFIR_KERNEL_FFT:
-        *chosen = requested;
         return GFIR_OK;
     default:
-        return GFIR_ERR_UNSUPPORTED;
+        return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "the CUDA backend has no kernel '%s'",
+                       gfir_kernel_name(kernel));
     }
+}
+
+static double cuda_startup_s(const gfir_plan *plan)
+{
+    return gf_cuda_startup_s(plan->device);
 }
 
 static void free_lane(cuda_lane *l)
@@ -311,6 +287,7 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     }
     st->last = 1;
     plan->latency_frames = 0;
+    gf_cuda_mark_started(plan->device);
     return GFIR_OK;
 }
 
@@ -427,7 +404,8 @@ const gf_backend_ops gf_cuda_backend = {
     .name = "cuda",
     .id = GFIR_BACKEND_CUDA,
     .available = cuda_available,
-    .choose_kernel = cuda_choose_kernel,
+    .has_kernel = cuda_has_kernel,
+    .startup_s = cuda_startup_s,
     .create = cuda_create,
     .execute = cuda_execute,
     .reset = cuda_reset,

@@ -492,6 +492,31 @@ def describe_and_response(d):
     assert len(dashed) == 2
 
 
+def plan_lines(text, prefix):
+    """The "backend B, kernel K, latency N frames" parts of lines with prefix."""
+    import re
+    return [m.group(1) for m in
+            re.finditer(prefix + r".*?(backend \w+, kernel \w+, latency \d+ frames)", text)]
+
+
+@test("options")
+def describe_and_verbose_agree(d):
+    """--describe INPUT names the plans `gfir INPUT OUTPUT -v` then runs, for
+    short and long filters, folded and not, any backend the build has."""
+    d.wav("x.wav", d.noise(20000, 2))
+    for ntaps in (15, 200, 4097):
+        d.text("h.txt", " ".join(f"{v:.6f}" for v in d.noise(ntaps, scale=0.1)))
+        for extra in ([], ["--block", "512"], ["--kernel", "direct"]):
+            args = ["--taps", "h.txt", *extra]
+            described = plan_lines(d.run("--describe", "x.wav", *args).stdout, "engine")
+            ran = plan_lines(d.run("x.wav", "y.wav", "-v", *args).stderr, "gfir: ")
+            assert described and described == ran, (ntaps, extra, described, ran)
+    args = ["--preset", "telephone", "--no-fold"]
+    described = plan_lines(d.run("--describe", "x.wav", *args).stdout, "engine")
+    ran = plan_lines(d.run("x.wav", "y.wav", "-v", *args).stderr, "gfir: ")
+    assert len(described) == 2 and described == ran, (described, ran)
+
+
 @test("options")
 def gain_and_normalize(d):
     x = d.noise(3000)

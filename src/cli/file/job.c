@@ -61,7 +61,7 @@ static int open_input(const char *path, SNDFILE **sf, SF_INFO *info)
     return 0;
 }
 
-int cli_input_shape(const char *path, double *rate_hz, unsigned *channels)
+int cli_input_shape(const char *path, double *rate_hz, unsigned *channels, size_t *frames)
 {
     SNDFILE *sf;
     SF_INFO info;
@@ -69,6 +69,7 @@ int cli_input_shape(const char *path, double *rate_hz, unsigned *channels)
         return 1;
     *rate_hz = info.samplerate;
     *channels = (unsigned)info.channels;
+    *frames = info.frames > 0 ? (size_t)info.frames : 0;
     sf_close(sf);
     return 0;
 }
@@ -199,7 +200,8 @@ int cli_run_file(const cli_options *o)
     j.channels = (unsigned)j.in_info.channels;
     if (format_choose(o->format, o->output, o->quiet, &j.in_info, &j.out_info))
         goto done;
-    if (cli_chain_create(o, j.in_info.samplerate, j.channels, j.block, &j.chain))
+    if (cli_chain_create(o, j.in_info.samplerate, j.channels, j.block,
+                         j.in_info.frames > 0 ? (size_t)j.in_info.frames : 0, &j.chain))
         goto done;
     output_catch_signals();
     if (output_begin(&of, o->output))
