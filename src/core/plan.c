@@ -60,13 +60,11 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     plan->ntaps = ntaps;
     plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : DEFAULT_BLOCK_FRAMES;
     if (cfg->paths) {
-        /* the engine filters one channel per path (route.h) */
-        st = gf_route_create(&plan->route, cfg, taps, ntaps, plan->block_frames, &path_taps,
-                             plan->detail, sizeof plan->detail);
+        st = gf_route_create(&plan->route, cfg, plan->detail, sizeof plan->detail);
         if (st != GFIR_OK)
             goto fail;
+        /* what the engine filters unless it takes paths itself: one channel each */
         plan->channels = plan->filter_channels = (unsigned)cfg->npaths;
-        taps = path_taps;
     }
     plan->threads = cfg->threads;
     plan->max_latency_frames = cfg->max_latency_frames;
@@ -78,6 +76,16 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
             gf_fail(plan, st, "backend '%s' has no kernel '%s' for this configuration",
                       gfir_backend_name(cfg->backend), gfir_kernel_name(cfg->kernel));
         goto fail;
+    }
+    if (plan->route && plan->ops->takes_paths(plan)) {
+        plan->channels = plan->inputs;
+        plan->filter_channels = cfg->filter_channels;
+    } else if (plan->route) {
+        st = gf_route_expand(plan->route, taps, ntaps, plan->block_frames, &path_taps,
+                             plan->detail, sizeof plan->detail);
+        if (st != GFIR_OK)
+            goto fail;
+        taps = path_taps;
     }
     st = plan->ops->create(plan, taps);
     if (st != GFIR_OK)
@@ -103,7 +111,7 @@ static gfir_status run_block(gfir_plan *plan, const float *in, float *out, size_
 {
     const gf_route *r = plan->route;
     gfir_status st;
-    if (!r)
+    if (!r || !r->vin)
         return plan->ops->execute(plan, in, out, n);
     if (in)
         gf_route_gather(r, in, n);

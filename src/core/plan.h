@@ -16,7 +16,9 @@ typedef enum gf_form {
     GF_FORM_PLAIN = 0,           /* the kernel's only form */
     GF_FORM_UNIFORM = 1,         /* CPU FFT: uniform partitions of `partition` frames,
                                     which is also its latency */
-    GF_FORM_NONUNIFORM = 2       /* CPU FFT: partitions that grow, latency 0 */
+    GF_FORM_NONUNIFORM = 2,      /* CPU FFT: partitions that grow, latency 0 */
+    GF_FORM_FDL = 3              /* CUDA FFT for small calls: a direct head of `partition`
+                                    taps and a frequency-domain delay line, latency 0 */
 } gf_form;
 
 struct gf_route;

@@ -16,18 +16,18 @@
 typedef struct gf_route {
     unsigned inputs, outputs;
     size_t npaths;
-    size_t block;               /* frames per gather/reduce, the plan's block */
     gfir_path *paths;           /* the caller's, copied */
-    float *vin;                 /* block x npaths: each path's input, interleaved */
-    float *vout;                /* block x npaths: each path's output */
+    float *vin;                 /* expanded only, block x npaths: each path's input */
+    float *vout;                /* expanded only, block x npaths: each path's output */
 } gf_route;
 
-/* Copies cfg's paths and makes the per-path tap sets (npaths sets of ntaps:
- * the path's tap set times its gain) in *path_taps, for the caller to free.
- * GFIR_ERR_NOMEM (why set) when memory runs out. */
-gfir_status gf_route_create(gf_route **route, const gfir_config *cfg, const float *taps,
-                            size_t ntaps, size_t block, float **path_taps, char *why,
-                            size_t whylen);
+/* Copies cfg's paths. GFIR_ERR_NOMEM (why set) when memory runs out. */
+gfir_status gf_route_create(gf_route **route, const gfir_config *cfg, char *why, size_t whylen);
+/* For an engine that filters channels one to one: the buffers of the paths
+ * as channels for calls of up to block frames, and in *path_taps (for the
+ * caller to free) npaths tap sets of ntaps, each path's set times its gain. */
+gfir_status gf_route_expand(gf_route *r, const float *taps, size_t ntaps, size_t block,
+                            float **path_taps, char *why, size_t whylen);
 /* Each path's channel gets its input channel's n frames (n <= block). */
 void gf_route_gather(const gf_route *r, const float *in, size_t n);
 /* Each output gets the sum of its paths' n frames; outputs no path reaches get silence. */

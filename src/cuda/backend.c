@@ -19,6 +19,7 @@
  * shared.
  */
 #include "cuda/facts.h"
+#include "cuda/fdl.h"
 #include "kernels.h"
 #include "core/plan.h"
 
@@ -112,6 +113,11 @@ static gfir_status cuda_has_kernel(gfir_plan *plan, gfir_kernel kernel)
     }
 }
 
+static int cuda_takes_paths(const gfir_plan *plan)
+{
+    return plan->form == GF_FORM_FDL;
+}
+
 static double cuda_startup_s(const gfir_plan *plan)
 {
     return gf_cuda_startup_s(plan->device);
@@ -137,6 +143,10 @@ static void free_lane(cuda_lane *l)
 
 static void cuda_destroy(gfir_plan *plan)
 {
+    if (plan->form == GF_FORM_FDL) {
+        gf_cuda_fdl_destroy(plan);
+        return;
+    }
     cuda_state *st = plan->impl;
     if (!st)
         return;
@@ -235,6 +245,12 @@ static size_t choose_sub_frames(const gfir_plan *plan)
 
 static gfir_status cuda_create(gfir_plan *plan, const float *taps)
 {
+    if (plan->form == GF_FORM_FDL) {
+        gfir_status fs = gf_cuda_fdl_create(plan, taps);
+        if (fs == GFIR_OK)
+            gf_cuda_mark_started(plan->device);
+        return fs;
+    }
     static cudaError_t (*const launchers[])(const gf_conv_args *, cudaStream_t) = {
         [GFIR_KERNEL_BASIC] = gf_launch_basic,   [GFIR_KERNEL_CONSTANT] = gf_launch_constant,
         [GFIR_KERNEL_TILED] = gf_launch_tiled,   [GFIR_KERNEL_CACHED] = gf_launch_cached,
@@ -295,6 +311,8 @@ static void abandon(cuda_state *st);
 
 static gfir_status cuda_reset(gfir_plan *plan)
 {
+    if (plan->form == GF_FORM_FDL)
+        return gf_cuda_fdl_reset(plan);
     cuda_state *st = plan->impl;
     cuda_lane *l = &st->lane[st->last];
     CUDA_TRY(cudaSetDevice(plan->device));
@@ -364,6 +382,8 @@ static int is_pinned(const void *p)
 
 static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
+    if (plan->form == GF_FORM_FDL)
+        return gf_cuda_fdl_execute(plan, in, out, n);
     cuda_state *st = plan->impl;
     const size_t ch = plan->channels;
     gfir_status status = GFIR_OK;
@@ -405,6 +425,7 @@ const gf_backend_ops gf_cuda_backend = {
     .id = GFIR_BACKEND_CUDA,
     .available = cuda_available,
     .has_kernel = cuda_has_kernel,
+    .takes_paths = cuda_takes_paths,
     .startup_s = cuda_startup_s,
     .create = cuda_create,
     .execute = cuda_execute,
