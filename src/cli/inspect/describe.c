@@ -100,8 +100,10 @@ static void describe_stage(size_t i, const cli_stage *s, const cli_design *d)
     printf("\n");
 }
 
-/* The engine latency of the plan a file run makes (its block size, backend
- * and kernel), or -1 when no such plan can be made here. */
+/* The engine latency of a plan with a file run's block size, backend and
+ * kernel and one channel per filter channel, as the library's AUTO makes it
+ * (a file run may then take the CPU's FFT instead: chain.c), or -1 when no
+ * such plan can be made here. */
 static long plan_latency(const cli_options *o, const cli_design *d)
 {
     gfir_config cfg;
