@@ -26,10 +26,16 @@ extern "C" {
 #endif
 
 /* Device tap sets are reversed and zero-padded to a multiple of this, so the
- * direct kernel steps through taps GF_TAP_STEP at a time with no remainder. */
+ * direct kernel steps through taps GF_TAP_STEP at a time with no remainder.
+ * Not a free parameter: direct.cu's padded tile rows of 16 + 1 floats are
+ * built on it. */
 #define GF_TAP_STEP 16
-/* __constant__ capacity of the constant kernel: 64 KB of floats, all filters. */
+/* __constant__ capacity of the constant kernel, all filters together: the
+ * 64 KB of constant memory a module may declare, in floats. */
 #define GF_CONSTANT_MAX_TAPS 16384
+/* CUDA's largest gridDim.y and gridDim.z (gridDim.x goes to 2^31 - 1): the
+ * most channels, and the most segment pairs of one FFT call. */
+#define GF_GRID_Y_MAX 65535
 
 typedef struct gf_conv_args {
     const float *d_x;       /* channel c: d_x + c * x_stride, ntaps - 1 + n samples */
