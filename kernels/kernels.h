@@ -55,10 +55,11 @@ typedef struct gf_conv_args {
 
 /* 7.2: one thread per output, taps read from global memory. */
 cudaError_t gf_launch_basic(const gf_conv_args *a, cudaStream_t stream);
-/* 7.3: taps in __constant__ memory. Copies the taps into the constant bank on
- * the stream before launching, so two plans using it must not run concurrently
- * on different streams. cudaErrorInvalidValue when the filters' taps together
- * exceed GF_CONSTANT_MAX_TAPS. */
+/* 7.3: taps in __constant__ memory. The bank is one per device, so each call
+ * copies its taps into it and launches on the device's one queue for the
+ * bank, which the given stream then waits for: plans on other streams take
+ * their turns and never see each other's taps. cudaErrorInvalidValue when the
+ * filters' taps together exceed GF_CONSTANT_MAX_TAPS. */
 cudaError_t gf_launch_constant(const gf_conv_args *a, cudaStream_t stream);
 int gf_constant_fits(size_t ntaps, unsigned filters);
 /* 7.4: input tile plus halo cells in shared memory; taps in segments when the
