@@ -14,11 +14,12 @@
  *
  * The convolution step between staging and the copy out is the kernel's: a
  * direct launcher writing planar rows that a second pass interleaves, or the
- * FFT engine of kernels/fft.cu, which writes interleaved frames itself. Both
+ * FFT engine of kernels/fft/, which writes interleaved frames itself. Both
  * read the same staged buffer, so the lanes, the halo and the pipelining are
  * shared.
  */
 #include "core/cache.h"
+#include "fft/fft.h"
 #include "kernels.h"
 #include "core/plan.h"
 
@@ -296,7 +297,7 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
         st->step = fft_step;
         status = gf_fft_filter_create(
             &st->fft_filter, taps, plan->ntaps, plan->filter_channels,
-            part ? 2 * part : gf_fft_size(plan->ntaps, st->sub_frames), part, plan->detail,
+            part ? 2 * part : gf_fft_size(plan->ntaps, st->sub_frames), part, 0, plan->detail,
             sizeof plan->detail);
     } else {
         st->step = direct_step;
