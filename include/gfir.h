@@ -280,7 +280,9 @@ typedef enum gfir_filter_type {
 /*
  * Kaiser window parameters for a stopband attenuation and a transition width,
  * as scipy.signal.kaiserord(attenuation_db, transition_hz / (rate_hz / 2)):
- * *ntaps = ceil((A - 7.95) / (2.285 * pi * width)) + 1 and the matching beta.
+ * *ntaps = ceil((A - 7.95) / 2.285 / (pi * width) + 1), evaluated in that
+ * order as SciPy does (another order can round to a length one off), and
+ * the matching beta.
  * Returns GFIR_ERR_ARG for values out of range and GFIR_ERR_TAPS when the
  * length would exceed GFIR_MAX_TAPS.
  */

@@ -13,6 +13,7 @@
  */
 #include "cuda/fdl.h"
 #include "core/route.h"
+#include "cuda_status.h"
 #include "fdl/fdl.h"
 
 #include <cuda_runtime_api.h>
@@ -50,20 +51,13 @@ size_t gf_cuda_fdl_partition(size_t block_frames)
     return p;
 }
 
-/* A CUDA failure as the plan's error, CUDA's sticky error cleared. */
+/* The library's CUDA error convention (cuda_status.h), into the plan's detail. */
 static gfir_status fail(gfir_plan *plan, cudaError_t e, const char *what)
 {
-    cudaGetLastError();
-    return gf_fail(plan, e == cudaErrorMemoryAllocation ? GFIR_ERR_NOMEM : GFIR_ERR_DEVICE,
-                   "%s: %s", what, cudaGetErrorString(e));
+    return gf_cuda_fail(e, what, plan->detail, sizeof plan->detail);
 }
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess)                                                             \
-            return fail(plan, e_, #call);                                                  \
-    } while (0)
+#define TRY(call) GF_CUDA_TRY(call, plan->detail, sizeof plan->detail)
 
 void gf_cuda_fdl_destroy(gfir_plan *plan)
 {

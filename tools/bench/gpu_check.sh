@@ -19,18 +19,21 @@ status=0
 ctest --test-dir "$build" --output-on-failure \
     -R '^(cuda_test|cuda_fft_test|fdl_test|routing_test|policy_test|streaming_test)$' || status=1
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for tool in memcheck racecheck; do
-    for t in cuda_test "cuda_fft_test --quick" "fdl_test --quick"; do
-        name=${t%% *}
-        log="$build/sanitizer-$tool-$name.log"
-        if "$sanitizer" --tool "$tool" --error-exitcode 9 "$build/tests/cuda/$name" \
-            ${t#"$name"} >"$log" 2>&1; then
-            echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
-        else
-            echo "$tool $t: FAILED (see $log)"
-            tail -20 "$log"
-            status=1
-        fi
-    done
+# Each test in its smaller form (the full ones take tens of minutes under the
+# sanitizers); racecheck, slower still, runs the CUDA kernels alone.
+for run in "memcheck cuda_test --quick" "memcheck cuda_fft_test --quick" \
+    "memcheck fdl_test --quick" "racecheck cuda_test --kernels" \
+    "racecheck cuda_fft_test --quick" "racecheck fdl_test --quick"; do
+    set -- $run
+    tool=$1 name=$2 t="$2 $3"
+    log="$build/sanitizer-$tool-$name.log"
+    if timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
+        "$build/tests/cuda/$name" "$3" >"$log" 2>&1; then
+        echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+    else
+        echo "$tool $t: FAILED (see $log)"
+        tail -20 "$log"
+        status=1
+    fi
 done
 exit $status
