@@ -125,7 +125,10 @@ void progress_done(progress *p)
     snprintf(line, sizeof line, "gfir: filtered %.2f s of audio in %.2f s (%sx realtime)",
              audio_s, elapsed, sp);
     if ((int)strlen(line) > cols)
-        snprintf(line, sizeof line, "gfir: %.1f s in %.1f s, %sx", audio_s, elapsed, sp);
+        snprintf(line, sizeof line, "gfir: %.1f s of audio in %.1f s (%sx)", audio_s, elapsed,
+                 sp);
+    if ((int)strlen(line) > cols)
+        snprintf(line, sizeof line, "gfir: done in %.1f s", elapsed);
     line[cols] = '\0';
     draw(line);
     fputc('\n', stderr);

@@ -125,20 +125,30 @@ void metadata_write(SNDFILE *out, const file_metadata *m)
                    (int)((size_t)m->channels * sizeof *m->layout));
 }
 
+/* Appends name to a comma-separated list. */
+static void list_add(char *list, size_t size, const char *name)
+{
+    size_t len = strlen(list);
+    if (len < size)
+        snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
 static void check_tags(SNDFILE *sf, const char *label, const file_metadata *m, int quiet)
 {
-    char lost[256] = "";
-    size_t len = 0;
+    char lost[256] = "", changed[256] = "";
     for (size_t i = 0; i < NTAGS; i++) {
         const char *want = m->tags[tag_names[i].type];
         const char *got = want ? sf_get_string(sf, tag_names[i].type) : NULL;
-        if (want && (!got || strcmp(got, want)) && len < sizeof lost)
-            len += (size_t)snprintf(lost + len, sizeof lost - len, "%s%s", len ? ", " : "",
-                                    tag_names[i].name);
+        if (want && !got)
+            list_add(lost, sizeof lost, tag_names[i].name);
+        else if (want && strcmp(got, want))
+            list_add(changed, sizeof changed, tag_names[i].name);
     }
-    if (len)
-        cli_note(quiet, "note: %s files have no place for INPUT's %s; OUTPUT goes without", label,
-                 lost);
+    if (lost[0])
+        cli_note(quiet, "note: %s files have no place for INPUT's %s; OUTPUT goes without",
+                 label, lost);
+    if (changed[0])
+        cli_note(quiet, "note: %s files could not keep INPUT's %s as it was", label, changed);
 }
 
 static void check_layout(SNDFILE *sf, const SF_INFO *info, const char *label,
