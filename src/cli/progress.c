@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #define MAX_BAR 30
-#define MIN_BAR 5
+#define WORDY_MIN_BAR 12    /* narrower than this, "realtime" and "left" go */
+#define MIN_BAR 5           /* narrower than this, the bar goes */
 #define SHOW_AFTER_S 1.0
 #define REDRAW_EVERY_S 0.1
 #define LINE_MAX_COLS 256
@@ -76,7 +77,7 @@ static void compose(char *line, int cols, double frac, double speed, double left
     char tail[96];
     int bar;
     snprintf(tail, sizeof tail, " %3d%%  %sx realtime  %d:%02d left", pct, sp, min, sec);
-    if (cols - (int)strlen(tail) - 2 < MIN_BAR)
+    if (cols - (int)strlen(tail) - 2 < WORDY_MIN_BAR)
         snprintf(tail, sizeof tail, " %3d%% %sx %d:%02d", pct, sp, min, sec);
     bar = cols - (int)strlen(tail) - 2;
     if (bar > MAX_BAR)
