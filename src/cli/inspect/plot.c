@@ -68,10 +68,13 @@ static void svg_grid(FILE *fp, const axes *a)
                 PLOT_R, y);
         fprintf(fp, "<text x='%d' y='%.1f' text-anchor='end'>%g</text>\n", PLOT_L - 6, y + 4, db);
     }
-    if (a->db_lo < 0 && a->db_hi > 0)
+    if (a->db_lo < 0 && a->db_hi > 0) {
         fprintf(fp, "<line class='zero-db' x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#777' "
-                "stroke-width='1.2'/>\n<text x='%d' y='%.1f' text-anchor='end'>0 dB</text>\n",
-                PLOT_L, y_of(a, 0), PLOT_R, y_of(a, 0), PLOT_R - 4, y_of(a, 0) - 4);
+                "stroke-width='1.2'/>\n", PLOT_L, y_of(a, 0), PLOT_R, y_of(a, 0));
+        if (fmod(a->db_hi, 20) != 0) /* else the grid has labelled it */
+            fprintf(fp, "<text x='%d' y='%.1f' text-anchor='end'>0</text>\n", PLOT_L - 6,
+                    y_of(a, 0) + 4);
+    }
     fprintf(fp, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#444'/>\n",
             PLOT_L, PLOT_T, PLOT_R - PLOT_L, PLOT_B - PLOT_T);
     fprintf(fp, "<text x='%d' y='%d' text-anchor='middle'>frequency (Hz)</text>\n",
