@@ -113,7 +113,7 @@ static void print_help(void)
 "Other:\n"
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
 "                       warnings still print\n"
-"  -v, --verbose        say backend, kernel, block size and speed\n"
+"  -v, --verbose        say backend, kernel, block size, output format and speed\n"
 "      --version        print the version and what this gfir was built with\n"
 "  -h, --help           this page\n"
 "\n"

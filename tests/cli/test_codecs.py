@@ -264,7 +264,7 @@ def surround_layout_survives(d):
     r = d.run("in.wav", "out.w64", "--taps", "one.txt")
     one_line(r.stderr, "note", "W64", "channel layout")
     # a plain 6-channel WAV has no layout to keep: plain WAV out, no note
-    cli.Dir.pcm16(d, "plain.wav", x)
+    d.pcm16("plain.wav", x)
     r = d.run("plain.wav", "out.wav", "--taps", "one.txt")
     assert r.stderr == "" and wav_format(d.p("out.wav"))[0] == 1
 

@@ -63,8 +63,8 @@ def help_choices(text, after):
 def man_page_matches_help(d):
     helped, documented = help_options(help_text()), man_options()
     assert helped, "no options parsed from --help"
-    assert helped == documented, \
-        f"only in --help: {sorted(helped - documented)}; only in gfir.1: {sorted(documented - helped)}"
+    assert helped == documented, (f"only in --help: {sorted(helped - documented)}; "
+                                  f"only in gfir.1: {sorted(documented - helped)}")
     r = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", MAN_PAGE], capture_output=True,
                        text=True)
     assert r.returncode == 0 and r.stderr == "", f"groff: {r.stderr}"
@@ -88,7 +88,7 @@ def completion_matches_help(d):
     assert completion_words("_gfir_samples") == samples, (completion_words("_gfir_samples"),
                                                          samples)
     # every container offered is one gfir writes
-    cli.Dir.wav(d, "x.wav", np.full((480, 2), 0.1))
+    d.wav("x.wav", np.full((480, 2), 0.1))
     d.text("one.txt", "1")
     for ext in completion_words("_gfir_containers"):
         d.run("x.wav", "out." + ext, "--taps", "one.txt", "-q")

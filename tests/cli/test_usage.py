@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli as cli  # noqa: E402  (the harness: exits 77 without NumPy)
 import sndfile  # noqa: E402
-from test_cli import GFIR, fails, np, one_line, test  # noqa: E402
+from test_cli import GFIR, fails, np, test  # noqa: E402
 
 
 # ---- scope: an option that does not apply is wrong usage, never ignored ------------

@@ -172,8 +172,13 @@ static int filter_all(job *j, progress *pg)
 static void describe_length(char *buf, size_t size, uint64_t frames, double rate_hz)
 {
     const double s = (double)frames / rate_hz;
-    snprintf(buf, size, s < 0.01 ? "%llu frame%s (%.3g ms of audio)" : "%llu frame%s (%.2f s of audio)",
-             (unsigned long long)frames, frames == 1 ? "" : "s", s < 0.01 ? s * 1000 : s);
+    const char *plural = frames == 1 ? "" : "s";
+    if (s < 0.01)
+        snprintf(buf, size, "%llu frame%s (%.3g ms of audio)", (unsigned long long)frames,
+                 plural, s * 1000);
+    else
+        snprintf(buf, size, "%llu frame%s (%.2f s of audio)", (unsigned long long)frames, plural,
+                 s);
 }
 
 static void report(const job *j, double seconds)

@@ -176,7 +176,8 @@ int cli_write_response_svg(const char *path, const cli_filter *f, const cli_desi
         return cli_error("cannot write response plot '%s': %s", path, strerror(errno));
     }
     fprintf(fp, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%u' "
-            "font-family='sans-serif' font-size='12'>\n", SVG_W, SVG_H + legend_rows * LEGEND_ROW_H);
+            "font-family='sans-serif' font-size='12'>\n", SVG_W,
+            SVG_H + legend_rows * LEGEND_ROW_H);
     fprintf(fp, "<rect width='100%%' height='100%%' fill='white'/>\n");
     fprintf(fp, "<text x='%d' y='16' font-size='14'>", PLOT_L);
     for (size_t i = 0; i < f->chain.nstages; i++)
