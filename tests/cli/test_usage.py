@@ -38,7 +38,8 @@ OUT_OF_SCOPE = [
     (["--describe", "-p", "lowpass", "--format", "wav"], "--format", "--describe"),
     (["--describe", "-p", "lowpass", "--align", "full"], "--align", "--describe"),
     (["--describe", "-p", "lowpass", "--no-dither"], "--no-dither", "--describe"),
-    (["--describe", "-p", "lowpass", "--no-fold"], "--no-fold", "--describe"),
+    (["--response", "r.svg", "-p", "lowpass", "--no-fold"], "--no-fold", "--response"),
+    (["x.wav", "--play", "-p", "lowpass", "--no-fold"], "--no-fold", "--play"),
     (["--describe", "-p", "lowpass", "--period", "64"], "--period", "--describe"),
     (["--response", "r.svg", "-p", "lowpass", "--backend", "cpu"], "--backend", "--response"),
     (["--response", "r.svg", "-p", "lowpass", "--block", "1024"], "--block", "--response"),
@@ -82,7 +83,7 @@ def options_in_scope_still_work(d):
     d.run("--describe", "-p", "lowpass", "--rate", "44100", "--block", "1024", "--backend",
           "cpu", "--kernel", "direct")
     d.run("--response", "r.svg", "-p", "lowpass", "--rate", "32000")
-    d.run("--describe", "x.wav", "-p", "lowpass", "--block", "4096")
+    d.run("--describe", "x.wav", "-p", "telephone", "--block", "4096", "--no-fold")
     d.run("x.wav", "out.wav", "-p", "lowpass", "--align", "causal", "--format", "wav:pcm24",
           "--no-dither", "--no-fold", "--block", "997", "--backend", "cpu", "-q")
     d.run("x.wav", "out2.wav", "-p", "lowpass", "--describe", "--response", "r2.svg",
