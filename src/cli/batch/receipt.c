@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* flock */
 #include "batch/receipt.h"
+#include "batch/dirs.h"
 #include "message.h"
 
 #include <dirent.h>
@@ -15,30 +16,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Creates dir and its parents as needed. */
-static int make_dirs(const char *dir)
-{
-    char *p = strdup(dir);
-    int rc = 0;
-    if (!p)
-        return cli_error("out of memory");
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char c = *s;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            rc = cli_error("cannot make the receipts directory '%s': %s", p, strerror(errno));
-            break;
-        }
-        *s = c;
-        if (!c)
-            break;
-    }
-    free(p);
-    return rc;
-}
 
 static uint64_t hash_path(const char *s)
 {
@@ -251,7 +228,7 @@ int receipts_open(receipt_book *b, const char *dir, const shard *sh)
     b->dir = strdup(dir);
     if (!b->dir)
         return cli_error("out of memory");
-    if (sh && (make_dirs(dir) || open_own(b, sh)))
+    if (sh && (dirs_make(dir, "the receipts directory") || open_own(b, sh)))
         return 1;
     return read_all(b);
 }

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "batch/runner.h"
+#include "batch/dirs.h"
 #include "chain.h"
 #include "file/file.h"
 #include "file/format.h"
@@ -139,7 +140,7 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     cached_chain *slot = &w->cache[0];
     char *key = chain_key(j, info->samplerate, info->channels);
     cli_options o = r->bo->engine;
-    size_t remaining, expected;
+    size_t taken, remaining, expected;
     int rc = 1;
 
     if (!key) {
@@ -172,7 +173,8 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
         slot->key = NULL;
     }
     /* AUTO weighs a GPU's start-up against the work: here the rest of the shard */
-    remaining = r->ntodo - atomic_load(&r->next) + 1;
+    taken = atomic_load(&r->next);
+    remaining = taken < r->ntodo ? r->ntodo - taken + 1 : 1;
     expected = (size_t)info->frames < SIZE_MAX / 2 / remaining ? (size_t)info->frames * remaining
                                                                 : SIZE_MAX / 2;
     pthread_mutex_lock(&r->build_mu);
@@ -198,14 +200,20 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     const double t0 = progress_now();
     SNDFILE *in = NULL;
     SF_INFO in_info, out_info;
+    char *dir = dirs_parent(j->output);
     render_target t = {j->output, &out_info, j->align, bo->engine.no_dither, w->r->block};
     render_result res;
     cli_chain *chain;
     struct stat sb;
 
     out->failed = 1;
+    if (!dir) {
+        cli_error("out of memory");
+        goto done;
+    }
     if (output_check(j->input, j->output) || cli_open_input(j->input, &in, &in_info) ||
-        format_choose(j->format, j->output, 1, &in_info, &out_info))
+        format_choose(j->format, j->output, 1, &in_info, &out_info) ||
+        dirs_make(dir, "OUTPUT's directory"))
         goto done;
     chain = chain_for(w, j, &in_info);
     if (!chain)
@@ -230,6 +238,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
 done:
     if (in)
         sf_close(in);
+    free(dir);
 }
 
 static void finish(runner *r, outcome *o)
@@ -327,18 +336,10 @@ static void bar_draw(tally *t, size_t total, double now)
     t->bar_shown = 1;
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-}
-
 /* Remembers the directory of an output in this group. */
 static int note_dir(tally *t, const char *output)
 {
-    char *dir = dir_of(output), **dirs;
+    char *dir = dirs_parent(output), **dirs;
     if (!dir)
         return cli_error("out of memory");
     for (size_t i = 0; i < t->ndirs; i++) {

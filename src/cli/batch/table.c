@@ -195,13 +195,17 @@ int table_get(const table_reader *t, const char *key, const char **value)
             return 0;
         if (f->kind != JSON_STRING && f->kind != JSON_NUMBER)
             return -1;
+        if (!f->text[0])
+            return 0;
         *value = f->text;
-        return f->text[0] ? 1 : 0;
+        return 1;
     }
     for (size_t i = 0; i < t->ncolumns; i++) {
         if (!strcmp(t->columns[i], key)) {
+            if (!t->values[i][0])
+                return 0;
             *value = t->values[i];
-            return t->values[i][0] ? 1 : 0;
+            return 1;
         }
     }
     return 0;
