@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,11 +266,17 @@ void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f
     json_buf_string(out, j->output);
     json_buf_raw(out, ",\"filter\":", 10);
     json_buf_string(out, j->recipe);
-    json_buf_printf(out, ",\"frames\":%" PRIu64 ",\"rate\":%u,\"channels\":%u,\"duration\":%.6f,"
-                    "\"peak\":%.6g,\"clipped\":%" PRIu64 ",\"seconds\":%.4f,\"bytes\":%" PRIu64
-                    ",\"mtime_ns\":%" PRId64 "}\n", f->frames, f->rate_hz, f->channels,
-                    f->rate_hz ? (double)f->frames / f->rate_hz : 0.0, f->peak, f->clipped,
-                    f->seconds, f->bytes, f->mtime_ns);
+    json_buf_printf(out, ",\"frames\":%" PRIu64 ",\"rate\":%u,\"channels\":%u,\"duration\":%.6f,",
+                    f->frames, f->rate_hz, f->channels,
+                    f->rate_hz ? (double)f->frames / f->rate_hz : 0.0);
+    /* JSON has no infinity: a peak that is not finite is null */
+    if (isfinite(f->peak))
+        json_buf_printf(out, "\"peak\":%.6g,", f->peak);
+    else
+        json_buf_raw(out, "\"peak\":null,", 12);
+    json_buf_printf(out, "\"clipped\":%" PRIu64 ",\"seconds\":%.4f,\"bytes\":%" PRIu64
+                    ",\"mtime_ns\":%" PRId64 "}\n", f->clipped, f->seconds, f->bytes,
+                    f->mtime_ns);
 }
 
 int receipts_append(receipt_book *b, const char *text, size_t len)

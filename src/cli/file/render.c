@@ -45,12 +45,20 @@ static int render_filter(void *ctx, const float *in, float *out, size_t frames)
     return 0;
 }
 
+/* The largest magnitude in buf and peak. Non-negative floats order as their
+ * bit patterns do, so this is an integer maximum, which vectorises where a
+ * float one (NaN's rules) does not; a NaN counts as infinity. */
 static float peak_of(const float *buf, size_t n, float peak)
 {
+    uint32_t top, bits;
+    memcpy(&top, &peak, sizeof top);
     for (size_t i = 0; i < n; i++) {
-        const float a = buf[i] < 0 ? -buf[i] : buf[i];
-        peak = a > peak ? a : peak;
+        memcpy(&bits, &buf[i], sizeof bits);
+        bits &= 0x7FFFFFFFu;
+        top = bits > top ? bits : top;
     }
+    top = top > 0x7F800000u ? 0x7F800000u : top;
+    memcpy(&peak, &top, sizeof peak);
     return peak;
 }
 
