@@ -13,6 +13,7 @@ packages=(
   portaudio19-dev libsoxr-dev                       # live audio, IR resampling
   libcmocka-dev python3 python3-numpy python3-scipy # tests and golden data
   sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
+  slurm-wlm munge                                   # gfir batch under a real Slurm
 )
 
 missing=()
