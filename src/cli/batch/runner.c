@@ -433,10 +433,11 @@ static void summary(const batch_options *bo, const shard *sh, const manifest *m,
         return;
     if (sh->n > 1)
         snprintf(where, sizeof where, "shard %lu/%lu (%s): ", sh->k, sh->n, sh->source);
-    fprintf(stderr, "gfir: %s%zu job%s: %zu written, %zu done before, %zu failed; %.1f s of "
-            "audio in %.2f s (%.1fx realtime)", where, m->njobs, m->njobs == 1 ? "" : "s",
-            t->written, t->done_before, t->failed, t->audio_s, seconds,
-            seconds > 0 ? t->audio_s / seconds : 0.0);
+    fprintf(stderr, "gfir: %s%zu job%s: %zu written, %zu done before, %zu failed", where,
+            m->njobs, m->njobs == 1 ? "" : "s", t->written, t->done_before, t->failed);
+    if (t->written)
+        fprintf(stderr, "; %.1f s of audio in %.2f s (%.1fx realtime)", t->audio_s, seconds,
+                seconds > 0 ? t->audio_s / seconds : 0.0);
     if (t->clipped_outputs)
         fprintf(stderr, "; %zu output%s clipped (their receipts count the samples)",
                 t->clipped_outputs, t->clipped_outputs == 1 ? "" : "s");
