@@ -18,6 +18,9 @@ typedef struct gf_backend_ops {
      * shape, else GFIR_ERR_UNSUPPORTED with plan->detail saying why. The
      * choice among kernels is the policy's (core/policy.c), not the backend's. */
     gfir_status (*has_kernel)(gfir_plan *plan, gfir_kernel kernel);
+    /* 1 when the engine the policy chose runs a routed plan's paths itself
+     * (plan->route); otherwise the plan layer runs them as channels. */
+    int (*takes_paths)(const gfir_plan *plan);
     /* Seconds this process would still spend starting the backend's device
      * before a first plan runs (0 once started, and for the CPU). */
     double (*startup_s)(const gfir_plan *plan);

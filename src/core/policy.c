@@ -15,9 +15,10 @@
  *   the round trip, and, when the caller says how many frames the plan will
  *   filter in all, when the work it takes off the CPU exceeds what starting
  *   the device would cost this process (cpu/cost.h, cuda/facts.h).
- * - The kernel, for AUTO: on CUDA, FFT from the device's measured crossover;
- *   on the CPU, the uniformly partitioned FFT where the budget covers its
- *   partition and it beats direct convolution there, else direct.
+ * - The kernel, for AUTO: on CUDA, FFT from the device's measured crossover,
+ *   in the delay-line form for calls of up to 2048 frames; on the CPU, the
+ *   uniformly partitioned FFT where the budget covers its partition and it
+ *   beats direct convolution there, else direct.
  * - A named FFT kernel on the CPU runs uniformly partitioned within the
  *   budget where its partitions can fit it, otherwise with the largest
  *   partition its rule allows, and reports that latency.
@@ -28,6 +29,7 @@
 #include "cpu/fft_uniform.h"
 #ifdef GFIR_HAVE_CUDA
 #include "cuda/facts.h"
+#include "cuda/fdl.h"
 #endif
 
 /* Below this many samples per block a GPU round trip costs more than it
@@ -60,18 +62,23 @@ static void choose_cpu(gfir_plan *plan, gfir_kernel requested)
     }
 }
 
+/* On CUDA every engine has latency 0; FFT plans whose calls are small (live
+ * audio) take the delay-line engine, whose cost per call does not grow with
+ * the filter's history as the whole-signal engines' does. */
 static void choose_cuda(gfir_plan *plan, gfir_kernel requested)
 {
     plan->form = GF_FORM_PLAIN;
     plan->partition = 0;
+    plan->kernel = requested;
 #ifdef GFIR_HAVE_CUDA
-    if (requested == GFIR_KERNEL_AUTO) {
+    if (requested == GFIR_KERNEL_AUTO)
         plan->kernel = plan->ntaps >= gf_cuda_fft_min_taps(plan->device) ? GFIR_KERNEL_FFT
                                                                          : GFIR_KERNEL_DIRECT;
-        return;
+    if (plan->kernel == GFIR_KERNEL_FFT && plan->block_frames <= GF_CUDA_FDL_MAX_BLOCK) {
+        plan->form = GF_FORM_FDL;
+        plan->partition = gf_cuda_fdl_partition(plan->block_frames);
     }
 #endif
-    plan->kernel = requested;
 }
 
 /* Sets the plan's kernel and form on ops, for the requested kernel. */

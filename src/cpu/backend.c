@@ -28,6 +28,12 @@ static gfir_status cpu_has_kernel(gfir_plan *plan, gfir_kernel kernel)
     }
 }
 
+static int cpu_takes_paths(const gfir_plan *plan)
+{
+    (void)plan;
+    return 0;
+}
+
 static double cpu_startup_s(const gfir_plan *plan)
 {
     (void)plan;
@@ -60,6 +66,7 @@ const gf_backend_ops gf_cpu_backend = {
     .id = GFIR_BACKEND_CPU,
     .available = cpu_available,
     .has_kernel = cpu_has_kernel,
+    .takes_paths = cpu_takes_paths,
     .startup_s = cpu_startup_s,
     .create = cpu_create,
     .execute = cpu_execute,

@@ -11,8 +11,9 @@
  * AUTO's crossover from direct to FFT on the GPU, in taps. Measured on an H100
  * with 2 x 2^24 samples on the device (`gfir-bench --calibrate`, 2026-11-23,
  * commit a462bbc): the direct kernel's time grows with the taps (0.24 ms at
- * 127, 0.33 at 191, 0.41 at 255) while the one-kernel FFT (fftconv.cu) stays
- * near 0.31-0.33 ms, so they cross between 127 and 191 taps. This is the
+ * 127, 0.33 at 191, 0.41 at 255) while the one-pass smfft
+ * (kernels/fft/smfft_onepass.cu) stays near 0.31-0.33 ms, so they cross
+ * between 127 and 191 taps. This is the
  * default: `gfir-bench --calibrate` measures the crossover of the device it
  * runs on and keeps it in the user's cache directory
  * (GF_CUDA_CROSSOVER_FILE, a line per device name), which AUTO prefers.

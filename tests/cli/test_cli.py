@@ -311,8 +311,8 @@ def kernels_agree(d):
 
 # ---- presets: each preset's measured response against its spec ------------------
 
-# (preset, passbands, stopbands, attenuation dB): the specs of issue 4 and
-# presets/*.ini, band edges at cutoff -+ transition / 2.
+# (preset, passbands, stopbands, attenuation dB): each preset's specification,
+# as presets/*.ini state it, band edges at cutoff -+ transition / 2.
 NYQ = RATE / 2
 PRESET_SPECS = [
     ("lowpass", [(0, 3800)], [(4200, NYQ)], 80),

@@ -161,7 +161,8 @@ static void defaults_are_exact(void **state)
 }
 
 /* A short job of known length stays on the CPU rather than start a device;
- * the CPU has nothing to start. */
+ * the CPU has nothing to start. First in the group: once a test has made a
+ * plan on a GPU, that device is started and costs nothing more. */
 static void short_jobs_stay_on_the_cpu(void **state)
 {
     float taps[1] = {1.0f};
@@ -182,11 +183,11 @@ static void short_jobs_stay_on_the_cpu(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(short_jobs_stay_on_the_cpu),
         cmocka_unit_test(auto_respects_every_budget),
         cmocka_unit_test(budgets_at_the_ends),
         cmocka_unit_test(named_fft_fits_the_budget),
         cmocka_unit_test(defaults_are_exact),
-        cmocka_unit_test(short_jobs_stay_on_the_cpu),
     };
     setenv("GFIR_FFTW_PLANNER", "estimate", 1);
     return cmocka_run_group_tests(tests, NULL, NULL);

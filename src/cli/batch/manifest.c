@@ -281,7 +281,7 @@ static int check_format(reader *r, const char *format, const char *output)
     SF_INFO out;
     if (r->checked_format && !strcmp(r->checked_format, key))
         return 0;
-    if (format_choose(format, output, 1, &in, &out))
+    if (format_choose(format, output, 1, &in, 0, &out))
         return 1;
     free(r->checked_format);
     r->checked_format = strdup(key);

@@ -7,6 +7,7 @@
 #include "chain.h"
 #include "file/file.h"
 #include "file/format.h"
+#include "file/metadata.h"
 #include "file/output.h"
 #include "file/render.h"
 #include "filter/filter.h"
@@ -200,8 +201,10 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     const double t0 = progress_now();
     SNDFILE *in = NULL;
     SF_INFO in_info, out_info;
+    file_metadata meta = {0};
     char *dir = dirs_parent(j->output);
-    render_target t = {j->output, &out_info, j->align, bo->engine.no_dither, w->r->block};
+    render_target t = {j->output, &out_info, &meta, j->align, bo->engine.no_dither,
+                       w->r->block};
     render_result res;
     cli_chain *chain;
     struct stat sb;
@@ -212,7 +215,8 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         goto done;
     }
     if (output_check(j->input, j->output) || cli_open_input(j->input, &in, &in_info) ||
-        format_choose(j->format, j->output, 1, &in_info, &out_info) ||
+        metadata_read(in, in_info.channels, &meta) ||
+        format_choose(j->format, j->output, 1, &in_info, meta.layout != NULL, &out_info) ||
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
     chain = chain_for(w, j, &in_info);
@@ -238,6 +242,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
 done:
     if (in)
         sf_close(in);
+    metadata_free(&meta);
     free(dir);
 }
 

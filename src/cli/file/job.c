@@ -10,6 +10,7 @@
 #include "file/file.h"
 #include "chain.h"
 #include "file/format.h"
+#include "file/metadata.h"
 #include "file/output.h"
 #include "file/render.h"
 #include "filter/filter.h"
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sndfile.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,6 +59,19 @@ int cli_input_shape(const char *path, double *rate_hz, unsigned *channels, size_
     return 0;
 }
 
+/* "1 frame (0.0208 ms of audio)", "480000 frames (10.00 s of audio)" */
+static void describe_length(char *buf, size_t size, uint64_t frames, double rate_hz)
+{
+    const double s = (double)frames / rate_hz;
+    const char *plural = frames == 1 ? "" : "s";
+    if (s < 0.01)
+        snprintf(buf, size, "%llu frame%s (%.3g ms of audio)", (unsigned long long)frames,
+                 plural, s * 1000);
+    else
+        snprintf(buf, size, "%llu frame%s (%.2f s of audio)", (unsigned long long)frames, plural,
+                 s);
+}
+
 static void report(const cli_options *o, const render_result *r, int rate_hz, double seconds)
 {
     if (r->clipped) {
@@ -67,11 +82,27 @@ static void report(const cli_options *o, const render_result *r, int rate_hz, do
                 floor(o->filter->gain_db - over_db - 0.05));
     }
     if (o->verbose) {
-        double audio_s = (double)r->written / rate_hz;
-        fprintf(stderr, "gfir: wrote %llu frames (%.2f s of audio) in %.3f s: %.1fx realtime\n",
-                (unsigned long long)r->written, audio_s, seconds,
-                seconds > 0 ? audio_s / seconds : 0.0);
+        const double audio_s = (double)r->written / rate_hz;
+        char length[96], speed[48] = "";
+        describe_length(length, sizeof length, r->written, rate_hz);
+        /* below half a second start-up dominates, and a speed would only
+         * measure that */
+        if (audio_s >= 0.5 && seconds > 0)
+            snprintf(speed, sizeof speed, ": %sx realtime", progress_speed(audio_s / seconds));
+        fprintf(stderr, "gfir: wrote %s in %.3f s%s\n", length, seconds, speed);
     }
+}
+
+/* -v: what OUTPUT is, and what of INPUT's besides samples goes into it. */
+static void say_output(const cli_options *o, const SF_INFO *out_info, const file_metadata *meta)
+{
+    char fmt[96], tags[320];
+    if (!o->verbose)
+        return;
+    format_describe(out_info, fmt, sizeof fmt);
+    metadata_describe(meta, tags, sizeof tags);
+    fprintf(stderr, "gfir: output %s, %d Hz, %d channel%s%s\n", fmt, out_info->samplerate,
+            out_info->channels, out_info->channels == 1 ? "" : "s", tags);
 }
 
 /* --align, else the default: full for an impulse response, same otherwise. */
@@ -86,31 +117,39 @@ int cli_run_file(const cli_options *o)
 {
     SNDFILE *in = NULL;
     SF_INFO in_info, out_info;
+    file_metadata meta = {0};
     cli_chain chain = {0};
     progress pg;
     render_result res;
     const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
-    const render_target t = {o->output, &out_info, align_for(o), o->no_dither, block};
+    const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block};
     int rc = 1;
     double t0;
 
     if (output_check(o->input, o->output) || cli_open_input(o->input, &in, &in_info))
         goto done;
-    if (format_choose(o->format, o->output, o->quiet, &in_info, &out_info))
+    if (metadata_read(in, in_info.channels, &meta) ||
+        format_choose(o->format, o->output, o->quiet, &in_info, meta.layout != NULL, &out_info))
         goto done;
     if (cli_chain_create(o, in_info.samplerate, (unsigned)in_info.channels, block,
                          in_info.frames > 0 ? (size_t)in_info.frames : 0, &chain))
         goto done;
     output_catch_signals();
+    say_output(o, &out_info, &meta);
     progress_start(&pg, !o->quiet, (double)in_info.frames, in_info.samplerate);
     t0 = progress_now();
     rc = render_file(in, o->input, (unsigned)in_info.channels, &chain, &t, &pg, &res);
+    if (!rc && !o->verbose)
+        progress_done(&pg);
     progress_end(&pg);
-    if (!rc)
+    if (!rc) {
         report(o, &res, out_info.samplerate, progress_now() - t0);
+        metadata_check(o->output, &meta, o->quiet);
+    }
 done:
     if (in)
         sf_close(in);
     cli_chain_destroy(&chain);
+    metadata_free(&meta);
     return rc;
 }

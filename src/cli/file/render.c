@@ -3,6 +3,7 @@
  */
 #include "file/render.h"
 #include "file/condition.h"
+#include "file/format.h"
 #include "file/output.h"
 #include "file/pipeline.h"
 #include "message.h"
@@ -151,6 +152,10 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
         cli_error("cannot write OUTPUT '%s': %s", t->output, sf_strerror(NULL));
         goto done;
     }
+    if (format_configure(r.out, &info, t->output))
+        goto done;
+    if (t->meta)
+        metadata_write(r.out, t->meta);
     condition_init(&r.cond, subtype, t->no_dither);
     /* libsndfile clips instead of wrapping integers that overflow. */
     sf_command(r.out, SFC_SET_CLIPPING, NULL, SF_TRUE);

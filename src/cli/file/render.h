@@ -13,6 +13,7 @@
 #define GFIR_CLI_RENDER_H
 
 #include "chain.h"
+#include "file/metadata.h"
 #include "progress.h"
 
 #include <sndfile.h>
@@ -21,6 +22,7 @@
 typedef struct render_target {
     const char *output;         /* OUTPUT */
     const SF_INFO *info;        /* its format (format_choose) */
+    const file_metadata *meta;  /* INPUT's tags and layout, or NULL */
     cli_align align;            /* same, causal or full */
     int no_dither;
     size_t block;               /* frames per block */
