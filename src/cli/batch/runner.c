@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "batch/runner.h"
 #include "batch/dirs.h"
+#include "batch/sweep.h"
 #include "chain.h"
 #include "file/file.h"
 #include "file/format.h"
@@ -500,6 +501,7 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     tally t;
     worker *workers = NULL;
     unsigned nworkers;
+    size_t swept;
     int rc = 1;
 
     memset(&r, 0, sizeof r);
@@ -518,6 +520,10 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
         else
             r.todo[r.ntodo++] = i;
     }
+    swept = sweep_temporaries(m->jobs, r.todo, r.ntodo);
+    if (swept)
+        cli_note(bo->engine.quiet, "note: removed %zu unfinished output%s that a killed run left",
+                 swept, swept == 1 ? "" : "s");
     qsort_r(r.todo, r.ntodo, sizeof *r.todo, by_filter, m->jobs);
     nworkers = bo->jobs ? bo->jobs : default_workers();
     if (nworkers > r.ntodo)
