@@ -89,6 +89,8 @@ typedef struct reader {
     table_reader t;
     char where[4200];           /* "MANIFEST:LINE", the messages' context */
     size_t bad;                 /* lines at fault so far */
+    size_t said;                /* of them, those whose messages were printed */
+    size_t last_bad;            /* the last line at fault */
     size_t cap;                 /* of m->jobs */
     seen_set outputs;
     ir_set *sets;               /* IR sets met so far, each listed once */
@@ -101,8 +103,14 @@ typedef struct reader {
 static void on_message(void *ctx, const char *message)
 {
     reader *r = ctx;
-    if (++r->bad <= SHOW_ERRORS)
+    if (r->last_bad != r->t.line || !r->bad) {
+        r->bad++;
+        r->last_bad = r->t.line;
+    }
+    if (r->bad <= SHOW_ERRORS) {
+        r->said = r->bad;
         fprintf(stderr, "gfir: %s: %s\n", r->where, message);
+    }
 }
 
 static int bad(reader *r, const char *fmt, ...)
@@ -480,8 +488,8 @@ int manifest_read(const batch_options *bo, const shard *sh, manifest *m)
                       : cli_error("manifest '%s': %s", bo->manifest, r.t.error);
     } else {
         rc = read_all(&r, default_has_ir);
-        if (rc && r.bad > SHOW_ERRORS)
-            cli_error("%s: %zu more bad lines", bo->manifest, r.bad - SHOW_ERRORS);
+        if (rc && r.bad > r.said)
+            cli_error("%s: %zu more bad lines", bo->manifest, r.bad - r.said);
         if (rc)
             cli_error("%s: %zu bad line%s; nothing was run", bo->manifest, r.bad,
                       r.bad == 1 ? "" : "s");
