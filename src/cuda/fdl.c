@@ -226,6 +226,25 @@ gfir_status gf_cuda_fdl_reset(gfir_plan *plan)
     return GFIR_OK;
 }
 
+static gfir_status fdl_execute(gfir_plan *plan, fdl_state *st, const float *in, float *out,
+                               size_t n);
+
+/* One block of silence through every kernel, so the first real call does not
+ * pay for CUDA loading the kernels (lazily, on first launch: milliseconds,
+ * several periods of a live stream). */
+static gfir_status warm_up(gfir_plan *plan, fdl_state *st)
+{
+    const size_t step = plan->block_frames < st->part ? plan->block_frames : st->part;
+    float *out = malloc(step * st->outputs * sizeof *out);
+    gfir_status s = GFIR_OK;
+    if (!out)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    for (size_t done = 0; s == GFIR_OK && done < st->part; done += step)
+        s = fdl_execute(plan, st, NULL, out, step);
+    free(out);
+    return s;
+}
+
 gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
 {
     fdl_state *st = calloc(1, sizeof *st);
@@ -255,6 +274,8 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
     if (s == GFIR_OK)
         s = make_filter(plan, st, taps);
     if (s == GFIR_OK)
+        s = warm_up(plan, st);
+    if (s == GFIR_OK)
         s = gf_cuda_fdl_reset(plan);
     if (s != GFIR_OK) {
         gf_cuda_fdl_destroy(plan);
@@ -280,7 +301,12 @@ static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
 
 gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
-    fdl_state *st = plan->impl;
+    return fdl_execute(plan, plan->impl, in, out, n);
+}
+
+static gfir_status fdl_execute(gfir_plan *plan, fdl_state *st, const float *in, float *out,
+                               size_t n)
+{
     const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
                                 st->d_path_gain};
     const size_t out_bytes = n * st->outputs * sizeof(float);
