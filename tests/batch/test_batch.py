@@ -14,8 +14,10 @@ import re
 import shlex
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 try:
@@ -454,33 +456,80 @@ def rerun_skips_what_is_done(d):
     assert not os.path.exists(d.p("again.jsonl"))
 
 
-@test("once")
-def killed_run_finishes_on_rerun(d):
-    """SIGKILL in the middle of a shard: no output is ever half-written under
-    its name; a rerun finishes the rest, each job with exactly one receipt."""
-    inputs = d.corpus(160, frames=(30000, 40000))
-    write_wav(d.p("ir.wav"), room(d.rng, 2000))
-    rows = d.jobs(inputs, ir="ir.wav")
+class Held:
+    """A job whose input is a FIFO fed halfway: with one worker, the shard
+    does every job before it, then holds in the middle of writing its
+    output, for as long as the test wants: a kill lands there every time."""
+
+    def __init__(self, d, name, frames=400000):
+        self.whole = d.p(name + ".whole.wav")
+        write_wav(self.whole, d.rng.standard_normal(frames) * 0.1)
+        self.fifo = d.p(name)
+        os.mkfifo(self.fifo)
+        self.release = threading.Event()
+        self.thread = threading.Thread(target=self.feed, daemon=True)
+        self.thread.start()
+
+    def feed(self):
+        data = open(self.whole, "rb").read()
+        try:
+            with open(self.fifo, "wb") as f:    # waits for gfir to open it
+                f.write(data[:len(data) // 2])
+                f.flush()
+                self.release.wait(60)
+        except BrokenPipeError:
+            pass
+
+    def fill(self):
+        """The whole input in the FIFO's place, for the run after."""
+        self.release.set()
+        self.thread.join(10)
+        os.remove(self.fifo)
+        shutil.copy(self.whole, self.fifo)
+
+
+def start_held(d, n):
+    """n ordinary jobs and a held one last, run by one worker; returns the
+    process, the held input and the rows, once the ordinary jobs all have
+    receipts and the held output's temporary file has samples in it."""
+    inputs = d.corpus(n, frames=(20000, 30000))
+    write_wav(d.p("ir.wav"), room(d.rng, 500))
+    held = Held(d, "in/held.wav")
+    rows = d.jobs(inputs + ["in/held.wav"], ir="ir.wav")
     d.manifest("jobs.tsv", rows)
     env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate")
-    proc = subprocess_start([GFIR, "batch", "--manifest", "jobs.tsv", "--jobs", "1"], d.path,
-                            env)
+    proc = subprocess.Popen([GFIR, "batch", "--manifest", "jobs.tsv", "--jobs", "1"],
+                            cwd=d.path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     shard_file = d.p("jobs.tsv.receipts", "shard-0-of-1.jsonl")
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if os.path.exists(shard_file) and len(open(shard_file).readlines()) >= 20:
-            break
+
+    def ready():
+        tmp = temporaries(d.p("out"))
+        return (os.path.exists(shard_file) and len(open(shard_file).readlines()) == n and
+                len(tmp) == 1 and "held.wav" in tmp[0] and os.path.getsize(tmp[0]) > 0)
+    while not ready():
+        assert proc.poll() is None and time.monotonic() < deadline, "the held job never began"
         time.sleep(0.01)
-    assert proc.poll() is None, "the shard ended before it could be killed"
+    return proc, held, rows
+
+
+@test("once")
+def killed_run_finishes_on_rerun(d):
+    """SIGKILL while an output is half-written: nothing under its name; the
+    rerun removes the temporary file, does that job and only that job, and
+    every job has one receipt."""
+    proc, held, rows = start_held(d, 12)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    done = len(read_receipts(d.p("jobs.tsv.receipts")))
-    assert 20 <= done < 160, done
-    for row in rows:
-        if os.path.exists(d.p(row["output"])):
-            check_output(row, base=d.path)      # whole, or not there at all
+    assert proc.wait() == -signal.SIGKILL
+    assert not os.path.exists(d.p("out", "held.wav")), "half an output under its name"
+    assert len(temporaries(d.path)) == 1
+    for row in rows[:-1]:
+        check_output(row, base=d.path)
+    held.fill()
     r = d.gfir("--manifest", "jobs.tsv")
-    assert f"{160 - done} written, {done} done before, 0 failed" in r.stderr, r.stderr
+    assert "removed 1 unfinished output that a killed run left" in r.stderr, r.stderr
+    assert "1 written, 12 done before, 0 failed" in r.stderr, r.stderr
     receipts = receipts_by_output(d, "jobs.tsv.receipts")
     assert sorted(receipts) == sorted(row["output"] for row in rows)
     for row in rows:
@@ -488,31 +537,19 @@ def killed_run_finishes_on_rerun(d):
     assert not temporaries(d.path), temporaries(d.path)
 
 
-def subprocess_start(args, cwd, env):
-    import subprocess
-    return subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-
-
 @test("once")
 def terminated_run_leaves_no_temporaries(d):
-    """SIGTERM (Slurm's time limit, a preempted pod) removes the temporary
-    outputs in flight; the rerun finishes."""
-    inputs = d.corpus(120, frames=(30000, 40000))
-    write_wav(d.p("ir.wav"), room(d.rng, 2000))
-    d.manifest("jobs.tsv", d.jobs(inputs, ir="ir.wav"))
-    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate")
-    proc = subprocess_start([GFIR, "batch", "--manifest", "jobs.tsv", "--jobs", "2"], d.path,
-                            env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None and not temporaries(d.path):
-        time.sleep(0.002)
-    assert proc.poll() is None, "the shard ended before it could be stopped"
+    """SIGTERM (Slurm's time limit, a preempted pod) while an output is
+    half-written removes its temporary file; the rerun finishes."""
+    proc, held, rows = start_held(d, 5)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait() == -signal.SIGTERM
     assert not temporaries(d.path), temporaries(d.path)
-    d.gfir("--manifest", "jobs.tsv", "-q")
-    assert len(receipts_by_output(d, "jobs.tsv.receipts")) == 120
+    assert not os.path.exists(d.p("out", "held.wav"))
+    held.fill()
+    r = d.gfir("--manifest", "jobs.tsv")
+    assert "1 written, 5 done before, 0 failed" in r.stderr, r.stderr
+    assert len(receipts_by_output(d, "jobs.tsv.receipts")) == 6
 
 
 @test("once")
