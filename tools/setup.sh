@@ -16,6 +16,7 @@ packages=(
   libcmocka-dev python3 python3-numpy python3-scipy # tests and golden data
   sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
   man-db bash-completion tmux                       # man gfir, completion, its tests
+  slurm-wlm munge                                   # gfir batch under a real Slurm
 )
 
 missing=()

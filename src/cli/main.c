@@ -1,7 +1,9 @@
 /*
  * main.c - the gfir command line: parse, then run one mode (list presets,
- * describe or plot a chain, filter a file, or live audio).
+ * describe or plot a chain, filter a file, or live audio); `gfir batch ...`
+ * has its own options and goes to batch/.
  */
+#include "batch/batch.h"
 #include "file/file.h"
 #include "filter/filter.h"
 #include "filter/preset.h"
@@ -12,6 +14,7 @@
 #endif
 
 #include <stdio.h>
+#include <string.h>
 
 #define DEFAULT_RATE_HZ 48000.0
 
@@ -55,8 +58,14 @@ static int inspect(const cli_options *o)
 int main(int argc, char **argv)
 {
     cli_options o;
-    int rc = cli_parse_options(argc, argv, &o);
+    int rc;
 
+    if (argc > 1 && !strcmp(argv[1], "batch")) {
+        rc = cli_run_batch(argc - 1, argv + 1);
+        fflush(stdout);
+        return rc;
+    }
+    rc = cli_parse_options(argc, argv, &o);
     if (rc < 0) {
         if (o.list_presets)
             rc = preset_list();

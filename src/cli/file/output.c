@@ -132,3 +132,18 @@ void output_end(output_file *of)
     of->tmp[0] = '\0';
     forget(of);
 }
+
+int output_is_temporary(const char *name, const char *base)
+{
+    static const char suffix[] = ".gfir-";
+    const size_t blen = strlen(base), slen = sizeof suffix - 1;
+    if (name[0] != '.' || strncmp(name + 1, base, blen) || strncmp(name + 1 + blen, suffix, slen))
+        return 0;
+    name += 1 + blen + slen;
+    /* mkstemp's six letters and digits */
+    for (int i = 0; i < 6; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'z') ||
+              (name[i] >= 'A' && name[i] <= 'Z')))
+            return 0;
+    return name[6] == '\0';
+}
