@@ -3,12 +3,11 @@
  */
 #include "filter/filter.h"
 #include "filter/preset.h"
+#include "argparse.h"
 #include "message.h"
 #include "version.h"
 
 #include <getopt.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,47 +127,7 @@ static void print_help(void)
         stdout);
 }
 
-void cli_usage_hint(void)
-{
-    fprintf(stderr, "%s   (gfir --help for more)\n", usage_line);
-}
-
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-/* Usage errors: the line at fault, then the usage line; exit status 2. */
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cli_vmessage(fmt, ap);
-    va_end(ap);
-    cli_usage_hint();
-    return 2;
-}
-
-static int parse_double(const char *opt, const char *arg, double *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || !isfinite(v))
-        return usage_error("%s %s: not a number", opt, arg);
-    *out = v;
-    return 0;
-}
-
-static int parse_size(const char *opt, const char *arg, size_t lo, size_t hi, size_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(arg, &end, 10);
-    if (end == arg || *end || arg[0] == '-' || v < lo || v > hi)
-        return usage_error("%s %s: want a whole number from %zu to %zu", opt, arg, lo, hi);
-    *out = (size_t)v;
-    return 0;
-}
+static const cli_args parsing = {usage_line, "gfir --help"};
 
 enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
@@ -208,23 +167,12 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int parse_choice(const char *opt, const char *arg, const char *const *names, int *out)
-{
-    for (int i = 0; names[i]; i++) {
-        if (!strcmp(arg, names[i])) {
-            *out = i;
-            return 0;
-        }
-    }
-    return usage_error("%s %s: unknown value (gfir --help lists the choices)", opt, arg);
-}
-
 /* One option; returns -1 to go on, else an exit code. */
 static int apply_option(int c, const char *arg, cli_options *o)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
     static const char *const normalizes[] = {"none", "peak", NULL};
-    size_t n = 0;
+    unsigned long long n = 0;
     int i = 0;
 
     switch (c) {
@@ -235,14 +183,14 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case 'i':
         return cli_filter_add_file(o->filter, STAGE_IR, arg) ? 1 : -1;
     case 'g':
-        return parse_double("--gain", arg, &o->filter->gain_db) ? 2 : -1;
+        return cli_arg_double(&parsing, "--gain", arg, &o->filter->gain_db) ? 2 : -1;
     case 'n':
-        if (parse_choice("--normalize", arg, normalizes, &i))
+        if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
         o->filter->normalize_peak = i;
         return -1;
     case 'a':
-        if (parse_choice("--align", arg, aligns, &i))
+        if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;
         o->align = (cli_align)i;
         return -1;
@@ -251,14 +199,18 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return -1;
     case 'b':
         if (gfir_backend_from_name(arg, &o->backend) != GFIR_OK)
-            return usage_error("--backend %s: unknown backend (auto, cpu, cuda)", arg);
+            return cli_usage_error(&parsing, "--backend %s: unknown backend (auto, cpu, cuda)", arg);
         return -1;
     case 'k':
         if (gfir_kernel_from_name(arg, &o->kernel) != GFIR_OK)
-            return usage_error("--kernel %s: unknown kernel (gfir --help lists them)", arg);
+            return cli_usage_error(&parsing, "--kernel %s: unknown kernel (gfir --help lists them)",
+                                   arg);
         return -1;
     case OPT_BLOCK:
-        return parse_size("--block", arg, 1, MAX_BLOCK_FRAMES, &o->block_frames) ? 2 : -1;
+        if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &n))
+            return 2;
+        o->block_frames = (size_t)n;
+        return -1;
     case OPT_NO_DITHER:
         o->no_dither = 1;
         return -1;
@@ -275,9 +227,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->response_svg = arg;
         return -1;
     case OPT_RATE:
-        if (parse_double("--rate", arg, &o->rate_hz))
+        if (cli_arg_double(&parsing, "--rate", arg, &o->rate_hz))
             return 2;
-        return o->rate_hz > 0 ? -1 : usage_error("--rate %s: must be above 0", arg);
+        return o->rate_hz > 0 ? -1 : cli_usage_error(&parsing, "--rate %s: must be above 0", arg);
     case OPT_PLAY:
         o->play = 1;
         return -1;
@@ -294,14 +246,14 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->input_device = arg;
         return -1;
     case OPT_PERIOD:
-        if (parse_size("--period", arg, 16, 1 << 16, &n))
+        if (cli_arg_whole(&parsing, "--period", arg, 16, 1 << 16, &n))
             return 2;
         o->period_frames = (unsigned)n;
         return -1;
     case OPT_DURATION:
-        return parse_double("--duration", arg, &o->duration_s) ? 2 : -1;
+        return cli_arg_double(&parsing, "--duration", arg, &o->duration_s) ? 2 : -1;
     case OPT_CHANNELS:
-        if (parse_size("--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
+        if (cli_arg_whole(&parsing, "--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
             return 2;
         o->channels = (unsigned)n;
         return -1;
@@ -329,23 +281,23 @@ static int check_operands(int nargs, char **args, cli_options *o)
     if (o->list_presets || o->list_devices)
         return -1;
     if (o->filter->chain.nstages == 0)
-        return usage_error("no filter given: use --preset, --taps or --ir");
+        return cli_usage_error(&parsing, "no filter given: use --preset, --taps or --ir");
     if (o->monitor) {
         if (nargs > 0)
-            return usage_error("--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
+            return cli_usage_error(&parsing, "--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
         return -1;
     }
     if (o->play) {
         if (nargs != 1)
-            return usage_error("--play takes one INPUT and no OUTPUT");
+            return cli_usage_error(&parsing, "--play takes one INPUT and no OUTPUT");
         o->input = args[0];
         return -1;
     }
     if (nargs > 2)
-        return usage_error("too many operands: '%s'", args[2]);
+        return cli_usage_error(&parsing, "too many operands: '%s'", args[2]);
     if (nargs < 2 && !(inspect && nargs <= 1))
-        return nargs ? usage_error("missing OUTPUT after '%s'", args[0])
-                     : usage_error("missing INPUT and OUTPUT");
+        return nargs ? cli_usage_error(&parsing, "missing OUTPUT after '%s'", args[0])
+                     : cli_usage_error(&parsing, "missing INPUT and OUTPUT");
     o->input = nargs > 0 ? args[0] : NULL;
     o->output = nargs > 1 ? args[1] : NULL;
     return -1;
@@ -407,23 +359,23 @@ static int check_modes(const cli_options *o, const unsigned char *seen, int narg
     const char *list = o->list_presets ? "--list-presets" : o->list_devices ? "--list-devices"
                                                                             : NULL;
     if (o->list_presets && o->list_devices)
-        return usage_error("--list-presets and --list-devices: give one");
+        return cli_usage_error(&parsing, "--list-presets and --list-devices: give one");
     if (list) {
         for (int c = 0; c < OPT_END; c++)
             if (seen[c] && !choosing_mode(c))
-                return usage_error("%s takes no other options ('--%s')", list, long_name(c));
+                return cli_usage_error(&parsing, "%s takes no other options ('--%s')", list, long_name(c));
         if (nargs > 0)
-            return usage_error("%s takes no INPUT or OUTPUT ('%s')", list, args[0]);
+            return cli_usage_error(&parsing, "%s takes no INPUT or OUTPUT ('%s')", list, args[0]);
     }
     if (o->play && o->monitor)
-        return usage_error("--play and --monitor: give one");
+        return cli_usage_error(&parsing, "--play and --monitor: give one");
     if ((o->play || o->monitor) && (o->describe || o->response_svg))
-        return usage_error("%s goes without --describe and --response (run gfir --describe "
+        return cli_usage_error(&parsing, "%s goes without --describe and --response (run gfir --describe "
                            "first)", o->play ? "--play" : "--monitor");
     if (o->response_svg) {
         const char *dot = strrchr(o->response_svg, '.');
         if (!dot || strchr(dot, '/') || strcasecmp(dot, ".svg"))
-            return usage_error("--response %s: gfir plots SVG only; name the file *.svg",
+            return cli_usage_error(&parsing, "--response %s: gfir plots SVG only; name the file *.svg",
                                o->response_svg);
     }
     return -1;
@@ -455,7 +407,7 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
                  ? " with INPUT" : "");
     for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
         if (seen[scoped[i].opt] && !(mode & scoped[i].modes))
-            return usage_error("%s applies only to %s, not to %s%s", scoped[i].name,
+            return cli_usage_error(&parsing, "%s applies only to %s, not to %s%s", scoped[i].name,
                                scoped[i].where, asked,
                                o->input ? scoped[i].why : "");
     return -1;
@@ -471,17 +423,10 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
     o->filter = cli_filter_new();
     if (!o->filter)
         return cli_error("out of memory");
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:t:i:g:n:a:f:b:k:qvh", long_options, NULL)) != -1) {
-        if (c == '?') {
-            if (optopt) {
-                char opt[3] = {'-', (char)optopt, '\0'};
-                return usage_error("unknown option '%s'", opt);
-            }
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-        if (c == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+    while ((c = cli_next_option(&parsing, argc, argv, ":p:t:i:g:n:a:f:b:k:qvh", long_options)) !=
+           -1) {
+        if (c == CLI_ARGS_BAD)
+            return 2;
         rc = apply_option(c, optarg, o);
         if (rc >= 0)
             return rc;

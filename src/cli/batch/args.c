@@ -2,13 +2,11 @@
  * args.c - `gfir batch` options into batch_options, and its help page.
  */
 #include "batch/args.h"
+#include "argparse.h"
 #include "filter/filter.h"
 #include "message.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,45 +73,7 @@ static void print_help(void)
         stdout);
 }
 
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cli_vmessage(fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s   (gfir batch --help for more)\n", usage_line);
-    return 2;
-}
-
-static int parse_whole(const char *opt, const char *arg, unsigned long long lo,
-                       unsigned long long hi, unsigned long long *out)
-{
-    char *end;
-    unsigned long long v;
-    errno = 0;
-    v = strtoull(arg, &end, 10);
-    if (end == arg || *end || errno || arg[0] == '-' || arg[0] == '+' || v < lo || v > hi)
-        return usage_error("%s %s: want a whole number from %llu to %llu", opt, arg, lo, hi);
-    *out = v;
-    return 0;
-}
-
-static int parse_choice(const char *opt, const char *arg, const char *const *names, int *out)
-{
-    for (int i = 0; names[i]; i++) {
-        if (!strcmp(arg, names[i])) {
-            *out = i;
-            return 0;
-        }
-    }
-    return usage_error("%s %s: unknown value (gfir batch --help lists the choices)", opt, arg);
-}
+static const cli_args parsing = {usage_line, "gfir batch --help"};
 
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
@@ -151,7 +111,7 @@ static int add_stage(batch_options *bo, stage_kind kind, const char *spec)
     cli_filter *f;
     int rc = 0;
     if (bo->nstages == sizeof bo->stages / sizeof bo->stages[0])
-        return usage_error("more than %zu filter stages", bo->nstages);
+        return cli_usage_error(&parsing, "more than %zu filter stages", bo->nstages);
     if (kind == STAGE_DESIGN) {
         /* a preset that does not load is refused now, not once per job */
         f = cli_filter_new();
@@ -170,7 +130,6 @@ static int apply_option(int c, const char *arg, batch_options *bo)
     static const char *const aligns[] = {"same", "causal", "full", NULL};
     static const char *const normalizes[] = {"none", "peak", NULL};
     unsigned long long v = 0;
-    char *end;
     int i = 0;
 
     switch (c) {
@@ -181,7 +140,7 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         bo->shard_spec = arg;
         return -1;
     case OPT_SHARDS:
-        if (parse_whole("--shards", arg, 1, 1000000, &v))
+        if (cli_arg_whole(&parsing, "--shards", arg, 1, 1000000, &v))
             return 2;
         bo->shards = (unsigned long)v;
         return -1;
@@ -192,12 +151,12 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         bo->merge = arg;
         return -1;
     case 'j':
-        if (parse_whole("--jobs", arg, 1, BATCH_MAX_JOBS, &v))
+        if (cli_arg_whole(&parsing, "--jobs", arg, 1, BATCH_MAX_JOBS, &v))
             return 2;
         bo->jobs = (unsigned)v;
         return -1;
     case OPT_SEED:
-        if (parse_whole("--seed", arg, 0, UINT64_MAX, &v))
+        if (cli_arg_whole(&parsing, "--seed", arg, 0, UINT64_MAX, &v))
             return 2;
         bo->seed = v;
         return -1;
@@ -208,17 +167,14 @@ static int apply_option(int c, const char *arg, batch_options *bo)
     case 'i':
         return add_stage(bo, STAGE_IR, arg) ? 1 : -1;
     case 'g':
-        bo->gain_db = strtod(arg, &end);
-        if (end == arg || *end || !isfinite(bo->gain_db))
-            return usage_error("--gain %s: not a number", arg);
-        return -1;
+        return cli_arg_double(&parsing, "--gain", arg, &bo->gain_db) ? 2 : -1;
     case 'n':
-        if (parse_choice("--normalize", arg, normalizes, &i))
+        if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
         bo->normalize_peak = i;
         return -1;
     case 'a':
-        if (parse_choice("--align", arg, aligns, &i))
+        if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;
         bo->align = (cli_align)i;
         return -1;
@@ -230,14 +186,14 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         return -1;
     case 'b':
         if (gfir_backend_from_name(arg, &bo->engine.backend) != GFIR_OK)
-            return usage_error("--backend %s: unknown backend (auto, cpu, cuda)", arg);
+            return cli_usage_error(&parsing, "--backend %s: unknown backend (auto, cpu, cuda)", arg);
         return -1;
     case 'k':
         if (gfir_kernel_from_name(arg, &bo->engine.kernel) != GFIR_OK)
-            return usage_error("--kernel %s: unknown kernel (gfir --help lists them)", arg);
+            return cli_usage_error(&parsing, "--kernel %s: unknown kernel (gfir --help lists them)", arg);
         return -1;
     case OPT_BLOCK:
-        if (parse_whole("--block", arg, 1, MAX_BLOCK_FRAMES, &v))
+        if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &v))
             return 2;
         bo->engine.block_frames = (size_t)v;
         return -1;
@@ -264,26 +220,19 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
     memset(bo, 0, sizeof *bo);
     bo->align = CLI_ALIGN_DEFAULT;
     bo->engine.align = CLI_ALIGN_DEFAULT;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":j:p:t:i:g:n:a:f:b:k:qvh", long_options, NULL)) != -1) {
-        if (c == '?') {
-            if (optopt) {
-                char opt[3] = {'-', (char)optopt, '\0'};
-                return usage_error("unknown option '%s'", opt);
-            }
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-        if (c == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+    while ((c = cli_next_option(&parsing, argc, argv, ":j:p:t:i:g:n:a:f:b:k:qvh", long_options)) !=
+           -1) {
+        if (c == CLI_ARGS_BAD)
+            return 2;
         rc = apply_option(c, optarg, bo);
         if (rc >= 0)
             return rc;
     }
     if (optind < argc)
-        return usage_error("gfir batch takes no operands ('%s'): jobs come from --manifest",
+        return cli_usage_error(&parsing, "gfir batch takes no operands ('%s'): jobs come from --manifest",
                            argv[optind]);
     if (!bo->manifest)
-        return usage_error("no --manifest given");
+        return cli_usage_error(&parsing, "no --manifest given");
     return -1;
 }
