@@ -92,6 +92,13 @@ static gfir_status upload(gfir_plan *plan, void **dst, const void *src, size_t b
     return GFIR_OK;
 }
 
+/* Waits for what create queued on the engine's stream. */
+static gfir_status finish_stream(gfir_plan *plan, fdl_state *st, const char *what)
+{
+    cudaError_t e = cudaStreamSynchronize(st->stream);
+    return e == cudaSuccess ? GFIR_OK : fail(plan, e, what);
+}
+
 /* The paths in output order (a stable counting sort), on the device. Without
  * a route: channel c through tap set c (or 0) into output c, gain 1. */
 static gfir_status upload_paths(gfir_plan *plan, fdl_state *st)
@@ -135,11 +142,8 @@ static gfir_status upload_paths(gfir_plan *plan, fdl_state *st)
     if (s == GFIR_OK)
         s = upload(plan, (void **)&st->d_path_gain, gain, np * sizeof *gain, st->stream);
     /* the copies read these host arrays: wait before freeing them */
-    if (s == GFIR_OK) {
-        cudaError_t e = cudaStreamSynchronize(st->stream);
-        if (e != cudaSuccess)
-            s = fail(plan, e, "cudaStreamSynchronize (paths)");
-    }
+    if (s == GFIR_OK)
+        s = finish_stream(plan, st, "cudaStreamSynchronize (paths)");
 done:
     free(start);
     free(in);
@@ -181,11 +185,8 @@ static gfir_status make_filter(gfir_plan *plan, fdl_state *st, const float *taps
                 s = fail(plan, e, "the filter's partition spectra");
         }
     }
-    if (s == GFIR_OK) {
-        cudaError_t e = cudaStreamSynchronize(st->stream);
-        if (e != cudaSuccess)
-            s = fail(plan, e, "cudaStreamSynchronize (filter)");
-    }
+    if (s == GFIR_OK)
+        s = finish_stream(plan, st, "cudaStreamSynchronize (filter)");
 done:
     cudaFree(d_taps);
     free(tw);

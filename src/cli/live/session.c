@@ -291,6 +291,18 @@ void session_idle(const live_session *s)
     sleep_s(q < 1e-4 ? 1e-4 : q > 5e-3 ? 5e-3 : q);
 }
 
+int session_run(live_session *s, unsigned long stop_after_frames,
+                int (*pump)(live_session *s, void *arg), void *arg)
+{
+    int r;
+    while ((r = session_supervise(s, stop_after_frames)) == KEEP_GOING) {
+        if (pump(s, arg))
+            return 1;
+        session_idle(s);
+    }
+    return r == FAILED;
+}
+
 /* Stops and closes the stream, prints the summary; returns the exit code. */
 int session_end(live_session *s, int failed)
 {
