@@ -1,6 +1,7 @@
 /*
  * cpu_fft_bench.c - measures the CPU kernels through the public API, to set
- * the constants of src/cpu/fft_uniform.c:
+ * the constants of src/cpu/fft_uniform.c (tools/cpu_nupc_bench.c does the
+ * same for the zero-latency engine, src/cpu/fft_nonuniform.c):
  *
  *   cpu_fft_bench --crossover [MARGIN]
  *                               per block size, the tap count from which the
@@ -66,6 +67,8 @@ static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned c
     cfg.backend = GFIR_BACKEND_CPU;
     cfg.kernel = kernel;
     cfg.threads = threads;
+    /* The uniform engine is the FFT kernel of plans that accept its latency. */
+    cfg.max_latency_frames = GFIR_LATENCY_ANY;
     if (gfir_plan_create(&plan, taps, ntaps, &cfg) != GFIR_OK)
         goto done;
     if (part) {

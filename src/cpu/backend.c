@@ -6,9 +6,15 @@
 #include "cpu/engine.h"
 #include "cpu/fft_uniform.h"
 
+/* FFT plans whose latency budget covers a partition get the uniform engine,
+ * the others the zero-latency non-uniform one. */
 static const gf_cpu_engine *engine_of(const gfir_plan *plan)
 {
-    return plan->kernel == GFIR_KERNEL_FFT ? &gf_cpu_fft_uniform_engine : &gf_cpu_direct_engine;
+    if (plan->kernel != GFIR_KERNEL_FFT)
+        return &gf_cpu_direct_engine;
+    return plan->max_latency_frames >= gf_cpu_fft_partition(plan->ntaps, plan->block_frames)
+               ? &gf_cpu_fft_uniform_engine
+               : &gf_cpu_fft_nonuniform_engine;
 }
 
 static int cpu_available(void)

@@ -1,8 +1,10 @@
 /*
  * engine.h - the CPU backend's convolution engines, one file each behind one
  * table (libsamplerate's converters, PortAudio's host APIs): the direct
- * engine (direct_engine.c, running the gold or the vectorised kernel), and
- * uniformly partitioned FFT convolution (fft_uniform.c).
+ * engine (direct_engine.c, running the gold or the vectorised kernel),
+ * uniformly partitioned FFT convolution (fft_uniform.c, latency one
+ * partition) and non-uniformly partitioned FFT convolution
+ * (fft_nonuniform.c, no latency).
  *
  * backend.c owns the plan and hands each call to the engine its kernel
  * names; the engine owns plan->impl from create to destroy and sets
@@ -23,7 +25,8 @@ typedef struct gf_cpu_engine {
     void (*destroy)(gfir_plan *plan);
 } gf_cpu_engine;
 
-extern const gf_cpu_engine gf_cpu_direct_engine;      /* kernels gold and direct */
-extern const gf_cpu_engine gf_cpu_fft_uniform_engine; /* kernel fft */
+extern const gf_cpu_engine gf_cpu_direct_engine;         /* kernels gold and direct */
+extern const gf_cpu_engine gf_cpu_fft_uniform_engine;    /* kernel fft, latency allowed */
+extern const gf_cpu_engine gf_cpu_fft_nonuniform_engine; /* kernel fft, no latency */
 
 #endif

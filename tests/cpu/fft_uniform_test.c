@@ -4,6 +4,8 @@
  * place, 1 to 6 channels, per-channel taps, threads, flush and reset, filters
  * up to 2^21 taps, and the latency the plan reports.
  *
+ * Plans accept any latency (max_latency_frames = GFIR_LATENCY_ANY): without
+ * that budget the FFT kernel is the zero-latency engine, fft_nonuniform_test.c's.
  * The kernel's output is the causal convolution delayed by exactly
  * gfir_plan_latency() frames, so every check feeds the signal, flushes that
  * many frames more, and compares out[L + i] with the reference's y[i]; the
@@ -76,6 +78,7 @@ static gfir_plan *make_plan(const fft_case *tc, const float *taps)
     gfir_plan *plan = NULL;
     gfir_config cfg;
     gfir_config_init(&cfg);
+    cfg.max_latency_frames = GFIR_LATENCY_ANY;
     cfg.channels = tc->channels;
     cfg.filter_channels = tc->filter_channels;
     cfg.backend = GFIR_BACKEND_CPU;
@@ -268,6 +271,7 @@ static void test_latency_is_block(void **state)
     assert_non_null(taps);
     taps[0] = 1.0f;
     gfir_config_init(&cfg);
+    cfg.max_latency_frames = GFIR_LATENCY_ANY;
     cfg.backend = GFIR_BACKEND_CPU;
     cfg.kernel = GFIR_KERNEL_FFT;
     assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
@@ -338,6 +342,7 @@ static void test_auto_choice(void **state)
             gfir_config cfg;
             int fft = gf_cpu_fft_preferred(ntaps[t], blocks[b]);
             gfir_config_init(&cfg);
+            cfg.max_latency_frames = GFIR_LATENCY_ANY;
             cfg.backend = GFIR_BACKEND_CPU;
             cfg.max_block_frames = blocks[b];
             assert_int_equal(gfir_plan_create(&plan, taps, ntaps[t], &cfg), GFIR_OK);
@@ -366,6 +371,7 @@ static void test_wisdom_cache(void **state)
     assert_int_equal(setenv("XDG_CACHE_HOME", dir, 1), 0);
     assert_int_equal(setenv("GFIR_FFTW_PLANNER", "measure", 1), 0);
     gfir_config_init(&cfg);
+    cfg.max_latency_frames = GFIR_LATENCY_ANY;
     cfg.backend = GFIR_BACKEND_CPU;
     cfg.kernel = GFIR_KERNEL_FFT;
     cfg.max_block_frames = 256;
