@@ -16,14 +16,18 @@
  *                                       the crossover table of
  *                                       gf_cpu_fft_nonuniform_preferred()
  *   cpu_nupc_bench --schemes [RUNS]     candidate partition schemes by tap
- *                                       count: throughput at 256- and
- *                                       65536-frame blocks and worst/mean at
- *                                       64-frame calls, stereo: the basis of
+ *                                       count, stereo, fastest first at
+ *                                       256-frame blocks, the five best also
+ *                                       at 65536 and with worst/mean at
+ *                                       64-frame calls: the basis of
  *                                       gf_cpu_fft_nonuniform_scheme()
  *
  * Each figure is the median of RUNS (default 5) timed runs after a warm-up
  * that fills the delay lines; a run lasts at least 0.1 s and two blocks of
- * the longest partition. On a shared machine, run it twice and compare.
+ * the longest partition. Times are the thread's CPU time (less the cost of
+ * reading that clock, for single calls): other processes' load still slows
+ * caches and memory, but no longer adds the time spent descheduled. On a
+ * shared machine, run it twice and compare.
  */
 #include "cpu/engine.h"
 #include "cpu/fft_nonuniform.h"
@@ -40,10 +44,13 @@ enum engine { DIRECT, UNIFORM, NONUNIFORM };
 
 static int runs = 5;
 
+/* This thread's CPU time: every plan here runs on the calling thread alone,
+ * and on a shared machine the time it spends descheduled would otherwise
+ * land on whichever call was running, hundreds of times its length. */
 static double now_s(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -165,11 +172,30 @@ typedef struct call_stats {
     double mean_us, p99_us, max_us;
 } call_stats;
 
-/* One run's call times at `call` frames, over cycles of the longest
- * partition after the warm-up. */
-static call_stats call_run(gfir_plan *plan, size_t ntaps, size_t call, unsigned channels)
+/* What reading the clock twice costs, in microseconds: the least of many. */
+static double clock_cost_us(void)
 {
-    const size_t cycle = cycle_frames(ntaps), ncalls = 2 * cycle / call;
+    double best = 1e9;
+    for (int i = 0; i < 10000; i++) {
+        const double t0 = now_s(), t1 = now_s();
+        if (t1 - t0 < best)
+            best = t1 - t0;
+    }
+    return best * 1e6;
+}
+
+/*
+ * The time of single calls of `call` frames. The engine's schedule repeats
+ * with its longest partition, so RUNS cycles are timed and each call of the
+ * cycle keeps its least time over them: an interrupt or a cold cache left by
+ * another process rarely strikes the same call of every cycle, while the
+ * engine's own uneven work does. Mean, 99th percentile and worst are taken
+ * over the calls of that cycle.
+ */
+static call_stats call_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsigned channels)
+{
+    const size_t cycle = cycle_frames(ntaps), ncalls = cycle / call;
+    const double clock_us = clock_cost_us();
     float *in = malloc(call * channels * sizeof *in), *out = malloc(call * channels * sizeof *out);
     double *t = malloc(ncalls * sizeof *t), sum = 0.0;
     call_stats s = {-1.0, -1.0, -1.0};
@@ -178,12 +204,21 @@ static call_stats call_run(gfir_plan *plan, size_t ntaps, size_t call, unsigned 
     fill(in, call * channels);
     for (size_t f = 0; f < ntaps + cycle; f += call)
         gfir_plan_execute(plan, in, out, call);
-    for (size_t i = 0; i < ncalls; i++) {
-        double t0 = now_s();
+    /* Whole cycles from here: the warm-up ends on a cycle boundary. */
+    for (size_t f = (ntaps + cycle + call - 1) / call * call; f % cycle; f += call)
         gfir_plan_execute(plan, in, out, call);
-        t[i] = (now_s() - t0) * 1e6;
+    for (int r = 0; r < runs; r++)
+        for (size_t i = 0; i < ncalls; i++) {
+            const double t0 = now_s();
+            double us;
+            gfir_plan_execute(plan, in, out, call);
+            /* Reading the clock costs a system call; that comes off. */
+            us = (now_s() - t0) * 1e6 - clock_us;
+            if (r == 0 || us < t[i])
+                t[i] = us;
+        }
+    for (size_t i = 0; i < ncalls; i++)
         sum += t[i];
-    }
     s.mean_us = sum / (double)ncalls;
     qsort(t, ncalls, sizeof *t, cmp_double);
     s.p99_us = t[ncalls * 99 / 100];
@@ -193,21 +228,6 @@ done:
     free(out);
     free(t);
     return s;
-}
-
-/* Medians over the runs of each statistic. */
-static call_stats call_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsigned channels)
-{
-    double mean[64], p99[64], max[64];
-    for (int r = 0; r < runs; r++) {
-        call_stats s = call_run(plan, ntaps, call, channels);
-        mean[r] = s.mean_us;
-        p99[r] = s.p99_us;
-        max[r] = s.max_us;
-        gfir_plan_reset(plan);
-    }
-    return (call_stats){median(mean, (size_t)runs), median(p99, (size_t)runs),
-                        median(max, (size_t)runs)};
 }
 
 static const size_t table_taps[] = {4096, 16384, 65536, 262144, 1048576};
@@ -312,17 +332,35 @@ static void crossover(void)
 
 /* ---- --schemes: candidate partitions ------------------------------------------------- */
 
-/* Head N, then sizes from `first` growing by `ratio` up to `cap` while
- * they start inside the filter. */
-static gf_nu_scheme geometric(size_t ntaps, size_t head, size_t first, size_t ratio, size_t cap)
+#define MAX_CANDIDATES 256
+
+/* Every scheme with head 64 or 128 whose sizes grow by 4, 8, 16 or 32 at
+ * each step (the head counts as the first size), up to 65536, keeping the
+ * levels that start inside the filter; duplicates dropped. */
+static size_t candidates(size_t ntaps, gf_nu_scheme *out)
 {
-    gf_nu_scheme s;
-    memset(&s, 0, sizeof s);
-    s.head = head;
-    for (size_t p = first; p <= cap && 2 * p < ntaps && s.nlevels < GF_NU_MAX_LEVELS;
-         p *= ratio)
-        s.sizes[s.nlevels++] = p;
-    return s;
+    size_t n = 0;
+    for (size_t head = 64; head <= 128; head *= 2) {
+        /* Ratios as base-4..32 digits of a counter: each sequence once. */
+        for (unsigned code = 0; code < 4 * 4 * 4 * 4 * 4; code++) {
+            gf_nu_scheme s;
+            size_t p = head, c = code;
+            int dup = 0;
+            memset(&s, 0, sizeof s);
+            s.head = head;
+            for (int step = 0; step < 5; step++, c /= 4) {
+                p <<= 2 + c % 4;
+                if (p > 65536 || 2 * p >= ntaps)
+                    break;
+                s.sizes[s.nlevels++] = p;
+            }
+            for (size_t i = 0; i < n && !dup; i++)
+                dup = memcmp(&out[i], &s, sizeof s) == 0;
+            if (!dup && n < MAX_CANDIDATES)
+                out[n++] = s;
+        }
+    }
+    return n;
 }
 
 static void print_scheme(const gf_nu_scheme *s)
@@ -332,41 +370,49 @@ static void print_scheme(const gf_nu_scheme *s)
         printf(",%zu", s->sizes[i]);
 }
 
+/* Per tap count, every candidate at 256-frame blocks; the five fastest then
+ * at 65536-frame blocks and at 64-frame calls (worst over mean). */
 static void schemes(void)
 {
-    static const size_t heads[] = {32, 64, 128};
-    static const size_t ratios[] = {2, 4, 8, 16};
-    static const size_t caps[] = {16384, 65536};
+    static const size_t taps[] = {1024, 4096, 16384, 65536, 262144, 1048576};
+    static gf_nu_scheme cand[MAX_CANDIDATES];
     printf("| taps | scheme (head, sizes) | ns/frame at 256 | ns/frame at 65536 |"
            " worst/mean at 64 |\n|---|---|---|---|---|\n");
-    for (size_t t = 0; t < NTABLE; t++) {
-        const size_t ntaps = table_taps[t];
+    for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++) {
+        const size_t ntaps = taps[t], n = candidates(ntaps, cand);
+        double ns[MAX_CANDIDATES];
+        size_t order[MAX_CANDIDATES];
         gf_nu_scheme rule;
         gf_cpu_fft_nonuniform_scheme(ntaps, &rule);
-        for (size_t h = 0; h < 3; h++)
-            for (size_t r = 0; r < 4; r++)
-                for (size_t c = 0; c < 2; c++) {
-                    const size_t first = heads[h] * ratios[r];
-                    gf_nu_scheme s = geometric(ntaps, heads[h], first, ratios[r], caps[c]);
-                    gfir_plan *plan;
-                    call_stats cs;
-                    double a, b;
-                    if (c == 1 && ntaps <= 2 * caps[0])
-                        continue;
-                    a = measure(NONUNIFORM, ntaps, 256, 2, 0, &s);
-                    b = measure(NONUNIFORM, ntaps, 65536, 2, 0, &s);
-                    plan = make(NONUNIFORM, ntaps, 64, 2, 0, &s);
-                    if (!plan)
-                        continue;
-                    cs = call_stats_of(plan, ntaps, 64, 2);
-                    gfir_plan_destroy(plan);
-                    printf("| %zu | ", ntaps);
-                    print_scheme(&s);
-                    printf("%s | %.2f | %.2f | %.2f |\n",
-                           memcmp(&s, &rule, sizeof s) ? "" : " (rule)", a, b,
-                           cs.max_us / cs.mean_us);
-                    fflush(stdout);
-                }
+        for (size_t i = 0; i < n; i++) {
+            ns[i] = measure(NONUNIFORM, ntaps, 256, 2, 0, &cand[i]);
+            order[i] = i;
+        }
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && ns[order[j]] < ns[order[j - 1]]; j--) {
+                const size_t k = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = k;
+            }
+        for (size_t r = 0; r < n && r < 5; r++) {
+            const gf_nu_scheme *s = &cand[order[r]];
+            gfir_plan *plan = make(NONUNIFORM, ntaps, 64, 2, 0, s);
+            call_stats cs = {0, 0, 0};
+            if (plan) {
+                cs = call_stats_of(plan, ntaps, 64, 2);
+                gfir_plan_destroy(plan);
+            }
+            printf("| %zu | ", ntaps);
+            print_scheme(s);
+            printf("%s | %.2f | %.2f | %.2f |\n", memcmp(s, &rule, sizeof *s) ? "" : " (rule)",
+                   ns[order[r]], measure(NONUNIFORM, ntaps, 65536, 2, 0, s),
+                   cs.max_us / cs.mean_us);
+            fflush(stdout);
+        }
+        printf("| %zu | rule: ", ntaps);
+        print_scheme(&rule);
+        printf(" | %.2f | | |\n", measure(NONUNIFORM, ntaps, 256, 2, 0, &rule));
+        fflush(stdout);
     }
 }
 

@@ -109,7 +109,7 @@ typedef struct nu_state {
     size_t mirror_len;     /* max(P, N): windows and the head's history never wrap */
     size_t now;            /* frames since the last reset */
     gf_cpu_conv_fn conv;
-    gf_cmac_fn mac;
+    gf_cmac_run_fn mac;
     nu_filter *filters;
     nu_input *inputs;
     nu_output *outputs;
@@ -123,12 +123,39 @@ typedef struct nu_state {
 
 /* ---- the partition scheme -------------------------------------------------- */
 
+/*
+ * Head 128 (the first level's partitions too, from tap 128), then levels of
+ * 1024, 8192 and 65536, each once the filter is longer than 4 times its
+ * partition: a level starts at twice its size, so the one before it then
+ * holds 14 partitions and this one at least 2.
+ *
+ * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
+ * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
+ * level up to 65536), then the thresholds between neighbours timed side by
+ * side; 2-core development VM (AMD EPYC), 2026-11-23, shared and busy,
+ * medians of 3 to 5, thread CPU time. The fastest schemes came within 10% of
+ * each other: 128 alone up to 4096 taps (10.9 ns a frame against 12.6 with a
+ * level of 1024), 128,1024 from 8192 (13.8 against 15.7 without), 8192 from
+ * 65536 (22.0 against 28.9 without; at 32768 20.9 against 20.1), 65536 from
+ * 2^19 (43 against 61; at 2^18 it did not pay), while a ratio of 4 from 64
+ * (64,256,1024,...) was 25-45% slower. The cost model behind it (Wefers):
+ * every level costs one forward and one inverse transform per frame, about
+ * what the uniform engine's whole transform costs (2.5 to 4 ns a frame here),
+ * and every partition one multiply-accumulate per bin (0.15 ns in cache,
+ * several times that from memory); a head of 128 rather than 64 costs 64
+ * direct multiply-adds a frame (about 1.3 ns) but saves a level. Partitions
+ * stay at 65536 and below, as in the uniform engine, whose longer transforms
+ * were no faster.
+ */
+#define SCHEME_HEAD ((size_t)128)
+
 void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
 {
+    static const size_t sizes[] = {1024, 8192, 65536};
     memset(scheme, 0, sizeof *scheme);
-    scheme->head = 64;
-    for (size_t p = 256; p <= 65536 && 2 * p < ntaps; p *= 4)
-        scheme->sizes[scheme->nlevels++] = p;
+    scheme->head = SCHEME_HEAD;
+    for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
+        scheme->sizes[scheme->nlevels++] = sizes[i];
 }
 
 /* ---- memory ------------------------------------------------------------------ */
@@ -397,7 +424,7 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *ta
     st->mirror_len = pmax;
     st->ring_len = 4 * pmax;
     st->conv = gf_cpu_direct_select(NULL);
-    st->mac = gf_cmac_select();
+    st->mac = gf_cmac_run_select();
     if (!make_filters(plan, st, taps, scratch ? scratch : 1) ||
         !alloc_streams(plan, st, scratch ? scratch : 1))
         goto nomem;
@@ -469,19 +496,21 @@ static void run_unit(const nu_state *st, nu_lane *lane, size_t l, const nu_unit 
         break;
     }
     case UNIT_MAC: {
-        const float *h = lane->filter->spectra[l];
-        const size_t len = u->k1 - u->k0;
-        size_t slot = (newest + u->j0) % lv->nparts;
+        /* Partitions j0.. use the slots from newest + j0 on, which wrap
+         * around the delay line once at most: two runs. */
+        const size_t len = u->k1 - u->k0, first = (newest + u->j0) % lv->nparts;
+        const size_t count = u->j1 - u->j0;
+        const size_t before_wrap = lv->nparts - first < count ? lv->nparts - first : count;
+        const float *h = lane->filter->spectra[l] + u->j0 * 2 * bs + u->k0;
+        const float *x = lane->in->fdl[l] + u->k0;
         if (u->j0 == 0) {
             memset(ar + u->k0, 0, len * sizeof *ar);
             memset(ai + u->k0, 0, len * sizeof *ai);
         }
-        for (size_t j = u->j0; j < u->j1; j++) {
-            const float *hj = h + j * 2 * bs + u->k0;
-            const float *xj = lane->in->fdl[l] + slot * 2 * bs + u->k0;
-            st->mac(ar + u->k0, ai + u->k0, hj, hj + bs, xj, xj + bs, len);
-            slot = slot + 1 == lv->nparts ? 0 : slot + 1;
-        }
+        st->mac(ar + u->k0, ai + u->k0, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, len);
+        if (count > before_wrap)
+            st->mac(ar + u->k0, ai + u->k0, h + before_wrap * 2 * bs, x, bs, 2 * bs,
+                    count - before_wrap, len);
         break;
     }
     case UNIT_INVERSE:

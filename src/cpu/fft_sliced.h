@@ -33,8 +33,11 @@
 #include <stddef.h>
 
 /* Smallest P transformed in four steps: below it one FFTW execute is short
- * enough (about a microsecond) to be a slice itself. */
-#define GF_SLICED_MIN_PART ((size_t)2048)
+ * enough (half a microsecond) to be a slice itself. At 1024 four steps cost
+ * about what one execute does, and with P = 1024 in one slice the worst
+ * 64-frame call of a 16384-tap stereo filter rose from 1.8 to 2.1 times the
+ * mean (cpu_nupc_bench --calls). */
+#define GF_SLICED_MIN_PART ((size_t)1024)
 
 typedef void (*gf_sliced_unpack_fn)(const float *za, const float *bre, const float *bim,
                                     const float *wr, const float *wi, float *xar, float *xai,

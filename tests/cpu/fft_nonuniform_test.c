@@ -171,11 +171,12 @@ static void check_case(const nu_case *tc)
 }
 
 /* Short filters, where the direct head and the first levels do everything,
- * on and around the head's length, in every chunking. */
+ * on and around the head's length (128) and where the second level begins
+ * (past 4096 taps), in every chunking. */
 static void test_short_filters(void **state)
 {
     (void)state;
-    static const size_t ntaps[] = {1, 2, 63, 64, 65, 1000, 4097};
+    static const size_t ntaps[] = {1, 2, 63, 64, 65, 127, 128, 129, 1000, 4096, 4097};
     for (size_t t = 0; t < sizeof ntaps / sizeof ntaps[0]; t++)
         for (int how = WHOLE; how <= RANDOM; how++) {
             nu_case tc = {2, how & 1 ? 2 : 1, ntaps[t], ntaps[t] + 2500, 1024,
@@ -184,11 +185,15 @@ static void test_short_filters(void **state)
         }
 }
 
-/* 65537 taps (the largest level starts inside the filter) and 2^20, every
- * chunking, several cycles of the longest partition. */
+/* 32769 taps (the third level's first, one-tap partitions), 65537 and 2^20,
+ * every chunking, several cycles of the longest partition. */
 static void test_long_filters(void **state)
 {
     (void)state;
+    for (int how = WHOLE; how <= RANDOM; how++) {
+        nu_case tc = {1, 1, 32769, 32769 + 30000, 2048, (enum chunking)how, how & 1, 1, NULL};
+        check_case(&tc);
+    }
     for (int how = WHOLE; how <= RANDOM; how++) {
         nu_case tc = {2, 2, 65537, 65537 + 40000, 4096, (enum chunking)how, how & 1, 1, NULL};
         check_case(&tc);

@@ -21,7 +21,8 @@
 
 #include <cmocka.h>
 
-static const size_t parts[] = {16, 64, 1024, GF_SLICED_MIN_PART, 4096, 16384, 65536};
+static const size_t parts[] = {16,   64,   GF_SLICED_MIN_PART / 2, GF_SLICED_MIN_PART,
+                               2048, 4096, 16384,                  65536};
 #define NPARTS (sizeof parts / sizeof parts[0])
 
 /* In-place float64 complex FFT of n (a power of two) points, sign -1

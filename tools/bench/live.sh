@@ -6,21 +6,33 @@
 # misses and the server's own xruns for each.
 #
 #   tools/bench/live.sh [--seconds N] [--backend cpu|cuda|auto] [--gfir PATH]
+#                       [--periods "P ..."] [--taps "N ..."] [--ir-channels C]
 #
 # --seconds: length of each run (default 60). The JACK server runs at 48 kHz
 # with the same period as gfir, so PortAudio adds no buffering of its own.
+# --periods and --taps replace the lists above (--taps runs every length
+# given, FFT kernel or not). --ir-channels C filters with a C-channel impulse
+# response file (--ir: tap set c for channel c) instead of one shared tap set.
+# The zero-latency target of a 2^20-tap stereo reverb:
+#   tools/bench/live.sh --periods 64 --taps 1048576 --ir-channels 2
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 seconds=60
 backend=cpu
 gfir=build/gfir
+periods="64 128 256"
+taps_given=
+ir_channels=
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=$2; shift 2 ;;
     --backend) backend=$2; shift 2 ;;
     --gfir) gfir=$2; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --periods) periods=$2; shift 2 ;;
+    --taps) taps_given=$2; shift 2 ;;
+    --ir-channels) ir_channels=$2; shift 2 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "live.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -41,20 +53,40 @@ stop_jack() {
 trap 'stop_jack; rm -rf "$work"' EXIT
 export HOME=$work JACK_NO_START_SERVER=1 JACK_DEFAULT_SERVER=gfir-bench-$$
 
-# Random taps scaled so the output stays in range; the values do not change the cost.
+# Random taps scaled so the output stays in range; the values do not change the
+# cost. With --ir-channels, an impulse response file of that many channels.
 make_taps() {
+    if [ -n "$ir_channels" ]; then
+        sox -n -r 48000 -c "$ir_channels" -b 32 -e floating-point "$work/taps$1.wav" \
+            synth "$1"s whitenoise vol "$(awk -v n="$1" 'BEGIN { print 0.5 / sqrt(n) }')"
+        return
+    fi
     awk -v n="$1" 'BEGIN { srand(7); for (i = 0; i < n; i++) printf "%.9f\n", (rand() - 0.5) / sqrt(n) }' \
         >"$work/taps$1.txt"
+}
+filter_args() {
+    if [ -n "$ir_channels" ]; then
+        echo --ir "$work/taps$1.wav"
+    else
+        echo --taps "$work/taps$1.txt"
+    fi
 }
 
 # 65535 taps only where the backend has an FFT kernel: ask gfir to filter a
 # tiny file with one.
-taps_list="255 4095"
-make_taps 255
-sox -n -r 48000 -c 1 "$work/tiny.wav" synth 0.01 sine 440
-if "$gfir" "$work/tiny.wav" "$work/tiny-out.wav" --taps "$work/taps255.txt" \
-    --backend "$backend" --kernel fft >/dev/null 2>&1; then
-    taps_list="$taps_list 65535"
+if [ -n "$taps_given" ]; then
+    taps_list=$taps_given
+else
+    taps_list="255 4095"
+    ir_channels_asked=$ir_channels
+    ir_channels=
+    make_taps 255
+    sox -n -r 48000 -c 1 "$work/tiny.wav" synth 0.01 sine 440
+    if "$gfir" "$work/tiny.wav" "$work/tiny-out.wav" --taps "$work/taps255.txt" \
+        --backend "$backend" --kernel fft >/dev/null 2>&1; then
+        taps_list="$taps_list 65535"
+    fi
+    ir_channels=$ir_channels_asked
 fi
 for n in $taps_list; do make_taps "$n"; done
 
@@ -74,12 +106,12 @@ field() { grep '^summary:' "$work/err" | grep -o "[0-9]* $1" | cut -d' ' -f1; }
 
 printf '%-7s %6s %6s %9s %9s %9s %8s %10s\n' backend period taps underruns overflows \
     deadline xruns latency
-for period in 64 128 256; do
+for period in $periods; do
     start_jack "$period"
     for n in $taps_list; do
         rc=0
         "$gfir" --monitor --device system --period "$period" --duration "$seconds" \
-            --taps "$work/taps$n.txt" --backend "$backend" 2>"$work/err" || rc=$?
+            $(filter_args "$n") --backend "$backend" 2>"$work/err" || rc=$?
         if [ "$rc" != 0 ]; then
             printf '%-7s %6s %6s  failed: %s\n' "$backend" "$period" "$n" "$(tail -1 "$work/err")"
             continue
