@@ -158,6 +158,47 @@ void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
         scheme->sizes[scheme->nlevels++] = sizes[i];
 }
 
+/*
+ * Against the direct engine (both without latency): the engine from
+ * crossover_taps[i] taps on when max_block_frames rounds down to 16 << i
+ * (below 16: row 0; above 32768: the last row).
+ *
+ * Measured with `cpu_nupc_bench --crossover 3` (one thread, mono, calls of
+ * the block size, AVX-512 direct kernel; 2-core development VM, AMD EPYC,
+ * 2026-11-23, shared and busy; medians of 3 runs, thread CPU time), run twice:
+ * the tap count from which the non-uniform engine is at least as fast as
+ * direct at every larger tap count of the grid (16 to 4096 taps). Both runs
+ * gave the same table. Up to 128 taps the engine is its direct head alone,
+ * as fast as direct give or take 10%; at 192 and 256 its first partitions
+ * cost more than direct's extra taps (0.6 to 0.9 times direct's speed); at
+ * 384 it breaks even (1.01 to 1.13) and at 512 it is 1.15 to 1.44 times
+ * faster, 3 to 6 times at 2048 and beyond. At 16-frame calls direct pays
+ * for sliding its history every call and the engine wins from 192 taps.
+ */
+static const size_t crossover_taps[] = {
+    /*    16 */ 192,
+    /*    32 */ 384,
+    /*    64 */ 384,
+    /*   128 */ 384,
+    /*   256 */ 384,
+    /*   512 */ 384,
+    /*  1024 */ 384,
+    /*  2048 */ 384,
+    /*  4096 */ 384,
+    /*  8192 */ 384,
+    /* 16384 */ 384,
+    /* 32768 */ 384,
+};
+
+int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames)
+{
+    const size_t rows = sizeof crossover_taps / sizeof crossover_taps[0];
+    size_t i = 0;
+    while (i + 1 < rows && ((size_t)16 << (i + 1)) <= block_frames)
+        i++;
+    return ntaps >= crossover_taps[i];
+}
+
 /* ---- memory ------------------------------------------------------------------ */
 
 /* fftwf_malloc of a x b floats, NULL when that overflows. */
@@ -539,8 +580,21 @@ static void finish_block(const nu_state *st, nu_lane *lane, size_t l)
     lane->out->cur[l] = !lane->out->cur[l];
 }
 
-/* Frame t ends a segment: blocks complete, and the levels' work catches up
- * with the time that has passed. */
+/* The cost a spread level's block should have done by frame t, less what
+ * it has done: its share of the level's slack (P frames) that has passed. */
+static double behind(const nu_level *lv, const nu_lane *lane, size_t l, size_t t)
+{
+    const double target = lv->total * (double)(t - lane->start[l]) / (double)lv->part;
+    return lane->done[l] < lv->nunits ? target - lv->units[lane->done[l]].cost_before : 0.0;
+}
+
+/*
+ * Frame t ends a segment: blocks complete, and the levels' work catches up
+ * with the time that has passed. The catching up is shared between the
+ * levels: the unit of whichever level is furthest behind runs, until the
+ * levels together have done what they owe. Each level alone could overrun
+ * its share by up to a unit in every segment; together they overrun by one.
+ */
 static void advance(const nu_state *st, nu_lane *lane, size_t t)
 {
     for (size_t l = 0; l < st->nlevels; l++) {
@@ -554,13 +608,26 @@ static void advance(const nu_state *st, nu_lane *lane, size_t t)
             finish_block(st, lane, l);
             start_block(st, lane, l, t);
         }
-        if (!lv->sync && lane->done[l] < lv->nunits) {
-            const double target = lv->total * (double)(t - lane->start[l]) / (double)lv->part;
-            while (lane->done[l] < lv->nunits && lv->units[lane->done[l]].cost_before < target) {
-                run_unit(st, lane, l, &lv->units[lane->done[l]]);
-                lane->done[l]++;
+    }
+    for (;;) {
+        double owed = 0.0, most = 0.0;
+        size_t pick = 0;
+        for (size_t l = 0; l < st->nlevels; l++) {
+            const nu_level *lv = &st->level[l];
+            double b;
+            if (lv->sync)
+                continue;
+            b = behind(lv, lane, l, t);
+            owed += b;
+            if (b > most) {
+                most = b;
+                pick = l;
             }
         }
+        if (owed <= 0.0 || most <= 0.0)
+            return;
+        run_unit(st, lane, pick, &st->level[pick].units[lane->done[pick]]);
+        lane->done[pick]++;
     }
 }
 
@@ -634,9 +701,3 @@ const gf_cpu_engine gf_cpu_fft_nonuniform_engine = {
     .reset = nu_reset,
     .destroy = nu_destroy,
 };
-
-int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames)
-{
-    (void)block_frames;
-    return ntaps >= 512;
-}

@@ -9,7 +9,9 @@
  * input frames, so the output is the exact causal convolution delayed by P
  * frames (plan->latency_frames = P), whatever the chunking of the calls.
  *
- * Its engine (engine.h) is gf_cpu_fft_uniform_engine.
+ * Its engine (engine.h) is gf_cpu_fft_uniform_engine, which backend.c gives
+ * the FFT plans whose latency budget covers P (fft_nonuniform.h has the
+ * zero-latency one).
  */
 #ifndef GF_CPU_FFT_UNIFORM_H
 #define GF_CPU_FFT_UNIFORM_H

@@ -298,6 +298,21 @@ static void test_latency_budget(void **state)
     free(taps);
 }
 
+/* The crossover with direct: the engine's head alone is direct convolution,
+ * so short filters stay with direct; long ones go to the engine whatever the
+ * call size. */
+static void test_preferred(void **state)
+{
+    (void)state;
+    static const size_t blocks[] = {1, 16, 64, 256, 4096, 32768, (size_t)1 << 20};
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        assert_false(gf_cpu_fft_nonuniform_preferred(1, blocks[b]));
+        assert_false(gf_cpu_fft_nonuniform_preferred(128, blocks[b]));
+        assert_true(gf_cpu_fft_nonuniform_preferred(4096, blocks[b]));
+        assert_true(gf_cpu_fft_nonuniform_preferred((size_t)1 << 20, blocks[b]));
+    }
+}
+
 /* A scheme that is not increasing powers of two is refused. */
 static void test_bad_scheme(void **state)
 {
@@ -320,7 +335,8 @@ int main(void)
         cmocka_unit_test(test_short_filters), cmocka_unit_test(test_long_filters),
         cmocka_unit_test(test_channels),      cmocka_unit_test(test_schemes),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_flush_and_reset),
-        cmocka_unit_test(test_latency_budget), cmocka_unit_test(test_bad_scheme),
+        cmocka_unit_test(test_latency_budget), cmocka_unit_test(test_preferred),
+        cmocka_unit_test(test_bad_scheme),
     };
     /* Measuring FFT algorithms would dominate the run time. */
     setenv("GFIR_FFTW_PLANNER", "estimate", 1);
