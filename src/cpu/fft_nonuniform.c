@@ -19,10 +19,10 @@
  * boundaries (multiples of N frames). In each segment: the input enters the
  * ring, the head is convolved directly, the levels' current output blocks are
  * added, and the output leaves; then every level whose block just completed
- * starts it (the first level also finishes it at once), and every level
- * advances its block's work, a list of units (transform slices and
- * multiply-accumulates over ranges of bins and partitions), until the cost
- * done matches the share of the level's slack that has elapsed.
+ * starts it (the first level also finishes it at once), and the levels
+ * advance their blocks' work, lists of units (transform slices and
+ * multiply-accumulates over ranges of bins and partitions), until together
+ * they have done the share of their slack that has elapsed (advance()).
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/cmac.h"
@@ -127,7 +127,7 @@ typedef struct nu_state {
  * Head 128 (the first level's partitions too, from tap 128), then levels of
  * 1024, 8192 and 65536, each once the filter is longer than 4 times its
  * partition: a level starts at twice its size, so the one before it then
- * holds 14 partitions and this one at least 2.
+ * holds 14 partitions (the first 15) and this one at least 3.
  *
  * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
  * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
