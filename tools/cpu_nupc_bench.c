@@ -21,6 +21,12 @@
  *                                       at 65536 and with worst/mean at
  *                                       64-frame calls: the basis of
  *                                       gf_cpu_fft_nonuniform_scheme()
+ *   cpu_nupc_bench --compare TAPS SCHEME... [--runs RUNS]
+ *                                       the given schemes (head,size,...,
+ *                                       e.g. 128,1024,8192) side by side,
+ *                                       their runs interleaved, stereo,
+ *                                       256-frame blocks: the thresholds of
+ *                                       gf_cpu_fft_nonuniform_scheme()
  *
  * Each figure is the median of RUNS (default 5) timed runs after a warm-up
  * that fills the delay lines; a run lasts at least 0.1 s and two blocks of
@@ -416,13 +422,78 @@ static void schemes(void)
     }
 }
 
+/* ---- --compare: given schemes side by side -------------------------------------------- */
+
+static int parse_scheme(const char *text, gf_nu_scheme *s)
+{
+    char *end;
+    memset(s, 0, sizeof *s);
+    s->head = strtoul(text, &end, 10);
+    while (*end == ',' && s->nlevels < GF_NU_MAX_LEVELS)
+        s->sizes[s->nlevels++] = strtoul(end + 1, &end, 10);
+    return *end == '\0' && s->head > 0;
+}
+
+/* The plans are made first and their runs interleaved, so a change in the
+ * machine's load strikes every scheme alike. */
+static int compare(size_t ntaps, int nschemes, char **texts)
+{
+    enum { CALL = 256, CH = 2 };
+    gfir_plan *plans[16];
+    double t[16][64];
+    float *in = malloc(CALL * CH * sizeof *in), *out = malloc(CALL * CH * sizeof *out);
+    const size_t cycle = cycle_frames(ntaps);
+    if (nschemes > 16 || !in || !out)
+        return 2;
+    fill(in, CALL * CH);
+    for (int k = 0; k < nschemes; k++) {
+        gf_nu_scheme s;
+        if (!parse_scheme(texts[k], &s) ||
+            !(plans[k] = make(NONUNIFORM, ntaps, CALL, CH, 0, &s))) {
+            fprintf(stderr, "cpu_nupc_bench: bad scheme '%s'\n", texts[k]);
+            return 2;
+        }
+        for (size_t f = 0; f < ntaps + cycle; f += CALL)
+            gfir_plan_execute(plans[k], in, out, CALL);
+    }
+    for (int r = 0; r < runs; r++)
+        for (int k = 0; k < nschemes; k++) {
+            size_t frames = 0;
+            double t0 = now_s(), dt;
+            do {
+                gfir_plan_execute(plans[k], in, out, CALL);
+                frames += CALL;
+                dt = now_s() - t0;
+            } while (dt < 0.05 || frames < cycle);
+            t[k][r] = dt * 1e9 / (double)frames / CH;
+        }
+    printf("| taps | scheme (head, sizes) | ns/frame at 256 |\n|---|---|---|\n");
+    for (int k = 0; k < nschemes; k++) {
+        printf("| %zu | %s | %.2f |\n", ntaps, texts[k], median(t[k], (size_t)runs));
+        gfir_plan_destroy(plans[k]);
+    }
+    free(in);
+    free(out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "--compare") == 0) {
+        int n = argc - 3;
+        if (argc >= 6 && strcmp(argv[argc - 2], "--runs") == 0) {
+            runs = atoi(argv[argc - 1]);
+            n -= 2;
+        }
+        if (runs < 1 || runs > 64 || n < 1)
+            return 2;
+        return compare(strtoul(argv[2], NULL, 10), n, argv + 3);
+    }
     if (argc == 3)
         runs = atoi(argv[2]);
     if (argc < 2 || argc > 3 || runs < 1 || runs > 64) {
         fprintf(stderr, "usage: cpu_nupc_bench --table | --calls | --crossover | --schemes "
-                        "[RUNS]\n");
+                        "[RUNS]\n       cpu_nupc_bench --compare TAPS SCHEME... [--runs RUNS]\n");
         return 2;
     }
     if (strcmp(argv[1], "--table") == 0)

@@ -48,8 +48,9 @@ static ALWAYS_INLINE void direct_body(const float *restrict xh, const float *res
         direct_block(xh + i, hr, ntaps, y + i, w);
     /* The tail in halving widths down to 8, so that short calls (an audio
      * callback's 64 frames, the zero-latency FFT engine's head) still keep
-     * several vector accumulators in flight: a single one waits out the FMA
-     * latency at every tap, which made 64 outputs four times slower. */
+     * several vector accumulators in flight: a single one waits out the
+     * latency of every tap's multiply-add, which made 64 outputs four times
+     * slower. */
     if (w / 2 >= 8 && i + w / 2 <= n) {
         direct_block(xh + i, hr, ntaps, y + i, w / 2);
         i += w / 2;

@@ -131,21 +131,24 @@ typedef struct nu_state {
  *
  * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
  * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
- * level up to 65536), then the thresholds between neighbours timed side by
- * side; 2-core development VM (AMD EPYC), 2026-11-23, shared and busy,
- * medians of 3 to 5, thread CPU time. The fastest schemes came within 10% of
- * each other: 128 alone up to 4096 taps (10.9 ns a frame against 12.6 with a
- * level of 1024), 128,1024 from 8192 (13.8 against 15.7 without), 8192 from
- * 65536 (22.0 against 28.9 without; at 32768 20.9 against 20.1), 65536 from
- * 2^19 (43 against 61; at 2^18 it did not pay), while a ratio of 4 from 64
- * (64,256,1024,...) was 25-45% slower. The cost model behind it (Wefers):
- * every level costs one forward and one inverse transform per frame, about
- * what the uniform engine's whole transform costs (2.5 to 4 ns a frame here),
- * and every partition one multiply-accumulate per bin (0.15 ns in cache,
- * several times that from memory); a head of 128 rather than 64 costs 64
- * direct multiply-adds a frame (about 1.3 ns) but saves a level. Partitions
- * stay at 65536 and below, as in the uniform engine, whose longer transforms
- * were no faster.
+ * level up to 65536), whose fastest schemes came within 10% of each other,
+ * then the thresholds timed side by side with `cpu_nupc_bench --compare TAPS
+ * SCHEME... --runs 5` (2-core development VM, AMD EPYC, 2026-11-23, shared
+ * and busy; medians, thread CPU time; ns a frame and channel):
+ *     4096 taps    128 11.8, 128,1024 13.7 (64,256,1024 16.5)
+ *     8192         128 19.0, 128,1024 14.7
+ *     32768        128,1024 21.3, 128,1024,8192 21.5
+ *     65536        128,1024 29.6, 128,1024,8192 23.5 (64,256,...,16384 29.5)
+ *     262144       128,1024,8192 32.0, with 65536 36.4
+ *     524288       128,1024,8192 60.6, with 65536 43.0
+ *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
+ * The cost model behind it (Wefers): every level costs one forward and one
+ * inverse transform per frame, about what the uniform engine's whole
+ * transform costs (2.5 to 4 ns a frame here), and every partition one
+ * multiply-accumulate per bin (0.2 ns from the L2 cache, several times that
+ * from memory); a head of 128 rather than 64 costs 64 direct multiply-adds a
+ * frame (about 1.3 ns) but saves a level. Partitions stay at 65536 and below,
+ * as in the uniform engine, whose longer transforms were no faster.
  */
 #define SCHEME_HEAD ((size_t)128)
 
