@@ -4,17 +4,21 @@
  */
 #include "core/backend.h"
 #include "cpu/engine.h"
+#include "cpu/fft_nonuniform.h"
 #include "cpu/fft_uniform.h"
 
 /* FFT plans whose latency budget covers a partition get the uniform engine,
  * the others the zero-latency non-uniform one. */
+static int uniform_allowed(const gfir_plan *plan)
+{
+    return plan->max_latency_frames >= gf_cpu_fft_partition(plan->ntaps, plan->block_frames);
+}
+
 static const gf_cpu_engine *engine_of(const gfir_plan *plan)
 {
     if (plan->kernel != GFIR_KERNEL_FFT)
         return &gf_cpu_direct_engine;
-    return plan->max_latency_frames >= gf_cpu_fft_partition(plan->ntaps, plan->block_frames)
-               ? &gf_cpu_fft_uniform_engine
-               : &gf_cpu_fft_nonuniform_engine;
+    return uniform_allowed(plan) ? &gf_cpu_fft_uniform_engine : &gf_cpu_fft_nonuniform_engine;
 }
 
 static int cpu_available(void)
@@ -26,10 +30,14 @@ static gfir_status cpu_choose_kernel(const gfir_plan *plan, gfir_kernel requeste
                                      gfir_kernel *chosen)
 {
     switch (requested) {
-    case GFIR_KERNEL_AUTO:
-        *chosen = gf_cpu_fft_preferred(plan->ntaps, plan->block_frames) ? GFIR_KERNEL_FFT
-                                                                        : GFIR_KERNEL_DIRECT;
+    case GFIR_KERNEL_AUTO: {
+        /* Each FFT engine against direct by its own crossover. */
+        const int fft = uniform_allowed(plan)
+                            ? gf_cpu_fft_preferred(plan->ntaps, plan->block_frames)
+                            : gf_cpu_fft_nonuniform_preferred(plan->ntaps, plan->block_frames);
+        *chosen = fft ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT;
         return GFIR_OK;
+    }
     case GFIR_KERNEL_GOLD:
     case GFIR_KERNEL_DIRECT:
     case GFIR_KERNEL_FFT:

@@ -4,7 +4,8 @@
  * from 1 to 2^20 on and around the partitions' boundaries, every chunking
  * (whole, 1, 2, 7, 997, random), in place and not, 1 to 6 channels with
  * shared and per-channel taps, schemes the rule does not pick, worker
- * threads, flush and reset, and which FFT engine a latency budget selects.
+ * threads, flush and reset, which FFT engine a latency budget selects, and
+ * AUTO's choice between this engine and direct.
  *
  * The engine adds no latency: out[i] is compared with the reference's y[i]
  * directly, and outputs are poisoned with NaN first so an output left
@@ -313,6 +314,33 @@ static void test_preferred(void **state)
     }
 }
 
+/* AUTO without a latency budget weighs this engine against direct by its
+ * own crossover, and the plan adds no latency either way. */
+static void test_auto_choice(void **state)
+{
+    (void)state;
+    static const size_t ntaps[] = {1, 100, 200, 383, 384, 1000, 65536};
+    static const size_t blocks[] = {16, 64, 4096};
+    float *taps = malloc(65536 * sizeof *taps);
+    uint64_t rng = 9;
+    assert_non_null(taps);
+    test_fill(taps, 65536, &rng);
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+        for (size_t t = 0; t < sizeof ntaps / sizeof ntaps[0]; t++) {
+            const int fft = gf_cpu_fft_nonuniform_preferred(ntaps[t], blocks[b]);
+            gfir_plan *plan;
+            gfir_config cfg;
+            gfir_config_init(&cfg);
+            cfg.backend = GFIR_BACKEND_CPU;
+            cfg.max_block_frames = blocks[b];
+            assert_int_equal(gfir_plan_create(&plan, taps, ntaps[t], &cfg), GFIR_OK);
+            assert_int_equal(gfir_plan_kernel(plan), fft ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT);
+            assert_int_equal(gfir_plan_latency(plan), 0);
+            gfir_plan_destroy(plan);
+        }
+    free(taps);
+}
+
 /* A scheme that is not increasing powers of two is refused. */
 static void test_bad_scheme(void **state)
 {
@@ -336,7 +364,7 @@ int main(void)
         cmocka_unit_test(test_channels),      cmocka_unit_test(test_schemes),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_flush_and_reset),
         cmocka_unit_test(test_latency_budget), cmocka_unit_test(test_preferred),
-        cmocka_unit_test(test_bad_scheme),
+        cmocka_unit_test(test_auto_choice),     cmocka_unit_test(test_bad_scheme),
     };
     /* Measuring FFT algorithms would dominate the run time. */
     setenv("GFIR_FFTW_PLANNER", "estimate", 1);
