@@ -288,7 +288,7 @@ static void table(void)
     for (size_t t = 0; t < NTABLE; t++) {
         for (size_t b = 0; b < 2; b++) {
             const size_t ntaps = table_taps[t], block = blocks[b];
-            const size_t rule = gf_cpu_fft_partition(ntaps, block);
+            const size_t rule = gf_cpu_fft_partition(ntaps, block, GFIR_LATENCY_ANY);
             size_t best_p;
             const double nu = measure(NONUNIFORM, ntaps, block, 2, 0, NULL);
             const double ur = measure(UNIFORM, ntaps, block, 2, rule, NULL);

@@ -35,15 +35,17 @@ static int inspect(const cli_options *o)
 {
     double rate_hz = o->rate_hz > 0 ? o->rate_hz : DEFAULT_RATE_HZ;
     unsigned channels = 0;
+    size_t frames = 0;
     cli_design d;
     int rc = 0;
 
-    if (o->input && !(o->rate_hz > 0) && cli_input_shape(o->input, &rate_hz, &channels))
+    if (o->input && !(o->rate_hz > 0) &&
+        cli_input_shape(o->input, &rate_hz, &channels, &frames))
         return 1;
     if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
         return 1;
     if (o->describe)
-        rc = cli_describe(o, &d);
+        rc = cli_describe(o, &d, channels, frames);
     if (!rc && o->response_svg)
         rc = cli_write_response_svg(o->response_svg, o->filter, &d);
     cli_design_free(&d);

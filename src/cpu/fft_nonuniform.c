@@ -202,6 +202,30 @@ int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames)
     return ntaps >= crossover_taps[i];
 }
 
+/*
+ * The cost model of the scheme's comment with its figures: 0.02 ns per head
+ * tap, 3 ns per level for its two transforms, and per partition 0.3 ns
+ * while a level's spectra stay in the caches, 0.7 ns from 8192 on, where
+ * they stream from memory. Against `cpu_nupc_bench --table` (stereo,
+ * 2026-11-23, the development VM), modelled and measured: 4096 taps 14.9 and
+ * 11 to 13.7; 65536 24.5 and 21 to 23; 262144 41.3 and 28 to 32; 2^20 42.9
+ * and 51 to 56.
+ */
+double gf_cpu_fft_nonuniform_ns(size_t ntaps)
+{
+    gf_nu_scheme s;
+    double ns;
+    gf_cpu_fft_nonuniform_scheme(ntaps, &s);
+    ns = 0.02 * (double)(ntaps < s.head ? ntaps : s.head);
+    for (size_t i = 0; i <= s.nlevels && ntaps > s.head; i++) {
+        const size_t part = i ? s.sizes[i - 1] : s.head, first = i ? 2 * part : part;
+        const size_t end = i < s.nlevels ? 2 * s.sizes[i] : ntaps;
+        const double parts = (double)((end - first + part - 1) / part);
+        ns += 3.0 + parts * (part >= 8192 ? 0.7 : 0.3);
+    }
+    return ns;
+}
+
 /* ---- memory ------------------------------------------------------------------ */
 
 /* fftwf_malloc of a x b floats, NULL when that overflows. */

@@ -15,7 +15,9 @@
  * The output is the exact causal convolution with no latency
  * (plan->latency_frames = 0) for every chunking of the calls.
  *
- * Its engine (engine.h) is gf_cpu_fft_nonuniform_engine.
+ * Its engine (engine.h) is gf_cpu_fft_nonuniform_engine, for FFT plans of
+ * form GF_FORM_NONUNIFORM (core/policy.c: those whose latency budget fits no
+ * uniform partition).
  */
 #ifndef GF_CPU_FFT_NONUNIFORM_H
 #define GF_CPU_FFT_NONUNIFORM_H
@@ -40,8 +42,13 @@ typedef struct gf_nu_scheme {
 void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme);
 
 /* 1 when the non-uniform engine beats the direct one for this shape (both add
- * no latency); what the policy weighs for plans without a latency budget. */
+ * no latency): what the policy weighs for plans whose budget fits no uniform
+ * partition. */
 int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames);
+
+/* Nanoseconds per frame and channel on one thread, by model (the policy's
+ * cost of a job, cpu/cost.c): right to within a factor of about 1.5. */
+double gf_cpu_fft_nonuniform_ns(size_t ntaps);
 
 /* The engine's create with a given scheme, for tools/cpu_fft_bench.c to
  * measure schemes the rule would not pick. */

@@ -11,6 +11,7 @@
 #include "chain.h"
 #include "file/condition.h"
 #include "file/format.h"
+#include "file/metadata.h"
 #include "file/output.h"
 #include "file/pipeline.h"
 #include "filter/filter.h"
@@ -30,6 +31,7 @@ typedef struct job {
     const cli_options *o;
     SNDFILE *in, *out;
     SF_INFO in_info, out_info;
+    file_metadata meta;         /* INPUT's tags and channel layout */
     cli_chain chain;
     size_t block;
     unsigned channels;
@@ -61,7 +63,7 @@ static int open_input(const char *path, SNDFILE **sf, SF_INFO *info)
     return 0;
 }
 
-int cli_input_shape(const char *path, double *rate_hz, unsigned *channels)
+int cli_input_shape(const char *path, double *rate_hz, unsigned *channels, size_t *frames)
 {
     SNDFILE *sf;
     SF_INFO info;
@@ -69,6 +71,7 @@ int cli_input_shape(const char *path, double *rate_hz, unsigned *channels)
         return 1;
     *rate_hz = info.samplerate;
     *channels = (unsigned)info.channels;
+    *frames = info.frames > 0 ? (size_t)info.frames : 0;
     sf_close(sf);
     return 0;
 }
@@ -166,6 +169,19 @@ static int filter_all(job *j, progress *pg)
     return rc || write_failed; /* job_write said why */
 }
 
+/* "1 frame (0.0208 ms of audio)", "480000 frames (10.00 s of audio)" */
+static void describe_length(char *buf, size_t size, uint64_t frames, double rate_hz)
+{
+    const double s = (double)frames / rate_hz;
+    const char *plural = frames == 1 ? "" : "s";
+    if (s < 0.01)
+        snprintf(buf, size, "%llu frame%s (%.3g ms of audio)", (unsigned long long)frames,
+                 plural, s * 1000);
+    else
+        snprintf(buf, size, "%llu frame%s (%.2f s of audio)", (unsigned long long)frames, plural,
+                 s);
+}
+
 static void report(const job *j, double seconds)
 {
     if (j->cond.clipped) {
@@ -176,11 +192,27 @@ static void report(const job *j, double seconds)
                 floor(j->o->filter->gain_db - over_db - 0.05));
     }
     if (j->o->verbose) {
-        double audio_s = (double)j->written / j->out_info.samplerate;
-        fprintf(stderr, "gfir: wrote %llu frames (%.2f s of audio) in %.3f s: %.1fx realtime\n",
-                (unsigned long long)j->written, audio_s, seconds,
-                seconds > 0 ? audio_s / seconds : 0.0);
+        const double audio_s = (double)j->written / j->out_info.samplerate;
+        char length[96], speed[48] = "";
+        describe_length(length, sizeof length, j->written, j->out_info.samplerate);
+        /* below half a second start-up dominates, and a speed would only
+         * measure that */
+        if (audio_s >= 0.5 && seconds > 0)
+            snprintf(speed, sizeof speed, ": %sx realtime", progress_speed(audio_s / seconds));
+        fprintf(stderr, "gfir: wrote %s in %.3f s%s\n", length, seconds, speed);
     }
+}
+
+/* -v: what OUTPUT is, and what of INPUT's besides samples goes into it. */
+static void say_output(const job *j)
+{
+    char fmt[96], meta[320];
+    if (!j->o->verbose)
+        return;
+    format_describe(&j->out_info, fmt, sizeof fmt);
+    metadata_describe(&j->meta, meta, sizeof meta);
+    fprintf(stderr, "gfir: output %s, %d Hz, %d channel%s%s\n", fmt, j->out_info.samplerate,
+            j->out_info.channels, j->out_info.channels == 1 ? "" : "s", meta);
 }
 
 int cli_run_file(const cli_options *o)
@@ -197,9 +229,12 @@ int cli_run_file(const cli_options *o)
     if (output_check(o->input, o->output) || open_input(o->input, &j.in, &j.in_info))
         goto done;
     j.channels = (unsigned)j.in_info.channels;
-    if (format_choose(o->format, o->output, o->quiet, &j.in_info, &j.out_info))
+    if (metadata_read(j.in, j.in_info.channels, &j.meta) ||
+        format_choose(o->format, o->output, o->quiet, &j.in_info, j.meta.layout != NULL,
+                      &j.out_info))
         goto done;
-    if (cli_chain_create(o, j.in_info.samplerate, j.channels, j.block, &j.chain))
+    if (cli_chain_create(o, j.in_info.samplerate, j.channels, j.block,
+                         j.in_info.frames > 0 ? (size_t)j.in_info.frames : 0, &j.chain))
         goto done;
     output_catch_signals();
     if (output_begin(&of, o->output))
@@ -209,6 +244,10 @@ int cli_run_file(const cli_options *o)
         cli_error("cannot write OUTPUT '%s': %s", o->output, sf_strerror(NULL));
         goto done;
     }
+    if (format_configure(j.out, &j.out_info, o->output))
+        goto done;
+    metadata_write(j.out, &j.meta);
+    say_output(&j);
     subtype = j.out_info.format & SF_FORMAT_SUBMASK;
     condition_init(&j.cond, subtype, o->no_dither);
     /* libsndfile clips instead of wrapping integers that overflow. */
@@ -223,14 +262,18 @@ int cli_run_file(const cli_options *o)
     progress_start(&pg, !o->quiet, (double)j.in_info.frames, j.in_info.samplerate);
     t0 = progress_now();
     rc = filter_all(&j, &pg);
-    progress_end(&pg);
     if (sf_close(j.out) != 0 && !rc)
         rc = cli_error("cannot finish OUTPUT '%s': %s", o->output, sf_strerror(NULL));
     j.out = NULL;
     if (!rc)
         rc = output_commit(&of);
-    if (!rc)
+    if (!rc && !o->verbose)
+        progress_done(&pg);
+    progress_end(&pg);
+    if (!rc) {
         report(&j, progress_now() - t0);
+        metadata_check(o->output, &j.meta, o->quiet);
+    }
 done:
     if (j.out)
         sf_close(j.out);
@@ -238,6 +281,7 @@ done:
     if (j.in)
         sf_close(j.in);
     cli_chain_destroy(&j.chain);
+    metadata_free(&j.meta);
     free(j.pcm);
     return rc;
 }

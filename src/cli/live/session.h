@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "live/ring.h"
+#include "live/timing.h"
 
 #include <portaudio.h>
 #include <signal.h>
@@ -53,6 +54,7 @@ typedef struct live_session {
     size_t period;
     size_t filter_delay;            /* frames, linear-phase designs */
     unsigned long deadline_misses;  /* periods the worker took too long over */
+    block_times times;              /* each block's filtering time, once streaming */
     long pending_drift;
     double started;                 /* monotonic seconds at stream start */
     unsigned long last_callbacks;
