@@ -1,6 +1,7 @@
 /*
  * cpu_fft_bench.c - measures the CPU kernels through the public API, to set
- * the constants of src/cpu/fft_uniform.c:
+ * the constants of src/cpu/fft_uniform.c (tools/cpu_nupc_bench.c does the
+ * same for the zero-latency engine, src/cpu/fft_nonuniform.c):
  *
  *   cpu_fft_bench --crossover [MARGIN]
  *                               per block size, the tap count from which the

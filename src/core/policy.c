@@ -18,14 +18,16 @@
  * - The kernel, for AUTO: on CUDA, FFT from the device's measured crossover,
  *   in the delay-line form for calls of up to 2048 frames; on the CPU, the
  *   uniformly partitioned FFT where the budget covers its partition and it
- *   beats direct convolution there, else direct.
+ *   beats direct convolution there, else the non-uniformly partitioned FFT
+ *   (latency 0) where it beats direct, else direct.
  * - A named FFT kernel on the CPU runs uniformly partitioned within the
- *   budget where its partitions can fit it, otherwise with the largest
- *   partition its rule allows, and reports that latency.
+ *   budget where its partitions can fit it, otherwise non-uniformly
+ *   partitioned, with latency 0.
  */
 #include "core/policy.h"
 #include "core/registry.h"
 #include "cpu/cost.h"
+#include "cpu/fft_nonuniform.h"
 #include "cpu/fft_uniform.h"
 #ifdef GFIR_HAVE_CUDA
 #include "cuda/facts.h"
@@ -49,6 +51,9 @@ static void choose_cpu(gfir_plan *plan, gfir_kernel requested)
             plan->kernel = GFIR_KERNEL_FFT;
             plan->form = GF_FORM_UNIFORM;
             plan->partition = part;
+        } else if (gf_cpu_fft_nonuniform_preferred(plan->ntaps, plan->block_frames)) {
+            plan->kernel = GFIR_KERNEL_FFT;
+            plan->form = GF_FORM_NONUNIFORM;
         } else {
             plan->kernel = GFIR_KERNEL_DIRECT;
         }
@@ -56,9 +61,8 @@ static void choose_cpu(gfir_plan *plan, gfir_kernel requested)
     }
     plan->kernel = requested;
     if (requested == GFIR_KERNEL_FFT) {
-        plan->form = GF_FORM_UNIFORM;
-        plan->partition =
-            part ? part : gf_cpu_fft_partition(plan->ntaps, plan->block_frames, GFIR_LATENCY_ANY);
+        plan->form = part ? GF_FORM_UNIFORM : GF_FORM_NONUNIFORM;
+        plan->partition = part;
     }
 }
 

@@ -7,7 +7,10 @@
 
 static const gf_cpu_engine *engine_of(const gfir_plan *plan)
 {
-    return plan->kernel == GFIR_KERNEL_FFT ? &gf_cpu_fft_uniform_engine : &gf_cpu_direct_engine;
+    if (plan->kernel != GFIR_KERNEL_FFT)
+        return &gf_cpu_direct_engine;
+    return plan->form == GF_FORM_NONUNIFORM ? &gf_cpu_fft_nonuniform_engine
+                                            : &gf_cpu_fft_uniform_engine;
 }
 
 static int cpu_available(void)

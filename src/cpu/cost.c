@@ -14,9 +14,11 @@
  * 2026-11-23): 512 taps at P = 512 3.5 ns, 65536 at 32768 5.4 ns, 262144 at
  * 32768 6.3 ns (model 8.8) and at 8192 16.0 (model 20.2), 2^20 at 32768 23.3
  * (model 20.8). The engine spreads channels over threads, and a single
- * channel's partitions only when there are many of them.
+ * channel's partitions only when there are many of them. The zero-latency
+ * FFT engine's model is its own (gf_cpu_fft_nonuniform_ns()).
  */
 #include "cpu/cost.h"
+#include "cpu/fft_nonuniform.h"
 #include "cpu/pool.h"
 
 #define DIRECT_MACS_PER_S 20e9
@@ -37,6 +39,11 @@ double gf_cpu_seconds(const gfir_plan *plan, double frames)
 {
     const double threads = plan->threads ? plan->threads : gf_cpu_count();
     const double samples = frames * plan->channels;
+    if (plan->kernel == GFIR_KERNEL_FFT && plan->form == GF_FORM_NONUNIFORM) {
+        /* Large calls spread their channels over the threads. */
+        const double used = plan->channels < threads ? plan->channels : threads;
+        return samples * gf_cpu_fft_nonuniform_ns(plan->ntaps) * 1e-9 / used;
+    }
     if (plan->kernel == GFIR_KERNEL_FFT && plan->partition) {
         const double p = (double)plan->partition;
         const double parts = (double)((plan->ntaps + plan->partition - 1) / plan->partition);

@@ -31,9 +31,10 @@
  * 32768 is the ceiling: `cpu_fft_bench --partition` found longer FFTs no
  * faster per frame even for 2^20 taps (they leave the L2 cache), while the
  * delay line's memory, 16 bytes per tap and channel, does not depend on P.
- * The offline CLI compensates the latency by flushing P more frames, so no
- * zero-latency mode (a direct head partition) is offered: it would cost P
- * direct multiply-adds per frame.
+ * Plans whose latency budget (max_latency_frames) fits no partition get the
+ * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a direct
+ * head and growing partitions, which costs three to four times as much per
+ * frame as this engine at its best partition (tools/cpu_nupc_bench --table).
  */
 #define MIN_PARTITION ((size_t)64)
 #define MAX_PARTITION ((size_t)32768)

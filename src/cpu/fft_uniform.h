@@ -10,7 +10,8 @@
  * frames (plan->latency_frames = P), whatever the chunking of the calls.
  * The policy (core/policy.c) sets P in plan->partition.
  *
- * Its engine (engine.h) is gf_cpu_fft_uniform_engine.
+ * Its engine (engine.h) is gf_cpu_fft_uniform_engine, for FFT plans of form
+ * GF_FORM_UNIFORM; the zero-latency one is fft_nonuniform.h's.
  */
 #ifndef GF_CPU_FFT_UNIFORM_H
 #define GF_CPU_FFT_UNIFORM_H

@@ -10,6 +10,7 @@
 #include "test_util.h"
 
 #include "core/plan.h"
+#include "cpu/fft_nonuniform.h"
 #include "cpu/fft_uniform.h"
 
 #include <setjmp.h>
@@ -44,8 +45,9 @@ static gfir_plan *make(const float *taps, size_t ntaps, gfir_backend backend,
 }
 
 /* AUTO on the CPU, over tap counts, call sizes and budgets: the latency is
- * within the budget, and the uniform FFT is used exactly where its rule and
- * table say it pays within that budget. */
+ * within the budget, the uniform FFT is used exactly where its rule and
+ * table say it pays within that budget, and elsewhere the zero-latency FFT
+ * where its crossover says it beats direct. */
 static void auto_respects_every_budget(void **state)
 {
     static const size_t ntaps[] = {1, 15, 63, 191, 192, 255, 1023, 4095, 65535};
@@ -60,14 +62,16 @@ static void auto_respects_every_budget(void **state)
                 gfir_plan *plan = make(taps, ntaps[t], GFIR_BACKEND_CPU, GFIR_KERNEL_AUTO,
                                        blocks[b], budget);
                 const size_t part = gf_cpu_fft_partition(ntaps[t], blocks[b], budget);
-                const int fft = part && ntaps[t] >= gf_cpu_fft_uniform_min_taps(part);
+                const int uniform = part && ntaps[t] >= gf_cpu_fft_uniform_min_taps(part);
+                const int fft =
+                    uniform || gf_cpu_fft_nonuniform_preferred(ntaps[t], blocks[b]);
                 const size_t latency = gfir_plan_latency(plan);
                 if (budget != GFIR_LATENCY_ANY && latency > budget)
                     fail_msg("%zu taps, block %zu: latency %zu over the budget %zu", ntaps[t],
                              blocks[b], latency, budget);
                 assert_int_equal(gfir_plan_kernel(plan),
                                  fft ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT);
-                assert_int_equal(latency, fft ? part : 0);
+                assert_int_equal(latency, uniform ? part : 0);
                 gfir_plan_destroy(plan);
             }
         }
@@ -105,6 +109,11 @@ static void named_fft_fits_the_budget(void **state)
     plan = make(taps, 4095, GFIR_BACKEND_CPU, GFIR_KERNEL_FFT, 4096, 1000);
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
     assert_int_equal(gfir_plan_latency(plan), 512);
+    gfir_plan_destroy(plan);
+    /* Below the smallest partition: the zero-latency engine. */
+    plan = make(taps, 4095, GFIR_BACKEND_CPU, GFIR_KERNEL_FFT, 4096, 63);
+    assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
+    assert_int_equal(gfir_plan_latency(plan), 0);
     gfir_plan_destroy(plan);
     plan = make(taps, 4095, GFIR_BACKEND_CPU, GFIR_KERNEL_DIRECT, 4096, GFIR_LATENCY_ANY);
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_DIRECT);
