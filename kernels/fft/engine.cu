@@ -72,6 +72,8 @@ struct gf_fft_filter {
     unsigned filters;
     float2 *d_spec;  /* filters * parts rows of fft_size / 2 + 1 bins */
     float2 *d_smfft_spec, *d_smfft_tw; /* smfft's spectra and twiddles, or NULL */
+    cufftHandle spec_plan; /* the rows' R2C, kept for gf_fft_filter_set_taps */
+    int has_spec_plan;
 };
 
 /* A batched transform, in place, of `count` rows of every channel. */
@@ -103,6 +105,8 @@ extern "C" void gf_fft_filter_destroy(gf_fft_filter *f)
 {
     if (!f)
         return;
+    if (f->has_spec_plan)
+        gf_cufft().destroy(f->spec_plan);
     cudaFree(f->d_spec);
     cudaFree(f->d_smfft_spec);
     cudaFree(f->d_smfft_tw);
@@ -116,7 +120,8 @@ extern "C" size_t gf_fft_filter_size(const gf_fft_filter *f)
 
 /* Uploads the scaled, zero-padded taps (partition p of tap set t in row
  * t * parts + p) into rows of n + 2 floats and transforms them in place
- * with cuFFT, on the stream; waits for it. */
+ * with cuFFT, on the stream; waits for it. The plan stays with the filter
+ * for new taps later (gf_fft_filter_set_taps). */
 static gfir_status cufft_spectrum(gf_fft_filter *f, const float *taps, cudaStream_t stream,
                                   char *why, size_t why_len)
 {
@@ -140,28 +145,24 @@ static gfir_status cufft_spectrum(gf_fft_filter *f, const float *taps, cudaStrea
         return gf_cuda_fail(e, "uploading the taps for their spectrum", why, why_len);
     }
 
-    cufftHandle plan;
     size_t work = 0;
     const char *call = "cufftCreate (filter spectrum)";
-    cufftResult r = gf_cufft().create(&plan);
-    const int made = r == CUFFT_SUCCESS;
+    cufftResult r = gf_cufft().create(&f->spec_plan);
+    f->has_spec_plan = r == CUFFT_SUCCESS;
     if (r == CUFFT_SUCCESS) {
         call = "cufftMakePlanMany64 (filter spectrum)";
-        r = gf_cufft_plan_many(plan, CUFFT_R2C, n, rows, row, n / 2 + 1, 1, &work);
+        r = gf_cufft_plan_many(f->spec_plan, CUFFT_R2C, n, rows, row, n / 2 + 1, 1, &work);
     }
     if (r == CUFFT_SUCCESS) {
         call = "cufftSetStream (filter spectrum)";
-        r = gf_cufft().set_stream(plan, stream);
+        r = gf_cufft().set_stream(f->spec_plan, stream);
     }
     if (r == CUFFT_SUCCESS) {
         call = "cufftExecR2C (filter spectrum)";
-        r = gf_cufft().exec_r2c(plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
+        r = gf_cufft().exec_r2c(f->spec_plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
     }
-    /* h feeds the upload and the plan's work area goes with the plan: both
-     * wait for the stream, which holds nothing of anyone else's */
+    /* h feeds the upload */
     e = cudaStreamSynchronize(stream);
-    if (made)
-        gf_cufft().destroy(plan);
     free(h);
     if (r != CUFFT_SUCCESS)
         return gf_cufft_fail(r, call, why, why_len);
@@ -231,6 +232,31 @@ extern "C" gfir_status gf_fft_filter_create(gf_fft_filter **out, const float *ta
         return st;
     }
     *out = f;
+    return GFIR_OK;
+}
+
+extern "C" gfir_status gf_fft_filter_set_taps(gf_fft_filter *f, const float *d_taps,
+                                              cudaStream_t stream, char *why, size_t why_len)
+{
+    if (!f || !d_taps)
+        return gf_detail(why, why_len, GFIR_ERR_NULL, "gf_fft_filter_set_taps: NULL argument");
+    const size_t n = f->fft_size;
+    cudaError_t e = gf_fft_load_taps(d_taps, f->ntaps, f->filters, f->parts,
+                                     f->part ? f->part : n, 1.0f / (float)n, (float *)f->d_spec,
+                                     n, stream);
+    if (e != cudaSuccess)
+        return gf_cuda_fail(e, "loading new taps for their spectrum", why, why_len);
+    GF_CUFFT_TRY(gf_cufft().set_stream(f->spec_plan, stream), "cufftSetStream (new taps)", why,
+                 why_len);
+    GF_CUFFT_TRY(gf_cufft().exec_r2c(f->spec_plan, (cufftReal *)f->d_spec,
+                                     (cufftComplex *)f->d_spec),
+                 "cufftExecR2C (new taps)", why, why_len);
+    if (f->d_smfft_spec) {
+        e = gf_smfft_spectrum_into(d_taps, f->ntaps, f->filters, n, f->d_smfft_tw,
+                                   f->d_smfft_spec, stream);
+        if (e != cudaSuccess)
+            return gf_cuda_fail(e, "gf_smfft_spectrum_into (new taps)", why, why_len);
+    }
     return GFIR_OK;
 }
 

@@ -61,6 +61,12 @@ cudaError_t gf_smfft_spectrum(const float *d_taps, size_t ntaps, unsigned filter
                               size_t n_fft, cudaStream_t stream, float2 **d_tw,
                               float2 **d_spec);
 
+/* The same spectra for new taps, into the arrays gf_smfft_spectrum made for
+ * this shape (ntaps, filters, n_fft), queued on `stream` without waiting. */
+cudaError_t gf_smfft_spectrum_into(const float *d_taps, size_t ntaps, unsigned filters,
+                                   size_t n_fft, const float2 *d_tw, float2 *d_spec,
+                                   cudaStream_t stream);
+
 /* Bytes of work area for rows segments per channel (0: none needed). */
 size_t gf_smfft_work(size_t n_fft, size_t rows, unsigned channels);
 

@@ -88,11 +88,13 @@ gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane
     return GFIR_OK;
 }
 
-/* After a failure nothing in flight is handed back. */
+/* After a failure nothing in flight is handed back; a lane with no output
+ * pending holds nothing of the caller's, and is not waited for. */
 static void abandon(gf_cuda_state *st)
 {
     for (int i = 0; i < 2; i++) {
-        cudaStreamSynchronize(st->lane[i].stream);
+        if (st->lane[i].dest)
+            cudaStreamSynchronize(st->lane[i].stream);
         st->lane[i].dest = NULL;
     }
 }
@@ -130,10 +132,10 @@ static gfir_status enqueue(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me,
                     why, why_len);
     GF_CUDA_TRY(cudaStreamWaitEvent(me->stream, prev->staged, 0), why, why_len);
     GF_CUDA_TRY(gf_launch_stage(prev->d_x, prev->n, me->d_x, st->x_stride, st->halo,
-                                src ? me->d_in : NULL, n, plan->channels, me->stream),
+                                src ? me->d_in : NULL, ch, 1, n, plan->channels, me->stream),
                 why, why_len);
     GF_CUDA_TRY(cudaEventRecord(me->staged, me->stream), why, why_len);
-    status = st->step(plan, st, me, n);
+    status = st->step(plan, st, me, me->d_x, st->x_stride, n, me->d_out, ch, 1);
     if (status != GFIR_OK)
         return status;
     GF_CUDA_TRY(cudaMemcpyAsync(dst, me->d_out, bytes, cudaMemcpyDeviceToHost, me->stream), why,
