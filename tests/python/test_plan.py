@@ -92,7 +92,11 @@ def test_properties_and_errors(rng):
     with pytest.raises(gfir.UnavailableError, match="kernel"):
         gfir.Plan(signal(rng, 5), backend="cpu", kernel="tiled")
     plan.close()
-    plan.close()
+    plan.close()  # twice is harmless; using it is not
+    with pytest.raises(ValueError, match="closed"):
+        plan(signal(rng, 2, 10))
+    with pytest.raises(ValueError, match="closed"):
+        plan.latency
 
 
 def test_device_calls_need_the_gpu(rng):

@@ -37,47 +37,54 @@ class CPlan:
         self.channels = cfg.channels
         self.ntaps = ntaps
 
+    @property
+    def live(self) -> int:
+        """The handle, or ValueError once the plan is closed."""
+        if self.handle is None:
+            raise ValueError("gfir: the plan is closed")
+        return self.handle
+
     def check(self, status: int, call: str) -> None:
         _lib.check(status, call, self.handle)
 
     def execute(self, x_ptr: int, y_ptr: int, frames: int) -> None:
-        self.check(_lib.lib.gfir_plan_execute(self.handle, x_ptr, y_ptr, frames),
+        self.check(_lib.lib.gfir_plan_execute(self.live, x_ptr, y_ptr, frames),
                    "gfir_plan_execute")
 
     def flush(self, y_ptr: int, frames: int) -> None:
-        self.check(_lib.lib.gfir_plan_flush(self.handle, y_ptr, frames), "gfir_plan_flush")
+        self.check(_lib.lib.gfir_plan_flush(self.live, y_ptr, frames), "gfir_plan_flush")
 
     def execute_device(self, x_ptr: int, x_stride: int, x_dist: int, y_ptr: int,
                        y_stride: int, y_dist: int, frames: int, stream: int) -> None:
-        self.check(_lib.lib.gfir_plan_execute_device(self.handle, x_ptr, x_stride, x_dist,
+        self.check(_lib.lib.gfir_plan_execute_device(self.live, x_ptr, x_stride, x_dist,
                                                      y_ptr, y_stride, y_dist, frames,
                                                      stream or None),
                    "gfir_plan_execute_device")
 
     def flush_device(self, y_ptr: int, y_stride: int, y_dist: int, frames: int,
                      stream: int) -> None:
-        self.check(_lib.lib.gfir_plan_flush_device(self.handle, y_ptr, y_stride, y_dist,
+        self.check(_lib.lib.gfir_plan_flush_device(self.live, y_ptr, y_stride, y_dist,
                                                    frames, stream or None),
                    "gfir_plan_flush_device")
 
     def set_taps_device(self, taps_ptr: int, stream: int) -> None:
-        self.check(_lib.lib.gfir_plan_set_taps_device(self.handle, taps_ptr, stream or None),
+        self.check(_lib.lib.gfir_plan_set_taps_device(self.live, taps_ptr, stream or None),
                    "gfir_plan_set_taps_device")
 
     def reset(self) -> None:
-        self.check(_lib.lib.gfir_plan_reset(self.handle), "gfir_plan_reset")
+        self.check(_lib.lib.gfir_plan_reset(self.live), "gfir_plan_reset")
 
     @property
     def latency(self) -> int:
-        return _lib.lib.gfir_plan_latency(self.handle)
+        return _lib.lib.gfir_plan_latency(self.live)
 
     @property
     def backend(self) -> str:
-        return _name(_lib.BACKENDS, _lib.lib.gfir_plan_backend(self.handle))
+        return _name(_lib.BACKENDS, _lib.lib.gfir_plan_backend(self.live))
 
     @property
     def kernel(self) -> str:
-        return _name(_lib.KERNELS, _lib.lib.gfir_plan_kernel(self.handle))
+        return _name(_lib.KERNELS, _lib.lib.gfir_plan_kernel(self.live))
 
     def close(self) -> None:
         if self.handle is not None:
