@@ -236,21 +236,24 @@ extern "C" gfir_status gf_fft_filter_create(gf_fft_filter **out, const float *ta
 }
 
 extern "C" gfir_status gf_fft_filter_set_taps(gf_fft_filter *f, const float *d_taps,
-                                              cudaStream_t stream, char *why, size_t why_len)
+                                              int with_cufft, cudaStream_t stream, char *why,
+                                              size_t why_len)
 {
     if (!f || !d_taps)
         return gf_detail(why, why_len, GFIR_ERR_NULL, "gf_fft_filter_set_taps: NULL argument");
     const size_t n = f->fft_size;
-    cudaError_t e = gf_fft_load_taps(d_taps, f->ntaps, f->filters, f->parts,
-                                     f->part ? f->part : n, 1.0f / (float)n, (float *)f->d_spec,
-                                     n, stream);
-    if (e != cudaSuccess)
-        return gf_cuda_fail(e, "loading new taps for their spectrum", why, why_len);
-    GF_CUFFT_TRY(gf_cufft().set_stream(f->spec_plan, stream), "cufftSetStream (new taps)", why,
-                 why_len);
-    GF_CUFFT_TRY(gf_cufft().exec_r2c(f->spec_plan, (cufftReal *)f->d_spec,
-                                     (cufftComplex *)f->d_spec),
-                 "cufftExecR2C (new taps)", why, why_len);
+    cudaError_t e;
+    if (with_cufft || !f->d_smfft_spec) {
+        e = gf_fft_load_taps(d_taps, f->ntaps, f->filters, f->parts, f->part ? f->part : n,
+                             1.0f / (float)n, (float *)f->d_spec, n, stream);
+        if (e != cudaSuccess)
+            return gf_cuda_fail(e, "loading new taps for their spectrum", why, why_len);
+        GF_CUFFT_TRY(gf_cufft().set_stream(f->spec_plan, stream), "cufftSetStream (new taps)",
+                     why, why_len);
+        GF_CUFFT_TRY(gf_cufft().exec_r2c(f->spec_plan, (cufftReal *)f->d_spec,
+                                         (cufftComplex *)f->d_spec),
+                     "cufftExecR2C (new taps)", why, why_len);
+    }
     if (f->d_smfft_spec) {
         e = gf_smfft_spectrum_into(d_taps, f->ntaps, f->filters, n, f->d_smfft_tw,
                                    f->d_smfft_spec, stream);

@@ -60,9 +60,11 @@ size_t gf_fft_filter_size(const gf_fft_filter *f);
 /* Remakes the spectra from filters x ntaps new taps in device memory
  * (natural order, one set after another), queued on `stream` without
  * waiting. No engine may be running on the filter meanwhile: the caller
- * orders the streams. */
-gfir_status gf_fft_filter_set_taps(gf_fft_filter *f, const float *d_taps, cudaStream_t stream,
-                                   char *why, size_t why_len);
+ * orders the streams. with_cufft 0 skips the spectra only cuFFT's passes
+ * read, for a filter whose engines all run smfft (gf_fft_engine_smfft);
+ * a filter without smfft spectra always remakes them. */
+gfir_status gf_fft_filter_set_taps(gf_fft_filter *f, const float *d_taps, int with_cufft,
+                                   cudaStream_t stream, char *why, size_t why_len);
 void gf_fft_filter_destroy(gf_fft_filter *f);
 
 /* An engine for `channels` channels on `stream`; f has 1 tap set (shared by

@@ -117,7 +117,9 @@ static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t str
     if (status != GFIR_OK)
         return status;
     if (plan->kernel == GFIR_KERNEL_FFT) {
-        status = gf_fft_filter_set_taps(st->fft_filter, taps, l0->stream, plan->detail,
+        const int cufft = !gf_fft_engine_smfft(st->lane[0].fft) ||
+                          !gf_fft_engine_smfft(st->lane[1].fft);
+        status = gf_fft_filter_set_taps(st->fft_filter, taps, cufft, l0->stream, plan->detail,
                                         sizeof plan->detail);
         if (status != GFIR_OK)
             return status;
