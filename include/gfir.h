@@ -304,6 +304,25 @@ GFIR_API gfir_status gfir_plan_flush_device(gfir_plan *plan, float *out, size_t 
                                             size_t out_dist, size_t frames, void *stream);
 
 /*
+ * One whole signal on the device, as a new plan filters it: writes frames
+ * start .. start + length - 1 of the full convolution y = h * x of the
+ * signal in (frames frames, zeros before and after it, so y has frames +
+ * ntaps - 1 frames and frames beyond those are zeros) to out, which holds
+ * length frames. NumPy's and SciPy's modes are windows of it: "full" start
+ * 0, length frames + ntaps - 1; "same" start (ntaps - 1) / 2, length
+ * frames; "valid" start ntaps - 1, length frames - ntaps + 1. The history is
+ * neither read nor kept: it is clear when the call returns. Planar input
+ * with stride 1 is read where it lies, the FFT kernel's zeros before and
+ * after the signal are its own, and no pass is spent on the modes' windows,
+ * so one call costs what the kernel does; layouts, streams and errors as for
+ * gfir_plan_execute_device().
+ */
+GFIR_API gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in, size_t in_stride,
+                                               size_t in_dist, size_t frames, float *out,
+                                               size_t out_stride, size_t out_dist, size_t start,
+                                               size_t length, void *stream);
+
+/*
  * Replaces the plan's taps with new ones in device memory: filter_channels
  * sets of the plan's ntaps floats, one after another, as gfir_plan_create()
  * takes them (a shorter filter padded with zeros), and clears the history
@@ -315,20 +334,20 @@ GFIR_API gfir_status gfir_plan_flush_device(gfir_plan *plan, float *out, size_t 
  * Batches. B signals, each through its own filter, are one plan with
  * channels = filter_channels = B (at most GFIR_MAX_CHANNELS; more are
  * several plans): with the signals, filters and outputs as planar rows on
- * the device (stride 1, dist the row's length), gfir_plan_set_taps_device(),
- * gfir_plan_execute_device() and, for the filters' tails,
- * gfir_plan_flush_device() each filter the whole batch in one launch
- * sequence, without waiting. Every filter has the plan's ntaps taps (pad
- * shorter ones with zeros), and one plan, made once, serves every later
+ * the device (stride 1, dist the row's length), gfir_plan_set_taps_device()
+ * and gfir_plan_convolve_device() (or the streaming calls) each filter the
+ * whole batch in one launch sequence, without waiting. Every filter has the
+ * plan's ntaps taps (pad shorter ones with zeros), and one plan, made once
+ * with max_block_frames at least the output's length, serves every later
  * batch of the same shape:
  *
  *   cfg.channels = cfg.filter_channels = B; cfg.backend = GFIR_BACKEND_CUDA;
- *   cfg.max_block_frames = T;
- *   gfir_plan_create(&plan, h_any_taps, M, &cfg);       // B x M host taps, once
+ *   cfg.max_block_frames = T + M - 1;
+ *   gfir_plan_create(&plan, h_any, M, &cfg);            // B x M host taps, once
  *   for each batch:                                     // d_x: B x T, d_h: B x M
- *       gfir_plan_set_taps_device(plan, d_h, stream);   // new filters, history cleared
- *       gfir_plan_execute_device(plan, d_x, 1, T, d_y, 1, T + M - 1, T, stream);
- *       gfir_plan_flush_device(plan, d_y + T, 1, T + M - 1, M - 1, stream);
+ *       gfir_plan_set_taps_device(plan, d_h, stream);   // the batch's filters
+ *       gfir_plan_convolve_device(plan, d_x, 1, T, T, d_y, 1, T + M - 1,
+ *                                 0, T + M - 1, stream); // d_y: B x (T + M - 1)
  */
 GFIR_API gfir_status gfir_plan_set_taps_device(gfir_plan *plan, const float *taps, void *stream);
 

@@ -82,6 +82,12 @@ cudaError_t gf_launch_direct(const gf_conv_args *a, cudaStream_t stream);
 cudaError_t gf_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_cur,
                               size_t x_stride, size_t halo, const float *d_in, size_t in_stride,
                               size_t in_dist, size_t n, unsigned channels, cudaStream_t stream);
+/* window: a planar block for a window of a whole signal: d_x[c] gets lead
+ * zeros, then samples base, base + 1, ... of channel c of strided d_in
+ * (frames samples long), zeros past its end, len elements in all. */
+cudaError_t gf_launch_window(const float *d_in, size_t in_stride, size_t in_dist, size_t frames,
+                             size_t lead, size_t base, float *d_x, size_t x_stride, size_t len,
+                             unsigned channels, cudaStream_t stream);
 /* restride: n frames of `channels` channels from one strided buffer to
  * another (planar rows to interleaved frames, or to a caller's layout). The
  * two must not overlap. */

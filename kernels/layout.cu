@@ -30,6 +30,20 @@ __global__ void stage_kernel(const float *__restrict__ x_prev, size_t prev_n,
     x_cur[c * x_stride + j] = v;
 }
 
+/* One thread per element of x[c]: lead zeros, then samples base .. of the
+ * signal, zeros past its end. */
+__global__ void window_kernel(const float *__restrict__ in, size_t in_stride, size_t in_dist,
+                              size_t frames, size_t lead, size_t base, float *__restrict__ x,
+                              size_t x_stride, size_t len)
+{
+    const size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    const unsigned c = blockIdx.y;
+    if (j >= len)
+        return;
+    const size_t k = base + j - lead; /* wraps past frames below lead */
+    x[c * x_stride + j] = j >= lead && k < frames ? in[k * in_stride + c * in_dist] : 0.0f;
+}
+
 /* One thread per sample (i, c); consecutive threads take consecutive frames
  * of one channel, so planar sides are coalesced and interleaved ones meet in L2. */
 __global__ void restride_kernel(const float *__restrict__ src, size_t src_stride,
@@ -65,6 +79,21 @@ extern "C" cudaError_t gf_launch_stage(const float *d_x_prev, size_t prev_n, flo
     dim3 grid((unsigned)((halo + n + LAYOUT_THREADS - 1) / LAYOUT_THREADS), channels);
     stage_kernel<<<grid, LAYOUT_THREADS, 0, stream>>>(d_x_prev, prev_n, d_x_cur, x_stride, halo,
                                                       d_in, in_stride, in_dist, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t gf_launch_window(const float *d_in, size_t in_stride, size_t in_dist,
+                                        size_t frames, size_t lead, size_t base, float *d_x,
+                                        size_t x_stride, size_t len, unsigned channels,
+                                        cudaStream_t stream)
+{
+    if (!d_in || !d_x || channels == 0 || channels > GF_GRID_Y_MAX || x_stride < len)
+        return cudaErrorInvalidValue;
+    if (len == 0)
+        return cudaSuccess;
+    dim3 grid((unsigned)((len + LAYOUT_THREADS - 1) / LAYOUT_THREADS), channels);
+    window_kernel<<<grid, LAYOUT_THREADS, 0, stream>>>(d_in, in_stride, in_dist, frames, lead,
+                                                       base, d_x, x_stride, len);
     return cudaGetLastError();
 }
 

@@ -270,6 +270,11 @@ extern "C" int gf_fft_engine_smfft(const gf_fft_engine *e)
     return e ? e->smfft : 0;
 }
 
+extern "C" size_t gf_fft_engine_max_n(const gf_fft_engine *e)
+{
+    return e ? e->max_n : 0;
+}
+
 extern "C" void gf_fft_engine_destroy(gf_fft_engine *e)
 {
     if (!e)
@@ -418,9 +423,9 @@ extern "C" gfir_status gf_fft_engine_create(gf_fft_engine **out, const gf_fft_fi
 }
 
 /* The cuFFT path: gather, R2C, multiply or multiply-accumulate, C2R, extract. */
-static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t n,
-                             float *d_out, size_t frame_stride, size_t channel_stride,
-                             char *why, size_t why_len)
+static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t lead,
+                             size_t avail, size_t n, float *d_out, size_t frame_stride,
+                             size_t channel_stride, char *why, size_t why_len)
 {
     const gf_fft_filter *f = e->f;
     const size_t n_fft = f->fft_size, halo = f->ntaps - 1, bins = n_fft / 2 + 1;
@@ -428,7 +433,7 @@ static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride
     shape(e, n, &segs, &rows);
     const fft_plan *fwd = covering(e->r2c, segs), *inv = covering(e->c2r, rows);
     float *in = f->part ? e->d_in : e->d_buf; /* partitioned: spectra kept apart */
-    cudaError_t ce = gf_fft_gather(d_x, x_stride, halo + n, f->front, in, n_fft, e->hop,
+    cudaError_t ce = gf_fft_gather(d_x, x_stride, avail, f->front + lead, in, n_fft, e->hop,
                                    fwd->count, e->channels, e->stream);
     if (ce != cudaSuccess)
         return gf_cuda_fail(ce, "the gather pass", why, why_len);
@@ -453,34 +458,49 @@ static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride
     return GFIR_OK;
 }
 
-extern "C" gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride,
-                                  size_t n, float *d_out, size_t frame_stride,
-                                  size_t channel_stride, char *why, size_t why_len)
+extern "C" gfir_status gf_fft_run_window(gf_fft_engine *e, const float *d_x, size_t x_stride,
+                                         size_t lead, size_t avail, size_t n, float *d_out,
+                                         size_t frame_stride, size_t channel_stride, char *why,
+                                         size_t why_len)
 {
     if (!e || !d_x || !d_out)
         return gf_detail(why, why_len, GFIR_ERR_NULL, "gf_fft_run: NULL argument");
     const gf_fft_filter *f = e->f;
     const size_t n_fft = f->fft_size, halo = f->ntaps - 1;
-    if (n > e->max_n || x_stride < halo + n)
+    if (n > e->max_n || (e->channels > 1 && x_stride < avail))
         return gf_detail(why, why_len, GFIR_ERR_ARG,
-                         "gf_fft_run: %zu frames with input pitch %zu (engine of %zu)", n,
-                         x_stride, e->max_n);
+                         "gf_fft_run: %zu frames, %zu samples at pitch %zu (engine of %zu)", n,
+                         avail, x_stride, e->max_n);
     if (n == 0)
         return GFIR_OK;
     if (!e->smfft)
-        return run_cufft(e, d_x, x_stride, n, d_out, frame_stride, channel_stride, why,
-                         why_len);
+        return run_cufft(e, d_x, x_stride, lead, avail, n, d_out, frame_stride, channel_stride,
+                         why, why_len);
     size_t segs, rows;
     shape(e, n, &segs, &rows);
     unsigned log_n = 0;
     while (((size_t)1 << log_n) < n_fft)
         log_n++;
-    const gf_smfft_args a = {d_x,          x_stride,        halo + n,        f->d_smfft_spec,
-                             f->d_smfft_tw, f->filters == 1, log_n,           e->hop,
-                             halo,         rows,            n,               d_out,
-                             frame_stride, channel_stride,  e->channels,     e->d_smfft_work};
+    const gf_smfft_args a = {d_x,          x_stride,        avail,          lead,
+                             f->d_smfft_spec, f->d_smfft_tw, f->filters == 1, log_n,
+                             e->hop,       halo,            rows,           n,
+                             d_out,        frame_stride,    channel_stride, e->channels,
+                             e->d_smfft_work};
     const cudaError_t ce = gf_smfft_run(&a, e->stream);
     if (ce != cudaSuccess)
         return gf_cuda_fail(ce, "gf_smfft_run", why, why_len);
     return GFIR_OK;
+}
+
+extern "C" gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride,
+                                  size_t n, float *d_out, size_t frame_stride,
+                                  size_t channel_stride, char *why, size_t why_len)
+{
+    const size_t halo = e ? e->f->ntaps - 1 : 0;
+    if (e && x_stride < halo + n)
+        return gf_detail(why, why_len, GFIR_ERR_ARG,
+                         "gf_fft_run: %zu frames with input pitch %zu (engine of %zu)", n,
+                         x_stride, e->max_n);
+    return gf_fft_run_window(e, d_x, x_stride, 0, halo + n, n, d_out, frame_stride,
+                             channel_stride, why, why_len);
 }

@@ -91,6 +91,20 @@ gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride, size
                        float *d_out, size_t frame_stride, size_t channel_stride, char *why,
                        size_t why_len);
 
+/*
+ * As gf_fft_run, from input that is partly outside memory: sample j of
+ * channel c (j < ntaps - 1 + n) is d_x[c * x_stride + j - lead] for
+ * lead <= j < lead + avail, and zero elsewhere. So a window of a whole
+ * signal in the caller's rows needs no copy: the zeros before its first
+ * sample are lead, those after its last sample lie past avail. x_stride >=
+ * avail unless the engine has one channel.
+ */
+gfir_status gf_fft_run_window(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t lead,
+                              size_t avail, size_t n, float *d_out, size_t frame_stride,
+                              size_t channel_stride, char *why, size_t why_len);
+/* The most frames one run of the engine takes. */
+size_t gf_fft_engine_max_n(const gf_fft_engine *e);
+
 #ifdef __cplusplus
 }
 #endif

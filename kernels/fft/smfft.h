@@ -32,8 +32,9 @@ extern "C" {
 #define GF_SMFFT_MAX ((size_t)1 << 22)
 
 typedef struct gf_smfft_args {
-    const float *d_x;        /* as gf_fft_run's input */
-    size_t x_stride, avail;  /* avail: ntaps - 1 + n samples per channel */
+    const float *d_x;        /* as gf_fft_run_window's input: */
+    size_t x_stride, avail;  /* avail samples per channel from d_x on, */
+    size_t lead;             /* after lead zeros that are not in memory */
     const float2 *d_spec;    /* gf_smfft_spectrum's, N points per tap set */
     const float2 *d_tw;      /* its twiddles */
     int shared;              /* one tap set for every channel */

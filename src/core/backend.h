@@ -43,10 +43,14 @@ typedef struct gf_backend_ops {
     gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
     /* Device memory, NULL for a backend that has none: execute_device as
      * execute, on n <= plan->block_frames frames of io, ordered on io's
-     * stream without waiting for the device; set_taps_device replaces the
-     * plan's tap sets with device ones and clears the history, the same way.
-     * Neither is called for a routed plan. */
+     * stream without waiting for the device; convolve_device writes outputs
+     * start .. start + length of the whole signal io->in (frames long, no
+     * history) and leaves the history cleared; set_taps_device replaces
+     * the plan's tap sets with device ones and clears the history, the same
+     * way. None is called for a routed plan. */
     gfir_status (*execute_device)(gfir_plan *plan, const gf_device_io *io, size_t n);
+    gfir_status (*convolve_device)(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                   size_t start, size_t length);
     gfir_status (*set_taps_device)(gfir_plan *plan, const float *taps, void *stream);
     /* Clears the history; a status < 0 when the device fails. */
     gfir_status (*reset)(gfir_plan *plan);

@@ -155,6 +155,14 @@ static gfir_status cuda_execute_device(gfir_plan *plan, const gf_device_io *io, 
                                      : gf_cuda_execute_device(plan, io, n);
 }
 
+static gfir_status cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                        size_t start, size_t length)
+{
+    return plan->form == GF_FORM_FDL
+               ? gf_cuda_fdl_convolve_device(plan, io, frames, start, length)
+               : gf_cuda_convolve_device(plan, io, frames, start, length);
+}
+
 static gfir_status cuda_set_taps_device(gfir_plan *plan, const float *taps, void *stream)
 {
     return plan->form == GF_FORM_FDL
@@ -177,6 +185,7 @@ const gf_backend_ops gf_cuda_backend = {
     .create = cuda_create,
     .execute = cuda_execute,
     .execute_device = cuda_execute_device,
+    .convolve_device = cuda_convolve_device,
     .set_taps_device = cuda_set_taps_device,
     .reset = cuda_reset,
     .destroy = cuda_destroy,

@@ -71,9 +71,14 @@ gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane
 void gf_cuda_lane_destroy(gf_cuda_lane *l);
 gfir_status gf_cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n);
 gfir_status gf_cuda_reset(gfir_plan *plan);
+/* gf_cuda_reset's zeros without its wait for pending host output: queued
+ * on the newest lane, for device calls. */
+gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st);
 
-/* device.c: backend.h's execute_device and set_taps_device for lane plans. */
+/* device.c: backend.h's device operations for lane plans. */
 gfir_status gf_cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n);
+gfir_status gf_cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                    size_t start, size_t length);
 gfir_status gf_cuda_set_taps_device(gfir_plan *plan, const float *taps, cudaStream_t stream);
 
 /* direct_plan.c and fft_plan.c: the kernel's filter, made on `stream` and

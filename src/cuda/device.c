@@ -18,6 +18,13 @@
  * newest lane's buffer, where the next call's staging looks for its halo.
  * Direct kernels write planar rows, so they take this route only towards
  * output of stride 1; the FFT engine writes any layout.
+ *
+ * A whole signal (convolve) has no history: every output window is
+ * computed from the caller's rows where they lie, the zeros before and
+ * after the signal being the FFT engine's own (gf_fft_run_window), in runs
+ * as long as lane 0's engine takes; direct kernels read the rows in place
+ * wherever a window's inputs all lie in the signal, and the windows at its
+ * ends (or of other layouts) are staged with their zeros.
  */
 #include "cuda/cuda_plan.h"
 #include "cuda_status.h"
@@ -107,12 +114,73 @@ static gfir_status execute(gfir_plan *plan, const gf_device_io *io, size_t n)
     return status;
 }
 
+/* Outputs a .. a + m of a whole signal of `frames` frames through the next
+ * lane: the window of inputs they need, zeros outside the signal, staged
+ * as the streaming path stages a block (after the other lane's staging,
+ * which may still be reading this lane's buffer). */
+static gfir_status window_staged(gfir_plan *plan, gf_cuda_state *st, const gf_device_io *io,
+                                 size_t frames, size_t a, size_t m)
+{
+    gf_cuda_lane *me = &st->lane[1 - st->last], *other = &st->lane[st->last];
+    const size_t halo = st->halo;
+    const size_t lead = a < halo ? halo - a : 0, base = a < halo ? 0 : a - halo;
+    TRY(cudaStreamWaitEvent(me->stream, other->staged, 0));
+    TRY(gf_launch_window(io->in, io->in_stride, io->in_dist, frames, lead, base, me->d_x,
+                         st->x_stride, halo + m, plan->channels, me->stream));
+    TRY(cudaEventRecord(me->staged, me->stream));
+    me->n = m;
+    st->last = 1 - st->last;
+    return st->step(plan, st, me, me->d_x, st->x_stride, m, io->out, io->out_stride,
+                    io->out_dist);
+}
+
+/* Outputs start .. start + length of the whole signal's convolution into
+ * io->out, window by window (the opening comment's last paragraph). */
+static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t frames, size_t start,
+                            size_t length)
+{
+    gf_cuda_state *st = plan->impl;
+    gf_cuda_lane *l0 = &st->lane[0];
+    const size_t halo = st->halo, end = start + length;
+    const int planar = io->in_stride == 1 && (plan->channels == 1 || io->in_dist >= frames);
+    const size_t pitch = plan->channels == 1 ? frames : io->in_dist;
+    gfir_status status = after_caller(plan, st, (cudaStream_t)io->stream);
+    for (size_t a = start, m; a < end && status == GFIR_OK; a += m) {
+        gf_device_io w = *io;
+        w.out = io->out + (a - start) * io->out_stride;
+        if (planar && plan->kernel == GFIR_KERNEL_FFT) {
+            m = end - a < gf_fft_engine_max_n(l0->fft) ? end - a : gf_fft_engine_max_n(l0->fft);
+            const size_t lead = a < halo ? halo - a : 0, base = a < halo ? 0 : a - halo;
+            size_t avail = frames > base ? frames - base : 0;
+            avail = avail < halo + m - lead ? avail : halo + m - lead;
+            status = gf_fft_run_window(l0->fft, avail ? io->in + base : io->in, pitch, lead,
+                                       avail, m, w.out, io->out_stride, io->out_dist,
+                                       plan->detail, sizeof plan->detail);
+        } else if (planar && io->out_stride == 1 && a >= halo && a < frames) {
+            m = (end < frames ? end : frames) - a; /* every input in the caller's rows */
+            status = st->step(plan, st, l0, io->in + (a - halo), pitch, m, w.out, 1,
+                              io->out_dist);
+        } else {
+            m = end - a < st->sub_frames ? end - a : st->sub_frames;
+            if (planar && io->out_stride == 1 && a < halo && halo - a < m)
+                m = halo - a; /* the rest goes in place */
+            status = window_staged(plan, st, &w, frames, a, m);
+        }
+    }
+    /* the staging used the lanes' buffers: the next streaming call starts anew */
+    if (status == GFIR_OK)
+        status = gf_cuda_clear(plan, st);
+    if (status == GFIR_OK)
+        status = hand_back(plan, st, (cudaStream_t)io->stream);
+    return status;
+}
+
 /* New taps on lane 0, the history cleared on the newest lane; lane 1 and
  * the caller wait for both. */
 static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t stream)
 {
     gf_cuda_state *st = plan->impl;
-    gf_cuda_lane *l0 = &st->lane[0], *newest = &st->lane[st->last];
+    gf_cuda_lane *l0 = &st->lane[0], *l1 = &st->lane[1];
     gfir_status status = after_caller(plan, st, stream);
     if (status != GFIR_OK)
         return status;
@@ -128,13 +196,9 @@ static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t str
                                    st->taps_stride, l0->stream));
     }
     TRY(cudaEventRecord(l0->done, l0->stream));
-    TRY(cudaStreamWaitEvent(st->lane[1].stream, l0->done, 0));
-    /* as gf_cuda_reset: the next staging's halo comes from the newest lane */
-    TRY(cudaMemsetAsync(newest->d_x, 0, plan->channels * st->x_stride * sizeof(float),
-                        newest->stream));
-    TRY(cudaEventRecord(newest->staged, newest->stream));
-    newest->n = 0;
-    return hand_back(plan, st, stream);
+    TRY(cudaStreamWaitEvent(l1->stream, l0->done, 0));
+    status = gf_cuda_clear(plan, st);
+    return status == GFIR_OK ? hand_back(plan, st, stream) : status;
 }
 
 /* The caller's current device is theirs: select the plan's for the call and
@@ -145,6 +209,17 @@ gfir_status gf_cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size
     TRY(cudaGetDevice(&theirs));
     TRY(cudaSetDevice(plan->device));
     const gfir_status status = execute(plan, io, n);
+    cudaSetDevice(theirs);
+    return status;
+}
+
+gfir_status gf_cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                    size_t start, size_t length)
+{
+    int theirs;
+    TRY(cudaGetDevice(&theirs));
+    TRY(cudaSetDevice(plan->device));
+    const gfir_status status = convolve(plan, io, frames, start, length);
     cudaSetDevice(theirs);
     return status;
 }

@@ -294,13 +294,16 @@ static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
 }
 
 /* The call's output leaves d_out: into the pinned buffer for a host call,
- * into the caller's buffer for a device call (io); out_ready marks it. */
-static gfir_status send_output(gfir_plan *plan, fdl_state *st, const gf_device_io *io, size_t n)
+ * into the caller's buffer for a device call (io), less its first `skip`
+ * frames; out_ready marks it. */
+static gfir_status send_output(gfir_plan *plan, fdl_state *st, const gf_device_io *io, size_t n,
+                               size_t skip)
 {
-    if (io)
-        TRY(gf_launch_restride(st->d_out, st->outputs, 1, io->out, io->out_stride, io->out_dist,
-                               n, st->outputs, st->stream));
-    else
+    if (io && n > skip)
+        TRY(gf_launch_restride(st->d_out + skip * st->outputs, st->outputs, 1, io->out,
+                               io->out_stride, io->out_dist, n - skip, st->outputs,
+                               st->stream));
+    else if (!io)
         TRY(cudaMemcpyAsync(st->h_out, st->d_out, n * st->outputs * sizeof(float),
                             cudaMemcpyDeviceToHost, st->stream));
     TRY(cudaEventRecord(st->out_ready, st->stream));
@@ -310,7 +313,7 @@ static gfir_status send_output(gfir_plan *plan, fdl_state *st, const gf_device_i
 /* The call's n frames, interleaved in d_in already (or silence), through
  * the blocks into d_out, and out as send_output says. */
 static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
-                       size_t n)
+                       size_t n, size_t skip)
 {
     const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
                                 st->d_path_gain};
@@ -328,7 +331,7 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
         if (st->pos < st->part)
             continue;
         if (done == n) { /* the call's output first; the tail work after it */
-            if ((s = send_output(plan, st, io, n)) != GFIR_OK)
+            if ((s = send_output(plan, st, io, n, skip)) != GFIR_OK)
                 return s;
             sent = 1;
         }
@@ -337,7 +340,7 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
         st->parity ^= 1;
         st->pos = 0;
     }
-    return sent ? GFIR_OK : send_output(plan, st, io, n);
+    return sent ? GFIR_OK : send_output(plan, st, io, n, skip);
 }
 
 gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
@@ -351,7 +354,7 @@ gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, si
         TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
                             cudaMemcpyHostToDevice, st->stream));
     }
-    if ((s = run(plan, st, !in, NULL, n)) != GFIR_OK)
+    if ((s = run(plan, st, !in, NULL, n, 0)) != GFIR_OK)
         return s;
     TRY(cudaEventSynchronize(st->out_ready));
     memcpy(out, st->h_out, out_bytes);
@@ -370,7 +373,42 @@ static gfir_status execute_device(gfir_plan *plan, fdl_state *st, const gf_devic
     if (io->in)
         TRY(gf_launch_restride(io->in, io->in_stride, io->in_dist, st->d_in, st->inputs, 1, n,
                                st->inputs, st->stream));
-    if ((s = run(plan, st, !io->in, io, n)) != GFIR_OK)
+    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK)
+        return s;
+    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
+    return GFIR_OK;
+}
+
+/* A whole signal: the engine streams, so from a cleared history the
+ * signal and then silence go through it block by block, the outputs
+ * before `start` staying in d_out; cleared again after. */
+static gfir_status convolve_device(gfir_plan *plan, fdl_state *st, const gf_device_io *io,
+                                   size_t frames, size_t start, size_t length)
+{
+    const cudaStream_t stream = (cudaStream_t)io->stream;
+    const size_t end = start + length, block = plan->block_frames;
+    gfir_status s;
+    TRY(cudaEventRecord(st->caller, stream));
+    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
+    if ((s = clear(plan, st)) != GFIR_OK)
+        return s;
+    for (size_t pos = 0, n; pos < end; pos += n) {
+        n = end - pos < block ? end - pos : block;
+        const size_t k = pos < frames ? (frames - pos < n ? frames - pos : n) : 0;
+        const size_t skip = pos < start ? (start - pos < n ? start - pos : n) : 0;
+        if (k)
+            TRY(gf_launch_restride(io->in + pos * io->in_stride, io->in_stride, io->in_dist,
+                                   st->d_in, st->inputs, 1, k, st->inputs, st->stream));
+        if (k && k < n)
+            TRY(cudaMemsetAsync(st->d_in + k * st->inputs, 0, (n - k) * st->inputs * sizeof(float),
+                                st->stream));
+        gf_device_io piece = *io;
+        if (n > skip)
+            piece.out = io->out + (pos + skip - start) * io->out_stride;
+        if ((s = run(plan, st, k == 0, &piece, n, skip)) != GFIR_OK)
+            return s;
+    }
+    if ((s = clear(plan, st)) != GFIR_OK)
         return s;
     TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
     return GFIR_OK;
@@ -404,6 +442,17 @@ gfir_status gf_cuda_fdl_execute_device(gfir_plan *plan, const gf_device_io *io, 
     TRY(cudaGetDevice(&theirs));
     TRY(cudaSetDevice(plan->device));
     const gfir_status s = execute_device(plan, plan->impl, io, n);
+    cudaSetDevice(theirs);
+    return s;
+}
+
+gfir_status gf_cuda_fdl_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                        size_t start, size_t length)
+{
+    int theirs;
+    TRY(cudaGetDevice(&theirs));
+    TRY(cudaSetDevice(plan->device));
+    const gfir_status s = convolve_device(plan, plan->impl, io, frames, start, length);
     cudaSetDevice(theirs);
     return s;
 }

@@ -99,14 +99,11 @@ static void abandon(gf_cuda_state *st)
     }
 }
 
-gfir_status gf_cuda_reset(gfir_plan *plan)
+gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st)
 {
-    gf_cuda_state *st = plan->impl;
     gf_cuda_lane *l = &st->lane[st->last];
     char *why = plan->detail;
     const size_t why_len = sizeof plan->detail;
-    GF_CUDA_TRY(cudaSetDevice(plan->device), why, why_len);
-    abandon(st);
     /* the next block takes its halo from lane `last` at offset n: make it
      * zeros, ordered before that staging as at create */
     l->n = 0;
@@ -115,6 +112,14 @@ gfir_status gf_cuda_reset(gfir_plan *plan)
                 why, why_len);
     GF_CUDA_TRY(cudaEventRecord(l->staged, l->stream), why, why_len);
     return GFIR_OK;
+}
+
+gfir_status gf_cuda_reset(gfir_plan *plan)
+{
+    gf_cuda_state *st = plan->impl;
+    GF_CUDA_TRY(cudaSetDevice(plan->device), plan->detail, sizeof plan->detail);
+    abandon(st);
+    return gf_cuda_clear(plan, st);
 }
 
 /* Queues one sub-block on lane `me`, after lane `prev` staged the previous one.

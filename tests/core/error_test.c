@@ -263,12 +263,16 @@ static void test_device_calls_on_the_cpu(void **state)
                      GFIR_ERR_NULL);
     assert_int_equal(gfir_plan_flush_device(NULL, buf, 2, 1, 8, NULL), GFIR_ERR_NULL);
     assert_int_equal(gfir_plan_set_taps_device(NULL, buf, NULL), GFIR_ERR_NULL);
+    assert_int_equal(gfir_plan_convolve_device(NULL, buf, 1, 8, 8, buf + 32, 1, 16, 0, 12, NULL),
+                     GFIR_ERR_NULL);
     assert_int_equal(gfir_plan_create(&plan, good_taps, NTAPS, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_execute_device(plan, buf, 2, 1, buf + 32, 2, 1, 8, NULL),
                      GFIR_ERR_UNAVAILABLE);
     assert_non_null(strstr(gfir_plan_error_detail(plan), "device memory"));
     assert_int_equal(gfir_plan_flush_device(plan, buf, 2, 1, 8, NULL), GFIR_ERR_UNAVAILABLE);
     assert_int_equal(gfir_plan_set_taps_device(plan, buf, NULL), GFIR_ERR_UNAVAILABLE);
+    assert_int_equal(gfir_plan_convolve_device(plan, buf, 1, 8, 8, buf + 32, 1, 16, 0, 12, NULL),
+                     GFIR_ERR_UNAVAILABLE);
     /* the plan is unharmed */
     float in[2] = {1.0f, 2.0f}, out[2];
     assert_int_equal(gfir_plan_execute(plan, in, out, 1), GFIR_OK);

@@ -300,6 +300,162 @@ static void test_new_taps(void **state)
         check(&cases[i]);
 }
 
+/* A window of the full convolution of a whole signal (gfir_plan_convolve_device):
+ * kernel, taps, channels, the plan's block, the signal's frames, the
+ * window, the layout; the history is clear after, and was not read. */
+typedef struct window_case {
+    gfir_kernel kernel;
+    size_t ntaps;
+    unsigned channels, filter_channels;
+    size_t block, frames, start, length;
+    enum layout layout;
+} window_case;
+
+static void check_window(const window_case *wc)
+{
+    uint64_t rng = 0x5EEDULL + wc->ntaps * 31 + wc->frames + wc->start * 7 + wc->layout;
+    const unsigned ch = wc->channels;
+    const size_t ntaps = wc->ntaps, frames = wc->frames, length = wc->length;
+    const size_t set_len = ntaps * wc->filter_channels;
+    const int planar_in = wc->layout == PLANAR || wc->layout == PLANAR_IN;
+    const int planar_out = wc->layout == PLANAR || wc->layout == PLANAR_OUT;
+    const strides in = layout_of(planar_in, frames + 5, ch);
+    const strides out = layout_of(planar_out, length + 3, ch);
+    const size_t in_len = planar_in ? ch * (frames + 5) : frames * ch;
+    const size_t out_len = planar_out ? ch * (length + 3) : length * ch;
+    /* the signal with zeros to the window's end, for the reference */
+    const size_t span = wc->start + length > frames ? wc->start + length : frames;
+    float *taps = malloc(set_len * sizeof *taps), *x = calloc(span * ch, sizeof *x);
+    float *h_in = pinned(in_len * sizeof(float)), *h_out = pinned(out_len * sizeof(float));
+    float *y = malloc(length * ch * sizeof *y);
+    double *ref = malloc(length * ch * sizeof *ref);
+    float *d_in, *d_out;
+    assert_true(taps && x && y && ref);
+    test_fill(taps, set_len, &rng);
+    test_fill(x, frames * ch, &rng);
+    for (size_t i = 0; i < frames; i++)
+        for (unsigned c = 0; c < ch; c++)
+            h_in[i * in.stride + c * in.dist] = x[i * ch + c];
+    const size_t step = check_step(length, ch, ntaps);
+    for (size_t i = 0; i < length; i++)
+        if (checked(i, length, step))
+            reference_at(x, ch, taps, ntaps, wc->filter_channels, wc->start + i, ref + i * ch);
+
+    cudaStream_t stream;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaMalloc((void **)&d_in, in_len * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&d_out, out_len * sizeof(float)));
+    CHECK_CUDA(cudaMemcpyAsync(d_in, h_in, in_len * sizeof(float), cudaMemcpyHostToDevice,
+                               stream));
+    CHECK_CUDA(cudaMemsetAsync(d_out, 0xff, out_len * sizeof(float), stream));
+    gfir_plan *plan;
+    gfir_config cfg;
+    gfir_config_init(&cfg);
+    cfg.channels = ch;
+    cfg.filter_channels = wc->filter_channels;
+    cfg.backend = GFIR_BACKEND_CUDA;
+    cfg.kernel = wc->kernel;
+    cfg.max_block_frames = wc->block;
+    assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
+    /* a streaming call first: the whole signal must not see its history */
+    assert_int_equal(gfir_plan_execute_device(plan, d_in, in.stride, in.dist, d_out, out.stride,
+                                              out.dist, frames < length ? frames : length,
+                                              stream),
+                     GFIR_OK);
+    const gfir_status st = gfir_plan_convolve_device(plan, d_in, in.stride, in.dist, frames,
+                                                     d_out, out.stride, out.dist, wc->start,
+                                                     length, stream);
+    if (st != GFIR_OK)
+        fail_msg("convolve_device: %s", gfir_plan_error_detail(plan));
+    CHECK_CUDA(cudaMemcpyAsync(h_out, d_out, out_len * sizeof(float), cudaMemcpyDeviceToHost,
+                               stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    /* and after it the history is clear: an impulse gives the taps */
+    float impulse[8 * 256] = {0}, first[8 * 256];
+    for (unsigned c = 0; c < ch; c++)
+        impulse[c] = 1.0f;
+    assert_int_equal(gfir_plan_execute(plan, impulse, first, 8), GFIR_OK);
+    for (size_t i = 0; i < 8 && i < ntaps; i++)
+        for (unsigned c = 0; c < ch; c++)
+            assert_true(fabsf(first[i * ch + c] -
+                              taps[(wc->filter_channels == 1 ? 0 : c) * ntaps + i]) < 1e-6f);
+    gfir_plan_destroy(plan);
+
+    size_t kept = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (!checked(i, length, step))
+            continue;
+        for (unsigned c = 0; c < ch; c++) {
+            y[kept * ch + c] = h_out[i * out.stride + c * out.dist];
+            ref[kept * ch + c] = ref[i * ch + c];
+        }
+        kept++;
+    }
+    /* a window wholly past the signal's convolution is zeros: compare exactly */
+    double norm = 0.0;
+    for (size_t i = 0; i < kept * ch; i++)
+        norm += ref[i] * ref[i];
+    const double err = norm > 0.0 ? test_rel_l2(y, ref, kept * ch) : 0.0;
+    for (size_t i = 0; norm == 0.0 && i < kept * ch; i++)
+        assert_true(y[i] == 0.0f);
+    if (!(err < TOLERANCE))
+        fail_msg("window %s ntaps=%zu ch=%u fch=%u block=%zu frames=%zu start=%zu length=%zu "
+                 "%s: rel L2 %.3g",
+                 gfir_kernel_name(wc->kernel), ntaps, ch, wc->filter_channels, wc->block, frames,
+                 wc->start, length, layout_names[wc->layout], err);
+    cudaStreamDestroy(stream);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFreeHost(h_in);
+    cudaFreeHost(h_out);
+    free(taps);
+    free(x);
+    free(y);
+    free(ref);
+}
+
+/* The modes' windows (full, same, valid) and odd ones, for every engine:
+ * smfft one-pass and four-step, partitioned cuFFT, direct kernels (in place
+ * and staged), the delay-line engine; signals shorter than the filter;
+ * windows longer than a block; strided input and interleaved output. */
+static void test_whole_signals(void **state)
+{
+    (void)state;
+    static const struct {
+        gfir_kernel kernel;
+        size_t ntaps;
+        unsigned ch, fch;
+        size_t block, frames;
+    } shapes[] = {
+        {GFIR_KERNEL_FFT, 255, 2, 1, 32768, 30011},
+        {GFIR_KERNEL_FFT, 4097, 3, 3, (size_t)1 << 17, 150001},
+        {GFIR_KERNEL_FFT, 40000, 2, 2, 65536, 100003},
+        {GFIR_KERNEL_FFT, 1023, 2, 2, 4096, 20011},   /* windows over several runs */
+        {GFIR_KERNEL_DIRECT, 63, 4, 4, 8192, 10007},
+        {GFIR_KERNEL_DIRECT, 63, 1, 1, 4096, 9001},
+        {GFIR_KERNEL_CACHED, 200, 2, 1, 4096, 5003},
+        {GFIR_KERNEL_FFT, 5000, 2, 2, 512, 7001},    /* the delay-line engine */
+        {GFIR_KERNEL_FFT, 3000, 2, 1, 8192, 1001},   /* a signal shorter than the filter */
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const size_t t = shapes[s].frames, m = shapes[s].ntaps;
+        const size_t windows[][2] = {
+            {0, t + m - 1},                              /* full */
+            {(m - 1) / 2, t},                            /* same */
+            {(t < m ? t : m) - 1, (t > m ? t - m : m - t) + 1}, /* valid */
+            {t / 3, t / 2 + 17},                         /* inside */
+            {t + m / 2, 100},                            /* partly past the end */
+        };
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++)
+            for (int layout = PLANAR; layout <= PLANAR_OUT; layout += w == 0 ? 1 : 3) {
+                const window_case wc = {shapes[s].kernel, m, shapes[s].ch, shapes[s].fch,
+                                        shapes[s].block, t, windows[w][0], windows[w][1],
+                                        (enum layout)layout};
+                check_window(&wc);
+            }
+    }
+}
+
 static gfir_plan *small_plan(gfir_backend backend, unsigned channels)
 {
     const float taps[5] = {0.5f, -0.25f, 0.125f, 0.0625f, 1.0f};
@@ -332,6 +488,12 @@ static void test_refusals(void **state)
     assert_int_equal(gfir_plan_execute_device(plan, NULL, 1, 100, d, 1, 100, 10, NULL),
                      GFIR_ERR_NULL);
     assert_int_equal(gfir_plan_set_taps_device(plan, NULL, NULL), GFIR_ERR_NULL);
+    assert_int_equal(gfir_plan_convolve_device(plan, d, 1, 100, 100, d + 50, 1, 200, 0, 104,
+                                               NULL),
+                     GFIR_ERR_ARG);
+    assert_int_equal(gfir_plan_convolve_device(plan, d, 1, 100, 100, d + 200, 1, 100, 0, 104,
+                                               NULL),
+                     GFIR_ERR_ARG);
     /* and the plan still works */
     assert_int_equal(gfir_plan_execute_device(plan, d, 1, 100, d + 200, 1, 100, 100, NULL),
                      GFIR_OK);
@@ -368,7 +530,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layouts),   cmocka_unit_test(test_long_filters),
         cmocka_unit_test(test_delay_line), cmocka_unit_test(test_new_taps),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_whole_signals), cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

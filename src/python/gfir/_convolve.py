@@ -1,13 +1,14 @@
 """gfir.convolve and gfir.convolve_batch: whole signals through plans.
 
-A signal is one pass through a plan that accepts any latency: the plan's
+A mode asks for a window of the full convolution: [start, start + length).
+On the GPU that is one gfir_plan_convolve_device per plan. On the CPU a
+signal is one pass through a plan that accepts any latency: the plan's
 output frame i is the causal convolution's frame i - latency, so the
-output window a mode asks for ([start, start + length) of the full
-convolution) is the plan's frames from latency + start on, pulled by
-executing the signal and then flushing silence; the frames before the
-window go to a scratch buffer. Plans are kept (a few per thread, by shape)
-so that repeated calls pay for the FFT plans and device buffers once; a
-kept plan is reset, or given its new taps on the device, before each use.
+window is the plan's frames from latency + start on, pulled by executing
+the signal and then flushing silence, the frames before it going to a
+scratch buffer. Plans are kept (a few per thread, by shape) so that
+repeated calls pay for the FFT plans and device buffers once; a kept plan
+is reset, or given its new taps on the device, before each use.
 """
 from __future__ import annotations
 
@@ -173,7 +174,8 @@ def _host_rows(x2: np.ndarray, taps: np.ndarray, per_row: bool, start: int, leng
 def _device_rows(b: _arrays.Backend, x2: Any, h: Any, per_row: bool, start: int,
                  length: int, kernel: str) -> Any:
     """(C, length) rows of output for (C, T) device rows x2, groups of up to
-    256 rows per plan, on the array library's current stream."""
+    256 rows per plan, each one gfir_plan_convolve_device on the array
+    library's current stream."""
     rows_n, t = x2.shape
     dev = b.device_id(x2)
     stream = b.stream(x2)
@@ -186,55 +188,30 @@ def _device_rows(b: _arrays.Backend, x2: Any, h: Any, per_row: bool, start: int,
         ha, _ = _arrays.float32_of(hb, ha, "h")
         h_dev, h_host = hb.contiguous(ha), None
     else:
-        h_host = host_taps(ha)
-        h_dev = None
+        h_host, h_dev = host_taps(ha), None
     m = ha.shape[-1]
-    block = _block(t, (1 << 30) // min(rows_n, _lib.MAX_CHANNELS))
+    group_max = min(rows_n, _lib.MAX_CHANNELS)
+    # one run of the FFT engine covers the whole output
+    block = _block(max(t, length), (1 << 30) // group_max)
     xp, yp = b.ptr(x2), b.ptr(y2)
     for g0 in range(0, rows_n, _lib.MAX_CHANNELS):
         g = min(_lib.MAX_CHANNELS, rows_n - g0)
         fch = g if per_row else 1
-        key = ("cuda", dev, g, fch, m, block, kernel)
-        first = h_host[g0:g0 + fch] if per_row and h_host is not None else h_host
-        kept = _kept(key, lambda: _Kept(
-            CPlan(first if first is not None else np.zeros((fch, m), np.float32), m,
-                  _config(g, fch, "cuda", kernel, block, dev, t)),
-            None if first is None else np.array(first)))
-        plan = kept.plan
         want = h_host[g0:g0 + fch] if per_row and h_host is not None else h_host
-        if want is not None and kept.taps is not None and np.array_equal(kept.taps, want):
-            plan.reset()
-        else:
-            if want is not None:  # host taps: one upload, freed in stream order
-                taps_dev = b.from_host(np.ascontiguousarray(want), x2)
-            else:
-                taps_dev = h_dev[g0:g0 + fch] if per_row else h_dev
+        kept = _kept(("cuda", dev, g, fch, m, block, kernel), lambda: _Kept(
+            CPlan(want if want is not None else np.zeros((fch, m), np.float32), m,
+                  _config(g, fch, "cuda", kernel, block, dev, t)),
+            None if want is None else np.array(want)))
+        plan = kept.plan
+        if want is None or kept.taps is None or not np.array_equal(kept.taps, want):
+            # new taps, transformed on the device: the batch's own, or host taps
+            # uploaded once (freed in stream order after use)
+            taps_dev = (b.from_host(np.ascontiguousarray(want), x2) if want is not None
+                        else h_dev[g0:g0 + fch] if per_row else h_dev)
             plan.set_taps_device(b.ptr(taps_dev), stream)
             kept.taps = None if want is None else np.array(want)
-        xg, yg = xp + 4 * g0 * dist, yp + 4 * g0 * ydist
-        skip = plan.latency + start
-        if skip:
-            scratch = b.empty((g, min(skip, HOST_BLOCK_MAX)), x2)
-            room = scratch.shape[1]
-            sp = b.ptr(scratch)
-
-            def run_s(pos: int, n: int, at: int) -> None:
-                for i in range(0, n, room):
-                    plan.execute_device(xg + 4 * (pos + i) * stride, stride, dist, sp, 1, room,
-                                        min(room, n - i), stream)
-
-            def flush_s(n: int, at: int) -> None:
-                for i in range(0, n, room):
-                    plan.flush_device(sp, 1, room, min(room, n - i), stream)
-            _pull(run_s, flush_s, t, 0, skip)
-
-        def run(pos: int, n: int, at: int) -> None:
-            plan.execute_device(xg + 4 * pos * stride, stride, dist, yg + 4 * at * ystride,
-                                ystride, ydist, n, stream)
-
-        def flush(n: int, at: int) -> None:
-            plan.flush_device(yg + 4 * at * ystride, ystride, ydist, n, stream)
-        _pull(run, flush, t, skip, length)
+        plan.convolve_device(xp + 4 * g0 * dist, stride, dist, t, yp + 4 * g0 * ydist, ystride,
+                             ydist, start, length, stream)
     return y2
 
 

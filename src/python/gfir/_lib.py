@@ -162,6 +162,8 @@ _proto("gfir_plan_flush", _int, _plan, _vp, _size_t)
 _proto("gfir_plan_execute_device", _int, _plan, _vp, _size_t, _size_t, _vp, _size_t, _size_t,
        _size_t, _vp)
 _proto("gfir_plan_flush_device", _int, _plan, _vp, _size_t, _size_t, _size_t, _vp)
+_proto("gfir_plan_convolve_device", _int, _plan, _vp, _size_t, _size_t, _size_t, _vp, _size_t,
+       _size_t, _size_t, _size_t, _vp)
 _proto("gfir_plan_set_taps_device", _int, _plan, _vp, _vp)
 _proto("gfir_plan_latency", _size_t, _plan)
 _proto("gfir_plan_reset", _int, _plan)

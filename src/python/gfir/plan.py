@@ -67,6 +67,14 @@ class CPlan:
                                                    frames, stream or None),
                    "gfir_plan_flush_device")
 
+    def convolve_device(self, x_ptr: int, x_stride: int, x_dist: int, frames: int, y_ptr: int,
+                        y_stride: int, y_dist: int, start: int, length: int,
+                        stream: int) -> None:
+        self.check(_lib.lib.gfir_plan_convolve_device(self.live, x_ptr, x_stride, x_dist, frames,
+                                                      y_ptr, y_stride, y_dist, start, length,
+                                                      stream or None),
+                   "gfir_plan_convolve_device")
+
     def set_taps_device(self, taps_ptr: int, stream: int) -> None:
         self.check(_lib.lib.gfir_plan_set_taps_device(self.live, taps_ptr, stream or None),
                    "gfir_plan_set_taps_device")
