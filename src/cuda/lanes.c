@@ -105,11 +105,13 @@ gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st)
     char *why = plan->detail;
     const size_t why_len = sizeof plan->detail;
     /* the next block takes its halo from lane `last` at offset n: make it
-     * zeros, ordered before that staging as at create */
+     * zeros, ordered before that staging as at create (only the halo: the
+     * rest of each row is never read as history) */
     l->n = 0;
-    GF_CUDA_TRY(cudaMemsetAsync(l->d_x, 0, plan->channels * st->x_stride * sizeof(float),
-                                l->stream),
-                why, why_len);
+    if (st->halo)
+        GF_CUDA_TRY(cudaMemset2DAsync(l->d_x, st->x_stride * sizeof(float), 0,
+                                      st->halo * sizeof(float), plan->channels, l->stream),
+                    why, why_len);
     GF_CUDA_TRY(cudaEventRecord(l->staged, l->stream), why, why_len);
     return GFIR_OK;
 }
