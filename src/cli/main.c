@@ -3,6 +3,7 @@
  * describe or plot a chain, filter a file, or live audio).
  */
 #include "file/file.h"
+#include "file/output.h"
 #include "filter/filter.h"
 #include "filter/preset.h"
 #include "inspect/inspect.h"
@@ -30,16 +31,18 @@ static int run_live(const cli_options *o)
 #endif
 }
 
-/* --describe and --response: at INPUT's rate, else at --rate. */
-static int inspect(const cli_options *o)
+/* --describe and --response: at INPUT's rate (in, or NULL), else at --rate. */
+static int inspect(const cli_options *o, const cli_input *in)
 {
     double rate_hz = o->rate_hz > 0 ? o->rate_hz : DEFAULT_RATE_HZ;
     unsigned channels = 0;
     cli_design d;
     int rc = 0;
 
-    if (o->input && !(o->rate_hz > 0) && cli_input_shape(o->input, &rate_hz, &channels))
-        return 1;
+    if (in && !(o->rate_hz > 0)) {
+        rate_hz = in->info.samplerate;
+        channels = (unsigned)in->info.channels;
+    }
     if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
         return 1;
     if (o->describe)
@@ -47,6 +50,37 @@ static int inspect(const cli_options *o)
     if (!rc && o->response_svg)
         rc = cli_write_response_svg(o->response_svg, o->filter, &d);
     cli_design_free(&d);
+    return rc;
+}
+
+/* --response's plot follows OUTPUT's rules, and may be neither INPUT nor OUTPUT. */
+static int check_response(const cli_options *o)
+{
+    if (!o->response_svg)
+        return 0;
+    if (o->output && output_same(o->response_svg, o->output))
+        return cli_error("--response '%s' and OUTPUT '%s' are the same file", o->response_svg,
+                         o->output);
+    return output_check_named("--response", o->input, o->response_svg);
+}
+
+/* Inspecting, then filtering if OUTPUT was given, with INPUT opened once:
+ * a FIFO or a pipe can be read only once. */
+static int inspect_and_run(const cli_options *o)
+{
+    const int need_input = o->input && (o->output || !(o->rate_hz > 0));
+    cli_input in;
+    int rc;
+
+    if (check_response(o) || (o->output && output_check(o->input, o->output)))
+        return 1;
+    if (need_input && cli_input_open(o->input, &in))
+        return 1;
+    rc = inspect(o, need_input ? &in : NULL);
+    if (!rc && o->output)
+        rc = cli_run_file_from(o, &in);
+    if (need_input)
+        cli_input_close(&in);
     return rc;
 }
 
@@ -60,11 +94,9 @@ int main(int argc, char **argv)
             rc = preset_list();
         else if (o.list_devices || o.play || o.monitor)
             rc = run_live(&o);
-        else if (o.describe || o.response_svg) {
-            rc = inspect(&o);
-            if (!rc && o.output)
-                rc = cli_run_file(&o);
-        } else
+        else if (o.describe || o.response_svg)
+            rc = inspect_and_run(&o);
+        else
             rc = cli_run_file(&o);
     }
     cli_filter_free(o.filter);

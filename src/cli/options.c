@@ -252,7 +252,10 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case OPT_RATE:
         if (parse_double("--rate", arg, &o->rate_hz))
             return 2;
-        return o->rate_hz > 0 ? -1 : usage_error("--rate %s: must be above 0", arg);
+        return o->rate_hz >= CLI_MIN_RATE_HZ && o->rate_hz <= CLI_MAX_RATE_HZ
+                   ? -1
+                   : usage_error("--rate %s: gfir designs at %g to %g Hz", arg, CLI_MIN_RATE_HZ,
+                                 CLI_MAX_RATE_HZ);
     case OPT_PLAY:
         o->play = 1;
         return -1;
@@ -323,6 +326,11 @@ static int check_operands(int nargs, char **args, cli_options *o)
                      : usage_error("missing INPUT and OUTPUT");
     o->input = nargs > 0 ? args[0] : NULL;
     o->output = nargs > 1 ? args[1] : NULL;
+    /* standard output carries one thing */
+    if ((o->output && !strcmp(o->output, "-")) + o->describe +
+            (o->response_svg && !strcmp(o->response_svg, "-")) > 1)
+        return usage_error("OUTPUT '-', --describe and --response - all write to standard "
+                           "output; give only one of them");
     return -1;
 }
 

@@ -4,8 +4,11 @@
  * filter, whatever the file's length.
  *
  * Nothing is lost: OUTPUT is written through output.h (a temporary file
- * renamed over it only when everything succeeded); INPUT is only ever opened
- * for reading. Reading, filtering and writing overlap (pipeline.h).
+ * renamed over it only when everything succeeded, or a pipe or device
+ * written straight through, stream.h); INPUT is opened once, for reading
+ * (input.c). What would pass silently is said in one line each: samples that
+ * are not finite, clipping, an INPUT shorter than its header. Reading,
+ * filtering and writing overlap (pipeline.h).
  */
 #include "file/file.h"
 #include "chain.h"
@@ -13,24 +16,26 @@
 #include "file/format.h"
 #include "file/output.h"
 #include "file/pipeline.h"
+#include "file/stream.h"
 #include "filter/filter.h"
 #include "message.h"
 #include "progress.h"
 
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <sndfile.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 typedef struct job {
     const cli_options *o;
-    SNDFILE *in, *out;
-    SF_INFO in_info, out_info;
+    cli_input *in;
+    SNDFILE *out;
+    SF_INFO out_info;
     cli_chain chain;
+    cli_align align;
     size_t block;
     unsigned channels;
     /* alignment: frames dropped from the front, frames written */
@@ -38,49 +43,41 @@ typedef struct job {
     uint64_t written;
     conditioner cond;
     short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
+    uint64_t frames_in;
+    /* the reader's: samples read, and those that were not finite (float input) */
+    int scan_input;
+    uint64_t samples_in, nonfinite_in, first_nonfinite_in;
 } job;
 
-static int open_input(const char *path, SNDFILE **sf, SF_INFO *info)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return cli_error("cannot open INPUT '%s': %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return cli_error("INPUT '%s' is a directory", path);
-    if (S_ISREG(sb.st_mode) && sb.st_size == 0)
-        return cli_error("INPUT '%s' is empty (0 bytes)", path);
-    memset(info, 0, sizeof *info);
-    *sf = sf_open(path, SFM_READ, info);
-    if (!*sf)
-        return cli_error("cannot read INPUT '%s' as sound: %s", path, sf_strerror(NULL));
-    if (info->frames == 0) {
-        sf_close(*sf);
-        *sf = NULL;
-        return cli_error("INPUT '%s' has no audio frames", path);
-    }
-    return 0;
-}
-
-int cli_input_shape(const char *path, double *rate_hz, unsigned *channels)
-{
-    SNDFILE *sf;
-    SF_INFO info;
-    if (open_input(path, &sf, &info))
-        return 1;
-    *rate_hz = info.samplerate;
-    *channels = (unsigned)info.channels;
-    sf_close(sf);
-    return 0;
-}
-
 /* ---- the pipeline's three steps -------------------------------------------- */
+
+/* NaN or infinity in a float INPUT would spread through the filter, over an
+ * FFT block or ntaps frames (3 gave 5843): each is filtered as silence, and
+ * counted for report(). */
+static void silence_nonfinite(job *j, float *buf, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += !(fabsf(buf[i]) <= FLT_MAX);
+    for (size_t i = 0; bad && i < n; i++) {
+        if (!(fabsf(buf[i]) <= FLT_MAX)) {
+            if (!j->nonfinite_in)
+                j->first_nonfinite_in = j->samples_in + i;
+            j->nonfinite_in++;
+            buf[i] = 0.0f;
+        }
+    }
+}
 
 static long job_read(void *ctx, float *buf, size_t max)
 {
     job *j = ctx;
-    sf_count_t got = sf_readf_float(j->in, buf, (sf_count_t)max);
+    sf_count_t got = sf_readf_float(j->in->sf, buf, (sf_count_t)max);
     if (got <= 0)
-        return sf_error(j->in) != 0 ? -1 : 0;
+        return sf_error(j->in->sf) != 0 ? -1 : 0;
+    if (j->scan_input)
+        silence_nonfinite(j, buf, (size_t)got * j->channels);
+    j->samples_in += (uint64_t)got * j->channels;
     return (long)got;
 }
 
@@ -120,9 +117,7 @@ static int job_write(void *ctx, float *buf, size_t frames, uint64_t limit)
 /* The whole input, then the tail that alignment owes. */
 static int run_pipeline(job *j, pipeline *p, progress *pg)
 {
-    const cli_align align = j->o->align != CLI_ALIGN_DEFAULT ? j->o->align
-                            : cli_filter_has_ir(j->o->filter) ? CLI_ALIGN_FULL
-                                                              : CLI_ALIGN_SAME;
+    const cli_align align = j->align;
     const size_t ntaps = j->chain.ntaps;
     /* the writer drops these first: the engine's latency, and for `same` the
      * filter's delay; the tail below owes them back */
@@ -140,8 +135,9 @@ static int run_pipeline(job *j, pipeline *p, progress *pg)
     }
     if (rc)
         return rc;
+    j->frames_in = frames_in;
     if (pipeline_read_failed(p))
-        return cli_error("cannot read INPUT '%s': %s", j->o->input, sf_strerror(j->in));
+        return cli_error("cannot read INPUT '%s': %s", j->o->input, sf_strerror(j->in->sf));
     if (frames_in == 0)
         return cli_error("INPUT '%s' has no audio frames", j->o->input);
     /* The tail: what the skipped frames and --align full still owe. */
@@ -166,8 +162,34 @@ static int filter_all(job *j, progress *pg)
     return rc || write_failed; /* job_write said why */
 }
 
+/* "frame F of channel C" for a sample's index in interleaved order */
+static void say_where(char *buf, size_t len, uint64_t sample, unsigned channels)
+{
+    snprintf(buf, len, "frame %llu of channel %u", (unsigned long long)(sample / channels),
+             (unsigned)(sample % channels));
+}
+
 static void report(const job *j, double seconds)
 {
+    char where[64];
+    if (j->nonfinite_in) {
+        say_where(where, sizeof where, j->first_nonfinite_in, j->channels);
+        fprintf(stderr, "gfir: INPUT has %llu samples that are not finite (NaN or infinity), "
+                "the first at %s; they were filtered as silence\n",
+                (unsigned long long)j->nonfinite_in, where);
+    }
+    if (j->cond.nonfinite) {
+        say_where(where, sizeof where, j->cond.first_nonfinite, j->channels);
+        fprintf(stderr, "gfir: %llu output samples are not finite (the filter overflowed), the "
+                "first at %s; written as %s\n", (unsigned long long)j->cond.nonfinite, where,
+                j->cond.steps > 0 || j->cond.count_clips ? "silence or full scale"
+                                                         : "NaN or infinity");
+    }
+    if (!j->in->pipe && j->frames_in < (uint64_t)j->in->info.frames)
+        fprintf(stderr, "gfir: INPUT ended after %llu frames, %llu short of what its header "
+                "promised; the output is as long as what was there\n",
+                (unsigned long long)j->frames_in,
+                (unsigned long long)j->in->info.frames - j->frames_in);
     if (j->cond.clipped) {
         double over_db = 20 * log10(j->cond.peak);
         /* the hint is the whole --gain to use, this run's gain included */
@@ -183,32 +205,49 @@ static void report(const job *j, double seconds)
     }
 }
 
-int cli_run_file(const cli_options *o)
+/* The output's writer: libsndfile's own where it can seek back, else one
+ * that streams (a pipe), told the length to come where INPUT knows it. */
+static int open_output(job *j, const output_file *of)
+{
+    uint64_t frames = cli_input_frames(j->in);
+    if (of->seekable) {
+        j->out = sf_open_fd(of->fd, SFM_WRITE, &j->out_info, SF_FALSE);
+        return j->out ? 0
+                      : cli_error("cannot write OUTPUT '%s': %s", j->o->output, sf_strerror(NULL));
+    }
+    if (frames && j->align == CLI_ALIGN_FULL)
+        frames += j->chain.ntaps - 1;
+    return stream_open(of->fd, j->o->output, &j->out_info, frames ? frames : STREAM_FRAMES_UNKNOWN,
+                       &j->out);
+}
+
+int cli_run_file_from(const cli_options *o, cli_input *in)
 {
     job j;
     progress pg;
-    output_file of = {.fd = -1, .slot = -1};
+    output_file of = OUTPUT_FILE_INIT;
     int rc = 1, subtype;
     double t0;
 
     memset(&j, 0, sizeof j);
     j.o = o;
+    j.in = in;
     j.block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
-    if (output_check(o->input, o->output) || open_input(o->input, &j.in, &j.in_info))
+    j.channels = (unsigned)in->info.channels;
+    j.align = o->align != CLI_ALIGN_DEFAULT      ? o->align
+              : cli_filter_has_ir(o->filter) ? CLI_ALIGN_FULL
+                                             : CLI_ALIGN_SAME;
+    subtype = in->info.format & SF_FORMAT_SUBMASK;
+    j.scan_input = subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE;
+    if (output_check(o->input, o->output))
         goto done;
-    j.channels = (unsigned)j.in_info.channels;
-    if (format_choose(o->format, o->output, o->quiet, &j.in_info, &j.out_info))
+    if (format_choose(o->format, o->output, o->quiet, &in->info, &j.out_info))
         goto done;
-    if (cli_chain_create(o, j.in_info.samplerate, j.channels, j.block, &j.chain))
+    if (cli_chain_create(o, in->info.samplerate, j.channels, j.block, &j.chain))
         goto done;
     output_catch_signals();
-    if (output_begin(&of, o->output))
+    if (output_begin(&of, o->output) || open_output(&j, &of))
         goto done;
-    j.out = sf_open_fd(of.fd, SFM_WRITE, &j.out_info, SF_FALSE);
-    if (!j.out) {
-        cli_error("cannot write OUTPUT '%s': %s", o->output, sf_strerror(NULL));
-        goto done;
-    }
     subtype = j.out_info.format & SF_FORMAT_SUBMASK;
     condition_init(&j.cond, subtype, o->no_dither);
     /* libsndfile clips instead of wrapping integers that overflow. */
@@ -220,7 +259,7 @@ int cli_run_file(const cli_options *o)
             goto done;
         }
     }
-    progress_start(&pg, !o->quiet, (double)j.in_info.frames, j.in_info.samplerate);
+    progress_start(&pg, !o->quiet, (double)cli_input_frames(in), in->info.samplerate);
     t0 = progress_now();
     rc = filter_all(&j, &pg);
     progress_end(&pg);
@@ -235,9 +274,18 @@ done:
     if (j.out)
         sf_close(j.out);
     output_end(&of);
-    if (j.in)
-        sf_close(j.in);
     cli_chain_destroy(&j.chain);
     free(j.pcm);
+    return rc;
+}
+
+int cli_run_file(const cli_options *o)
+{
+    cli_input in;
+    int rc;
+    if (output_check(o->input, o->output) || cli_input_open(o->input, &in))
+        return 1;
+    rc = cli_run_file_from(o, &in);
+    cli_input_close(&in);
     return rc;
 }

@@ -1,14 +1,17 @@
 /*
  * plot.c - --response FILE.svg: the magnitude response in dB over log
- * frequency, one curve per filter channel, band edges marked.
+ * frequency, one curve per filter channel, band edges marked. Written by
+ * OUTPUT's rules (file/output.h): whole or not at all, never over INPUT.
  */
 #include "inspect/inspect.h"
+#include "file/output.h"
 #include "message.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SUBPOINTS 16
 
@@ -107,14 +110,28 @@ static void svg_curve(FILE *fp, const axes *a, const float *h, size_t ntaps, dou
     fprintf(fp, "'/>\n");
 }
 
-int cli_write_response_svg(const char *path, const cli_filter *f, const cli_design *d)
+/* Text as SVG character data: stage names come from preset files and paths. */
+static void svg_text(FILE *fp, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '&': fputs("&amp;", fp); break;
+        case '\'': fputs("&apos;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        default:
+            /* control characters are not allowed in XML 1.0 */
+            fputc((unsigned char)*s < 0x20 ? '?' : *s, fp);
+        }
+    }
+}
+
+static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d)
 {
     static const char *const colors[] = {"#1f5fbf", "#2a9d3a", "#d08a00", "#8e44ad"};
     const double nyquist = d->rate_hz / 2;
     axes a = {nyquist / 2000 > 10 ? 10 : nyquist / 2000, nyquist, -120, 10};
-    FILE *fp = fopen(path, "w");
-    if (!fp)
-        return cli_error("cannot write response plot '%s': %s", path, strerror(errno));
     if (d->scale > 1)
         a.db_hi = 10 * ceil(inspect_db(d->scale) / 10 + 1);
     a.db_lo = a.db_hi - 130;
@@ -122,15 +139,43 @@ int cli_write_response_svg(const char *path, const cli_filter *f, const cli_desi
             "font-family='sans-serif' font-size='12'>\n", SVG_W, SVG_H);
     fprintf(fp, "<rect width='100%%' height='100%%' fill='white'/>\n");
     fprintf(fp, "<text x='%d' y='16' font-size='14'>", PLOT_L);
-    for (size_t i = 0; i < f->chain.nstages; i++)
-        fprintf(fp, "%s%s", i ? " + " : "", f->chain.stages[i].name);
+    for (size_t i = 0; i < f->chain.nstages; i++) {
+        fputs(i ? " + " : "", fp);
+        svg_text(fp, f->chain.stages[i].name);
+    }
     fprintf(fp, ": %zu taps at %g Hz</text>\n", d->ntaps, d->rate_hz);
     svg_grid(fp, &a);
     for (unsigned c = 0; c < d->filter_channels && c < 4; c++)
         svg_curve(fp, &a, d->taps + c * d->ntaps, d->ntaps, d->rate_hz, colors[c]);
     svg_edges(fp, &a, f);
     fprintf(fp, "</svg>\n");
-    if (fclose(fp) != 0)
-        return cli_error("cannot write response plot '%s': %s", path, strerror(errno));
-    return 0;
+}
+
+int cli_write_response_svg(const char *path, const cli_filter *f, const cli_design *d)
+{
+    output_file of = OUTPUT_FILE_INIT;
+    FILE *fp = NULL;
+    int fd, rc = 1;
+
+    output_catch_signals();
+    if (output_begin_named(&of, "--response", path))
+        goto done;
+    /* the stream closes its own descriptor; output_commit still needs of.fd */
+    fd = dup(of.fd);
+    fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!fp) {
+        if (fd >= 0)
+            close(fd);
+        cli_error("cannot write response plot '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    svg_plot(fp, f, d);
+    rc = fclose(fp) != 0;
+    if (rc)
+        cli_error("cannot write response plot '%s': %s", path, strerror(errno));
+    else
+        rc = output_commit(&of);
+done:
+    output_end(&of);
+    return rc;
 }
