@@ -13,6 +13,8 @@ packages=(
   portaudio19-dev libsoxr-dev                       # live audio, IR resampling
   libcmocka-dev python3 python3-numpy python3-scipy # tests and golden data
   sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
+  strace                                            # tests: OUTPUT's directory synced
+  clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
 )
 
 missing=()

@@ -99,6 +99,8 @@ static void print_help(void)
 "~/.config/gfir/presets, then gfir's own presets directory.\n"
 "OUTPUT is written to a temporary file beside it and renamed only on success:\n"
 "a failed run leaves an existing OUTPUT as it was. OUTPUT may not be INPUT.\n"
+"INPUT - reads standard input, OUTPUT - writes standard output (WAV unless\n"
+"--format); a FIFO or a device as OUTPUT is written straight through.\n"
 "Exit status: 0 success, 1 failure, 2 wrong usage.\n",
         stdout);
 }
