@@ -53,8 +53,9 @@ GFIR_API const char *gfir_version_string(void);
 typedef enum gfir_status {
     GFIR_OK = 0,
     GFIR_ERR_NULL = -1,         /* a required pointer argument is NULL */
-    GFIR_ERR_CHANNELS = -2,     /* channels is 0 or above GFIR_MAX_CHANNELS, or
-                                   filter_channels is neither 1 nor channels */
+    GFIR_ERR_CHANNELS = -2,     /* channels or out_channels is 0 or above GFIR_MAX_CHANNELS,
+                                   filter_channels does not fit them, or a path
+                                   names a channel or tap set that does not exist */
     GFIR_ERR_TAPS = -3,         /* ntaps is 0 or above GFIR_MAX_TAPS, or a tap is
                                    NaN or infinite */
     GFIR_ERR_ARG = -4,          /* another argument is out of its documented range */
@@ -69,9 +70,11 @@ typedef enum gfir_status {
  * Unknown values give "unknown gfir status". Never NULL. */
 GFIR_API const char *gfir_strerror(gfir_status status);
 
-/* Largest channel count of a plan and largest tap count per channel. */
+/* Largest channel count of a plan (inputs and outputs each), largest tap
+ * count per tap set, and most paths of a routed plan (a full 256 x 256 matrix). */
 #define GFIR_MAX_CHANNELS 256
 #define GFIR_MAX_TAPS ((size_t)1 << 26)
+#define GFIR_MAX_PATHS 65536
 
 /*
  * Backends. A backend that was not built or has no usable device is absent:
@@ -110,6 +113,21 @@ GFIR_API gfir_status gfir_kernel_from_name(const char *name, gfir_kernel *out);
 GFIR_API int gfir_backend_available(gfir_backend backend);
 
 /*
+ * Routing: a filter as a set of paths. Each path takes one input channel
+ * through one tap set, scales it by a gain, and adds it into one output
+ * channel; each output is the sum of its paths, and an output no path
+ * reaches is silence. Mono to stereo, true stereo (LL, LR, RL, RR), cross-feed
+ * and room-correction matrices are all path sets. Several paths may share an
+ * input (transformed once by the FFT engines) or a tap set.
+ */
+typedef struct gfir_path {
+    unsigned input;             /* input channel, below gfir_config.channels */
+    unsigned output;            /* output channel, below the plan's output channels */
+    unsigned taps;              /* tap set, below gfir_config.filter_channels */
+    float gain;                 /* linear, finite */
+} gfir_path;
+
+/*
  * How to build a plan. Always start from gfir_config_init(), then set fields.
  *
  * The struct grows at its end in later versions: gfir_config_init() records
@@ -122,10 +140,12 @@ GFIR_API int gfir_backend_available(gfir_backend backend);
  */
 typedef struct gfir_config {
     size_t struct_size;         /* set by gfir_config_init(); leave it alone */
-    unsigned channels;          /* interleaved channels in and out, 1..GFIR_MAX_CHANNELS; default 1 */
-    unsigned filter_channels;   /* tap sets: 1 (shared by every channel) or channels
-                                   (set c filters channel c, stored one after
-                                   another, ntaps each); default 1 */
+    unsigned channels;          /* interleaved input channels, 1..GFIR_MAX_CHANNELS, and output
+                                   channels unless out_channels says otherwise; default 1 */
+    unsigned filter_channels;   /* tap sets, stored one after another, ntaps each. Without
+                                   paths: 1 (shared by every channel) or channels (set c
+                                   filters channel c); with paths: any count from 1, up to
+                                   GFIR_MAX_PATHS; default 1 */
     size_t max_block_frames;    /* largest call to execute that runs without being split;
                                    larger calls are split, never refused; 0 = 4096 */
     gfir_backend backend;       /* default GFIR_BACKEND_AUTO */
@@ -140,6 +160,17 @@ typedef struct gfir_config {
                                    the exact causal convolution, output i at call i.
                                    GFIR_LATENCY_ANY accepts any (offline work, where the
                                    caller drops the first frames) */
+    size_t expected_frames;     /* frames the plan will filter in all, when the caller knows
+                                   (a file's length); 0 = unknown, a stream. AUTO then weighs
+                                   a device's start-up (about 0.35 s for CUDA's first plan in
+                                   a process) against the work it would take off the CPU */
+    unsigned out_channels;      /* interleaved output channels, 1..GFIR_MAX_CHANNELS; 0 (the
+                                   default) means as many as the input. Without paths it
+                                   must be 0 or channels */
+    const gfir_path *paths;     /* NULL (the default): channel c through its tap set into
+                                   output c, as filter_channels says. Otherwise npaths paths
+                                   (see gfir_path), copied at create */
+    size_t npaths;              /* 1..GFIR_MAX_PATHS when paths is set, else 0 */
 } gfir_config;
 
 /* max_latency_frames for callers that do not count latency. */
@@ -156,10 +187,14 @@ typedef struct gfir_plan gfir_plan;
 /*
  * Makes a plan that filters cfg->channels interleaved channels with the given
  * taps: cfg->filter_channels sets of ntaps float coefficients, one after
- * another. The taps are copied; the caller may free them on return.
+ * another. The taps and paths are copied; the caller may free them on return.
  *
- * Filtering is causal and exact: y[i] = sum_k h[k] * x[i - k] per channel,
- * with x[i] = 0 before the first sample (the convention of numpy.convolve).
+ * Filtering is causal: y[i] = sum_k h[k] * x[i - k] per path (per channel
+ * without paths), with x[i] = 0 before the first sample (the convention of
+ * numpy.convolve). With the default cfg->max_latency_frames of 0 it is exact:
+ * output i leaves the call that takes input i, on every backend and for
+ * every filter length. A larger budget lets AUTO pick engines that hand
+ * output out gfir_plan_latency() frames later.
  *
  * On success *plan is set and GFIR_OK returned; on failure *plan is set to NULL
  * (when plan itself is not NULL) and a negative status returned, and
@@ -174,9 +209,10 @@ GFIR_API gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_
                              const gfir_config *cfg);
 
 /*
- * Filters frames interleaved frames from in to out (frames * channels floats
- * each). Any frame count is allowed, 0 included, and in == out is allowed (the
- * two must otherwise not overlap). Each channel's history, the last ntaps - 1
+ * Filters frames interleaved frames from in (frames * channels floats) to out
+ * (frames * output channels floats). Any frame count is allowed, 0 included,
+ * and in == out is allowed when the two channel counts are equal (the two
+ * must otherwise not overlap). Each channel's history, the last ntaps - 1
  * inputs, carries from call to call, so any chunking of a signal gives the
  * samples of one whole-signal pass, to float rounding.
  *
@@ -187,8 +223,8 @@ GFIR_API gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_
  * before using it again.
  *
  * The output is delayed by gfir_plan_latency() frames beyond the filter's own
- * delay (0 for direct kernels and the CUDA FFT kernel; the partition size for
- * the CPU FFT kernel).
+ * delay: 0 unless cfg->max_latency_frames allowed more, or a kernel named
+ * explicitly has no form within the budget.
  */
 GFIR_API gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames);
 
@@ -196,8 +232,9 @@ GFIR_API gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *
  * what the latency and the filter's tail hold. */
 GFIR_API gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames);
 
-/* Frames by which the output lags the input beyond the filter itself:
- * 0 for direct kernels, the partition size for partitioned FFT kernels. */
+/* Frames by which the output lags the input beyond the filter itself: 0 for
+ * every engine but the CPU's uniformly partitioned FFT, whose partition size
+ * it is (taken only within the caller's latency budget, or when named). */
 GFIR_API size_t gfir_plan_latency(const gfir_plan *plan);
 
 /* Clears every channel's history (and any buffered latency), as if newly created. */
@@ -207,7 +244,8 @@ GFIR_API gfir_status gfir_plan_reset(gfir_plan *plan);
 GFIR_API gfir_backend gfir_plan_backend(const gfir_plan *plan);
 GFIR_API gfir_kernel gfir_plan_kernel(const gfir_plan *plan);
 GFIR_API size_t gfir_plan_ntaps(const gfir_plan *plan);
-GFIR_API unsigned gfir_plan_channels(const gfir_plan *plan);
+GFIR_API unsigned gfir_plan_channels(const gfir_plan *plan);      /* input channels */
+GFIR_API unsigned gfir_plan_out_channels(const gfir_plan *plan);  /* output channels */
 
 /*
  * A sentence on the last failure: of the plan's last call when plan is not
@@ -242,7 +280,9 @@ typedef enum gfir_filter_type {
 /*
  * Kaiser window parameters for a stopband attenuation and a transition width,
  * as scipy.signal.kaiserord(attenuation_db, transition_hz / (rate_hz / 2)):
- * *ntaps = ceil((A - 7.95) / (2.285 * pi * width)) + 1 and the matching beta.
+ * *ntaps = ceil((A - 7.95) / 2.285 / (pi * width) + 1), evaluated in that
+ * order as SciPy does (another order can round to a length one off), and
+ * the matching beta.
  * Returns GFIR_ERR_ARG for values out of range and GFIR_ERR_TAPS when the
  * length would exceed GFIR_MAX_TAPS.
  */

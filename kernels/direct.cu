@@ -16,6 +16,14 @@
  */
 #include "textbook/textbook.cuh"
 
+/*
+ * R = K = 16 is what the padded rows of 16 + 1 are built on. THREADS and
+ * SEG_MAX keep a block's shared memory (SEG_MAX taps and the padded tile of
+ * BLOCK_OUT + SEG_MAX - 1 inputs: 25 KB) under the 48 KB a block gets without
+ * opting in. None of them was swept; with them the kernel ran at 84-87% of
+ * the FP32 FMA rate from 1023 taps up on an H100 (docs/BENCHMARKS.md, gpu
+ * section), and gfir-bench --kernels direct times it.
+ */
 #define R 16                         /* outputs per thread */
 #define K GF_TAP_STEP              /* taps per register step */
 #define THREADS 128

@@ -4,6 +4,11 @@
  */
 #include "kernels.h"
 
+/* Threads per block of both copies: 8 warps, untuned. Each moves every sample
+ * once, bound by memory traffic; Table 2 of gfir-bench times them inside the
+ * plan API. */
+#define LAYOUT_THREADS 256
+
 /* One thread per element of x_cur[c]: halo first (from the previous block),
  * then the block's new samples. Reading the interleaved input with a stride of
  * `channels` is served by L2: each sector is read by every channel's blocks. */
@@ -37,15 +42,14 @@ extern "C" cudaError_t gf_launch_stage(const float *d_x_prev, size_t prev_n, flo
                                          size_t x_stride, size_t halo, const float *d_in,
                                          size_t n, unsigned channels, cudaStream_t stream)
 {
-    if (!d_x_prev || !d_x_cur || channels == 0 || channels > 65535 || d_x_prev == d_x_cur ||
-        x_stride < halo + n || x_stride < halo + prev_n)
+    if (!d_x_prev || !d_x_cur || channels == 0 || channels > GF_GRID_Y_MAX ||
+        d_x_prev == d_x_cur || x_stride < halo + n || x_stride < halo + prev_n)
         return cudaErrorInvalidValue;
     if (halo + n == 0)
         return cudaSuccess;
-    const unsigned threads = 256;
-    dim3 grid((unsigned)((halo + n + threads - 1) / threads), channels);
-    stage_kernel<<<grid, threads, 0, stream>>>(d_x_prev, prev_n, d_x_cur, x_stride, halo, d_in,
-                                               n, channels);
+    dim3 grid((unsigned)((halo + n + LAYOUT_THREADS - 1) / LAYOUT_THREADS), channels);
+    stage_kernel<<<grid, LAYOUT_THREADS, 0, stream>>>(d_x_prev, prev_n, d_x_cur, x_stride, halo,
+                                                      d_in, n, channels);
     return cudaGetLastError();
 }
 
@@ -56,8 +60,7 @@ extern "C" cudaError_t gf_launch_interleave(const float *d_y, size_t y_stride, f
         return cudaErrorInvalidValue;
     if (n == 0)
         return cudaSuccess;
-    const unsigned threads = 256;
-    interleave_kernel<<<(unsigned)((n + threads - 1) / threads), threads, 0, stream>>>(
-        d_y, y_stride, d_out, n, channels);
+    const unsigned blocks = (unsigned)((n + LAYOUT_THREADS - 1) / LAYOUT_THREADS);
+    interleave_kernel<<<blocks, LAYOUT_THREADS, 0, stream>>>(d_y, y_stride, d_out, n, channels);
     return cudaGetLastError();
 }

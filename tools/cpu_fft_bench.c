@@ -1,6 +1,7 @@
 /*
  * cpu_fft_bench.c - measures the CPU kernels through the public API, to set
- * the constants of src/cpu/fft_uniform.c:
+ * the constants of src/cpu/fft_uniform.c (tools/cpu_nupc_bench.c does the
+ * same for the zero-latency engine, src/cpu/fft_nonuniform.c):
  *
  *   cpu_fft_bench --crossover [MARGIN]
  *                               per block size, the tap count from which the
@@ -66,6 +67,8 @@ static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned c
     cfg.backend = GFIR_BACKEND_CPU;
     cfg.kernel = kernel;
     cfg.threads = threads;
+    /* the uniform engine at its own rule's partition, whatever the latency */
+    cfg.max_latency_frames = GFIR_LATENCY_ANY;
     if (gfir_plan_create(&plan, taps, ntaps, &cfg) != GFIR_OK)
         goto done;
     if (part) {
@@ -138,7 +141,7 @@ static void partition(void)
     for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++) {
         size_t best_p = 0;
         double best = 0.0;
-        printf("| %zu | %zu |", taps[t], gf_cpu_fft_partition(taps[t], (size_t)1 << 30));
+        printf("| %zu | %zu |", taps[t], gf_cpu_fft_partition(taps[t], (size_t)1 << 30, GFIR_LATENCY_ANY));
         for (size_t p = 256; p <= 65536; p *= 2) {
             double f;
             if (p > 2 * taps[t] || taps[t] / p > 1024) {

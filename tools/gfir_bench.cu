@@ -14,10 +14,13 @@
  * (direct kernels only: an FFT does not do ntaps FMAs per sample), both
  * measured in the same run. Every kernel reads the same planar
  * halo-prefixed input and writes planar output; for fft that is the whole
- * engine of kernels/fft.cu (gather into segments, R2C, spectral multiply or
- * partitioned multiply-accumulate, C2R, extract of the valid samples), with its cuFFT plans and the filter spectrum made before timing.
- * Its shape is the library's rule for a block of all the frames: fft(N) for
- * a whole filter at N points, fftp(P) for partitions of P taps. --fft-sizes
+ * engine of kernels/fft/ (smfft's transforms in shared memory, or the cuFFT
+ * passes: gather into segments, R2C, spectral multiply or partitioned
+ * multiply-accumulate, C2R, extract of the valid samples), with its plans
+ * and the filter spectrum made before timing.
+ * Its shape is the library's rule for a block of all the frames: smfft(N)
+ * for a whole filter at N points in smfft's transforms, fft(N) for one in
+ * cuFFT's, fftp(P) for partitions of P taps. --fft-sizes
  * and --fft-parts add rows at other shapes (whole sizes of at least 2 ntaps;
  * partitions below ntaps), to tune the rule from: fft_sweep rows in the CSV,
  * which the peer comparison ignores.
@@ -38,6 +41,7 @@
  */
 #include "core/cache.h"
 #include "gfir.h"
+#include "fft/fft.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -179,7 +183,7 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
     char why[256] = "";
     gf_fft_filter *f;
     gf_fft_engine *e;
-    if (gf_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, part, why, sizeof why) != GFIR_OK) {
+    if (gf_fft_filter_create(&f, h_taps, ntaps, 1, n_fft, part, 0, why, sizeof why) != GFIR_OK) {
         fprintf(stderr, "gfir-bench: fft at %zu taps, N = %zu: %s\n", ntaps, n_fft, why);
         exit(1);
     }
@@ -202,7 +206,7 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
                         (ms * 1e-3) / 1e9;
     char label[32];
     snprintf(label, sizeof label, "%s(%zu)",
-             part ? "fftp" : gf_fft_engine_fused(e) ? "fused" : "fft", part ? part : n_fft);
+             part ? "fftp" : gf_fft_engine_smfft(e) ? "smfft" : "fft", part ? part : n_fft);
     printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
            samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
     if (csv)
@@ -475,8 +479,8 @@ int main(int argc, char **argv)
         for (const std::string &name : names) {
             const size_t rule_part = gf_fft_part(ntaps, frames);
             const size_t rule = rule_part ? 2 * rule_part : gf_fft_size(ntaps, frames);
-            if (name == "fft-cufft") { /* the cuFFT passes where fft runs one kernel */
-                if (!rule_part && rule <= GF_FFTCONV_MAX)
+            if (name == "fft-cufft") { /* the cuFFT passes where fft runs smfft */
+                if (!rule_part && rule <= GF_SMFFT_MAX)
                     time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels, frames, rule, 0,
                              GF_FFT_CUFFT_ONLY, runs, copy_bw, csv, "fft_cufft");
                 continue;
@@ -490,7 +494,7 @@ int main(int argc, char **argv)
                         (n_fft & (n_fft - 1)) == 0)
                         for (unsigned flags = 0; flags <= GF_FFT_CUFFT_ONLY;
                              flags += GF_FFT_CUFFT_ONLY)
-                            if (!flags || n_fft <= GF_FFTCONV_MAX) /* both where both run */
+                            if (!flags || n_fft <= GF_SMFFT_MAX) /* both where both run */
                                 time_fft(d_x, x_stride, d_y, h_taps.data(), ntaps, channels,
                                          frames, n_fft, 0, flags, runs, copy_bw, csv,
                                          "fft_sweep");

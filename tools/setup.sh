@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sets gfir up on Debian 12 as root: installs the Debian packages it builds,
-# tests and benchmarks with, then configures and builds into build/.
+# tests and benchmarks with, configures and builds into build/, then installs
+# gfir on PATH with its manual page and bash completion (tools/install.sh).
 # Safe to run again; it only installs what is missing.
 #   GFIR_BUILD_DIR  build directory (default: build)
 #   GFIR_CMAKE_ARGS extra arguments for cmake's configure step
+#   GFIR_PREFIX     where to install (default: /usr/local as root, else ~/.local)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -13,6 +15,8 @@ packages=(
   portaudio19-dev libsoxr-dev                       # live audio, IR resampling
   libcmocka-dev python3 python3-numpy python3-scipy # tests and golden data
   sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
+  man-db bash-completion tmux                       # man gfir, completion, its tests
+  slurm-wlm munge                                   # gfir batch under a real Slurm
   strace                                            # tests: OUTPUT's directory synced
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
 )
@@ -36,3 +40,4 @@ build=${GFIR_BUILD_DIR:-build}
 # shellcheck disable=SC2086
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${GFIR_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build"
+bash tools/install.sh "$build"

@@ -9,12 +9,14 @@
 static inline cudaError_t gf_check_args(const gf_conv_args *a)
 {
     if (!a || !a->d_x || !a->d_taps || !a->d_y || a->ntaps == 0 || a->channels == 0 ||
-        a->channels > 65535 || a->taps_stride < a->ntaps || a->taps_stride % GF_TAP_STEP ||
+        a->channels > GF_GRID_Y_MAX || a->taps_stride < a->ntaps || a->taps_stride % GF_TAP_STEP ||
         a->x_stride < a->n + a->ntaps - 1 || a->y_stride < a->n || a->ntaps > 0x7fffffff)
         return cudaErrorInvalidValue;
     return cudaSuccess;
 }
 
+/* 256 threads (8 warps) unless the caller picks: a textbook size, not a
+ * measured one; gfir-bench --threads T times the kernels at others. */
 static inline unsigned gf_threads(const gf_conv_args *a)
 {
     return a->block_threads ? a->block_threads : 256;

@@ -1,7 +1,10 @@
 /*
  * chain.c - from options to plans: one plan for the folded chain (the
  * default, and always for live audio through cli_plan_for), or with --no-fold
- * one plan per stage run in series, which gives the same output.
+ * one plan per stage run in series, which gives the same output. The library
+ * chooses each plan's backend and kernel; the command line only says how much
+ * latency its use can take (files any, live audio none) and how long a file
+ * is, and reports the plan it got.
  */
 #include "chain.h"
 #include "filter/filter.h"
@@ -11,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every plan the command line makes: the library's policy chooses backend,
+ * kernel and form from the options, the shape and the latency budget. */
 static gfir_status make_plan(const cli_options *o, unsigned channels, unsigned filter_channels,
-                             size_t block_frames, const float *taps, size_t ntaps,
-                             gfir_plan **plan)
+                             size_t block_frames, size_t budget, size_t expected_frames,
+                             const float *taps, size_t ntaps, gfir_plan **plan)
 {
     gfir_config cfg;
     gfir_config_init(&cfg);
@@ -22,23 +27,9 @@ static gfir_status make_plan(const cli_options *o, unsigned channels, unsigned f
     cfg.max_block_frames = block_frames;
     cfg.backend = o->backend;
     cfg.kernel = o->kernel;
+    cfg.max_latency_frames = budget;
+    cfg.expected_frames = expected_frames;
     return gfir_plan_create(plan, taps, ntaps, &cfg);
-}
-
-/* Replaces AUTO's plan by one with `kernel` on the same backend, keeping
- * AUTO's where that cannot be made. */
-static void replan(const cli_options *o, gfir_kernel kernel, unsigned channels,
-                   unsigned filter_channels, size_t block_frames, const float *taps,
-                   size_t ntaps, gfir_plan **plan)
-{
-    cli_options other = *o;
-    gfir_plan *p;
-    other.backend = gfir_plan_backend(*plan);
-    other.kernel = kernel;
-    if (make_plan(&other, channels, filter_channels, block_frames, taps, ntaps, &p) == GFIR_OK) {
-        gfir_plan_destroy(*plan);
-        *plan = p;
-    }
 }
 
 static int plan_failed(const cli_options *o)
@@ -48,28 +39,25 @@ static int plan_failed(const cli_options *o)
                      gfir_plan_error_detail(NULL));
 }
 
+void cli_plan_summary(const gfir_plan *plan, char *buf, size_t len)
+{
+    snprintf(buf, len, "backend %s, kernel %s, latency %zu frames",
+             gfir_backend_name(gfir_plan_backend(plan)), gfir_kernel_name(gfir_plan_kernel(plan)),
+             gfir_plan_latency(plan));
+}
+
 static void say_plan(const cli_options *o, const gfir_plan *plan, const char *what,
                      unsigned filter_channels, double rate_hz, size_t block_frames)
 {
     const unsigned ch = gfir_plan_channels(plan);
+    char summary[128];
     if (!o->verbose)
         return;
-    fprintf(stderr, "gfir: %sbackend %s, kernel %s, %zu taps x %u filter channel%s, "
-            "%u channel%s at %g Hz, blocks of %zu frames, latency %zu frames\n", what,
-            gfir_backend_name(gfir_plan_backend(plan)), gfir_kernel_name(gfir_plan_kernel(plan)),
-            gfir_plan_ntaps(plan), filter_channels, filter_channels == 1 ? "" : "s", ch,
-            ch == 1 ? "" : "s", rate_hz, block_frames, gfir_plan_latency(plan));
+    cli_plan_summary(plan, summary, sizeof summary);
+    fprintf(stderr, "gfir: %s%s; %zu taps x %u filter channel%s, %u channel%s at %g Hz, "
+            "blocks of %zu frames\n", what, summary, gfir_plan_ntaps(plan), filter_channels,
+            filter_channels == 1 ? "" : "s", ch, ch == 1 ? "" : "s", rate_hz, block_frames);
 }
-
-/*
- * Live audio counts every frame of latency. When AUTO picks a kernel that adds
- * some (the CPU's partitioned FFT adds a block), direct convolution is used
- * instead wherever it costs at most this many multiply-adds a second: about 5%
- * of one core of the 2-core development machine (tools/bench/cpu.sh measured
- * 18-22 GMAC/s on one thread from 255 taps up), e.g. 4095 taps in stereo at
- * 48 kHz (0.39 G).
- */
-#define LIVE_DIRECT_MAX_MACS 1e9
 
 int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                  gfir_plan **plan, size_t *filter_delay_frames)
@@ -78,15 +66,12 @@ int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t
     *plan = NULL;
     if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
         return 1;
-    if (make_plan(o, channels, d.filter_channels, block_frames, d.taps, d.ntaps, plan) !=
+    /* live audio hears every frame of latency: the budget is none */
+    if (make_plan(o, channels, d.filter_channels, block_frames, 0, 0, d.taps, d.ntaps, plan) !=
         GFIR_OK) {
         cli_design_free(&d);
         return plan_failed(o);
     }
-    if (o->kernel == GFIR_KERNEL_AUTO && gfir_plan_latency(*plan) > 0 &&
-        (double)d.ntaps * channels * rate_hz <= LIVE_DIRECT_MAX_MACS)
-        replan(o, GFIR_KERNEL_DIRECT, channels, d.filter_channels, block_frames, d.taps, d.ntaps,
-               plan);
     if (filter_delay_frames)
         *filter_delay_frames = d.delay_frames;
     say_plan(o, *plan, "", d.filter_channels, rate_hz, block_frames ? block_frames : 4096);
@@ -94,32 +79,8 @@ int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t
     return 0;
 }
 
-/*
- * Files do not count latency (the writer drops the engine's), and their
- * reader and writer threads share the cores with the filter, so AUTO's CPU
- * choice, tuned for the plan API alone (FFT only where it wins by 1.5x),
- * is too shy of FFT there. A 10-minute stereo 16-bit WAV on the 2-core
- * development machine (gfir --backend cpu --kernel K, medians of 5,
- * 2026-11-23): 127 taps direct 0.39 s, FFT 0.44; 191 taps direct 0.43, FFT
- * 0.42; 255 taps direct 0.52, FFT 0.43. So files take the CPU's FFT from
- * FILE_FFT_MIN_TAPS taps.
- */
-#define FILE_FFT_MIN_TAPS 192
-
-static gfir_status make_file_plan(const cli_options *o, unsigned channels,
-                                  unsigned filter_channels, size_t block_frames,
-                                  const float *taps, size_t ntaps, gfir_plan **plan)
-{
-    gfir_status st = make_plan(o, channels, filter_channels, block_frames, taps, ntaps, plan);
-    if (st == GFIR_OK && o->kernel == GFIR_KERNEL_AUTO && ntaps >= FILE_FFT_MIN_TAPS &&
-        gfir_plan_backend(*plan) == GFIR_BACKEND_CPU &&
-        gfir_plan_kernel(*plan) == GFIR_KERNEL_DIRECT)
-        replan(o, GFIR_KERNEL_FFT, channels, filter_channels, block_frames, taps, ntaps, plan);
-    return st;
-}
-
 int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
-                     cli_chain *chain)
+                     size_t expected_frames, cli_chain *chain)
 {
     cli_design d;
     char what[64];
@@ -138,11 +99,13 @@ int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, si
     }
     for (size_t i = 0; i < chain->nplans; i++) {
         const unsigned fc = o->no_fold ? d.stage_channels[i] : d.filter_channels;
+        /* the writer drops the engine's latency: files grant any */
         gfir_status st =
-            o->no_fold ? make_file_plan(o, channels, fc, block_frames, d.stage_taps[i],
-                                        d.stage_ntaps[i], &chain->plans[i])
-                       : make_file_plan(o, channels, fc, block_frames, d.taps, d.ntaps,
-                                        &chain->plans[i]);
+            o->no_fold ? make_plan(o, channels, fc, block_frames, GFIR_LATENCY_ANY,
+                                   expected_frames, d.stage_taps[i], d.stage_ntaps[i],
+                                   &chain->plans[i])
+                       : make_plan(o, channels, fc, block_frames, GFIR_LATENCY_ANY,
+                                   expected_frames, d.taps, d.ntaps, &chain->plans[i]);
         if (st != GFIR_OK) {
             plan_failed(o);
             goto done;

@@ -16,8 +16,12 @@ typedef struct cli_chain {
     size_t latency_frames;      /* the plans' latencies, summed */
 } cli_chain;
 
+/* The plans for a file of `channels` channels and expected_frames frames (0:
+ * unknown) at rate_hz, in blocks of block_frames. With -v, says which. */
 int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
-                     cli_chain *chain);
+                     size_t expected_frames, cli_chain *chain);
+/* "backend cpu, kernel fft, latency 32768 frames" for a plan. */
+void cli_plan_summary(const gfir_plan *plan, char *buf, size_t len);
 gfir_status cli_chain_execute(cli_chain *chain, const float *in, float *out, size_t frames);
 gfir_status cli_chain_flush(cli_chain *chain, float *out, size_t frames);
 /* Why the last call failed: a plan's error detail, or its status's sentence. */

@@ -79,7 +79,6 @@ int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t
 /* options.c: returns -1 to go on, else the exit code (0 after --help or
  * --version, 2 for a usage error, 1 for a bad preset or filter file). */
 int cli_parse_options(int argc, char **argv, cli_options *o);
-void cli_usage_hint(void);
 
 /* filter/filter.c */
 void cli_filter_free(cli_filter *f);

@@ -1,7 +1,9 @@
 /*
  * main.c - the gfir command line: parse, then run one mode (list presets,
- * describe or plot a chain, filter a file, or live audio).
+ * describe or plot a chain, filter a file, or live audio); `gfir batch ...`
+ * has its own options and goes to batch/.
  */
+#include "batch/batch.h"
 #include "file/file.h"
 #include "file/output.h"
 #include "filter/filter.h"
@@ -13,6 +15,7 @@
 #endif
 
 #include <stdio.h>
+#include <string.h>
 
 #define DEFAULT_RATE_HZ 48000.0
 
@@ -31,22 +34,24 @@ static int run_live(const cli_options *o)
 #endif
 }
 
-/* --describe and --response: at INPUT's rate (in, or NULL), else at --rate. */
-static int inspect(const cli_options *o, const cli_input *in)
+/* --describe and --response: at INPUT's rate (in_info, or NULL), else at --rate. */
+static int inspect(const cli_options *o, const SF_INFO *in_info)
 {
     double rate_hz = o->rate_hz > 0 ? o->rate_hz : DEFAULT_RATE_HZ;
     unsigned channels = 0;
+    size_t frames = 0;
     cli_design d;
     int rc = 0;
 
-    if (in && !(o->rate_hz > 0)) {
-        rate_hz = in->info.samplerate;
-        channels = (unsigned)in->info.channels;
+    if (in_info && !(o->rate_hz > 0)) {
+        rate_hz = in_info->samplerate;
+        channels = (unsigned)in_info->channels;
+        frames = cli_input_frames(in_info);
     }
     if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
         return 1;
     if (o->describe)
-        rc = cli_describe(o, &d);
+        rc = cli_describe(o, &d, channels, frames);
     if (!rc && o->response_svg)
         rc = cli_write_response_svg(o->response_svg, o->filter, &d);
     cli_design_free(&d);
@@ -69,26 +74,33 @@ static int check_response(const cli_options *o)
 static int inspect_and_run(const cli_options *o)
 {
     const int need_input = o->input && (o->output || !(o->rate_hz > 0));
-    cli_input in;
+    SNDFILE *in = NULL;
+    SF_INFO in_info;
     int rc;
 
     if (check_response(o) || (o->output && output_check(o->input, o->output)))
         return 1;
-    if (need_input && cli_input_open(o->input, &in))
+    if (need_input && cli_open_input(o->input, &in, &in_info))
         return 1;
-    rc = inspect(o, need_input ? &in : NULL);
+    rc = inspect(o, in ? &in_info : NULL);
     if (!rc && o->output)
-        rc = cli_run_file_from(o, &in);
-    if (need_input)
-        cli_input_close(&in);
+        rc = cli_run_file_from(o, in, &in_info);
+    if (in)
+        sf_close(in);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
     cli_options o;
-    int rc = cli_parse_options(argc, argv, &o);
+    int rc;
 
+    if (argc > 1 && !strcmp(argv[1], "batch")) {
+        rc = cli_run_batch(argc - 1, argv + 1);
+        fflush(stdout);
+        return rc;
+    }
+    rc = cli_parse_options(argc, argv, &o);
     if (rc < 0) {
         if (o.list_presets)
             rc = preset_list();

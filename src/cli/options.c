@@ -3,18 +3,32 @@
  */
 #include "filter/filter.h"
 #include "filter/preset.h"
+#include "argparse.h"
 #include "message.h"
+#include "version.h"
 
 #include <getopt.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_BLOCK_FRAMES ((size_t)1 << 24)
 
 static const char usage_line[] = "usage: gfir [options] INPUT OUTPUT";
+
+/* gfir with nothing to do: what it is for, in a few lines. */
+static void print_brief(void)
+{
+    fprintf(stderr, "%s\n", usage_line);
+    fputs("Filters sound files with FIR filters. For example:\n"
+          "  gfir in.wav out.wav --preset lowpass       low-pass at 4 kHz\n"
+          "  gfir in.flac out.mp3 --ir hall.wav         convolve with a room\n"
+          "  gfir --describe --preset telephone         inspect a filter\n"
+          "  gfir --list-presets                        the named filters\n"
+          "gfir --help lists every option; man gfir has the rest.\n",
+          stderr);
+}
 
 static void print_help(void)
 {
@@ -23,7 +37,9 @@ static void print_help(void)
 "Filters a sound file with FIR filters (designed low/high/band-pass filters, any\n"
 "set of coefficients, or an impulse response such as a room reverb) on the CPU\n"
 "or an NVIDIA GPU. Reads and writes every format libsndfile does (WAV, FLAC,\n"
-"AIFF, Ogg, ...), in blocks, so any length of file works in bounded memory.\n"
+"MP3, Ogg Vorbis, Opus, AIFF, CAF, ...), in blocks, so any length of file\n"
+"works in bounded memory. Tags (title, artist, ...) and the channel layout\n"
+"go from INPUT to OUTPUT where OUTPUT's format holds them.\n"
 "\n"
 "Examples:\n"
 "  gfir in.wav out.wav --preset lowpass        low-pass at 4 kHz\n"
@@ -31,6 +47,7 @@ static void print_help(void)
 "  gfir in.wav out.wav --preset rumble --preset lowpass    a chain of two\n"
 "  gfir dry.wav wet.wav --ir hall.wav          convolve with a room's response\n"
 "  gfir --describe --response tel.svg --preset telephone   inspect, no files\n"
+"  gfir batch --manifest jobs.tsv              many files (gfir batch --help)\n"
 "\n"
 "The filter (give one or more; they run in order as one chain):\n"
 "  -p, --preset NAME[:KEY=VALUE,...]\n"
@@ -56,10 +73,13 @@ static void print_help(void)
 "                       INPUT, delayed by the filter; full: INPUT plus the\n"
 "                       filter's tail (default with --ir: keeps a reverb tail)\n"
 "  -f, --format CONTAINER[:SAMPLES]\n"
-"                       e.g. wav:pcm16, flac:pcm24, wav:float, aiff; SAMPLES is\n"
-"                       pcm8, pcm16, pcm24, pcm32, float, double, ulaw, alaw,\n"
-"                       vorbis. Default: the container from OUTPUT's extension\n"
-"                       and INPUT's sample format\n"
+"                       e.g. wav:pcm16, flac:pcm24, wav:float, mp3, opus; SAMPLES\n"
+"                       is pcm8, pcm16, pcm24, pcm32, float, double, ulaw, alaw,\n"
+"                       vorbis, opus, mp3. Default: the container from OUTPUT's\n"
+"                       extension with INPUT's samples where it holds them\n"
+"                       (pcm16 from a codec such as MP3); .mp3 is MP3 at LAME\n"
+"                       -V 2, .opus Opus at 64 kbit/s a channel, .ogg Vorbis\n"
+"                       at quality 0.5\n"
 "      --no-dither      do not add TPDF dither to 8- and 16-bit output\n"
 "\n"
 "Inspecting a filter (without OUTPUT nothing is filtered):\n"
@@ -68,7 +88,9 @@ static void print_help(void)
 "                       passband ripple and stopband attenuation\n"
 "      --response FILE.svg\n"
 "                       plot the magnitude response (dB over log frequency)\n"
-"      --rate HZ        sample rate to design at without INPUT (default 48000)\n"
+"                       as SVG\n"
+"      --rate HZ        sample rate to design at for --describe and --response\n"
+"                       without INPUT (default 48000)\n"
 "\n"
 "Engine:\n"
 "  -b, --backend auto|cpu|cuda   where to filter (default auto)\n"
@@ -91,8 +113,8 @@ static void print_help(void)
 "Other:\n"
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
 "                       warnings still print\n"
-"  -v, --verbose        say backend, kernel, block size and speed\n"
-"      --version        print the version\n"
+"  -v, --verbose        say backend, kernel, block size, output format and speed\n"
+"      --version        print the version and what this gfir was built with\n"
 "  -h, --help           this page\n"
 "\n"
 "Presets are looked up in $GFIR_PRESET_PATH (colon-separated directories),\n"
@@ -101,56 +123,18 @@ static void print_help(void)
 "a failed run leaves an existing OUTPUT as it was. OUTPUT may not be INPUT.\n"
 "INPUT - reads standard input, OUTPUT - writes standard output (WAV unless\n"
 "--format); a FIFO or a device as OUTPUT is written straight through.\n"
+"An option that does not apply to what was asked (--rate or --channels when\n"
+"filtering a file, --format with --play, ...) is wrong usage.\n"
 "Exit status: 0 success, 1 failure, 2 wrong usage.\n",
         stdout);
 }
 
-void cli_usage_hint(void)
-{
-    fprintf(stderr, "%s   (gfir --help for more)\n", usage_line);
-}
-
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-/* Usage errors: the line at fault, then the usage line; exit status 2. */
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cli_vmessage(fmt, ap);
-    va_end(ap);
-    cli_usage_hint();
-    return 2;
-}
-
-static int parse_double(const char *opt, const char *arg, double *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || !isfinite(v))
-        return usage_error("%s %s: not a number", opt, arg);
-    *out = v;
-    return 0;
-}
-
-static int parse_size(const char *opt, const char *arg, size_t lo, size_t hi, size_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(arg, &end, 10);
-    if (end == arg || *end || arg[0] == '-' || v < lo || v > hi)
-        return usage_error("%s %s: want a whole number from %zu to %zu", opt, arg, lo, hi);
-    *out = (size_t)v;
-    return 0;
-}
+static const cli_args parsing = {usage_line, "gfir --help"};
 
 enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
-    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD
+    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -185,23 +169,12 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int parse_choice(const char *opt, const char *arg, const char *const *names, int *out)
-{
-    for (int i = 0; names[i]; i++) {
-        if (!strcmp(arg, names[i])) {
-            *out = i;
-            return 0;
-        }
-    }
-    return usage_error("%s %s: unknown value (gfir --help lists the choices)", opt, arg);
-}
-
 /* One option; returns -1 to go on, else an exit code. */
 static int apply_option(int c, const char *arg, cli_options *o)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
     static const char *const normalizes[] = {"none", "peak", NULL};
-    size_t n = 0;
+    unsigned long long n = 0;
     int i = 0;
 
     switch (c) {
@@ -212,14 +185,14 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case 'i':
         return cli_filter_add_file(o->filter, STAGE_IR, arg) ? 1 : -1;
     case 'g':
-        return parse_double("--gain", arg, &o->filter->gain_db) ? 2 : -1;
+        return cli_arg_double(&parsing, "--gain", arg, &o->filter->gain_db) ? 2 : -1;
     case 'n':
-        if (parse_choice("--normalize", arg, normalizes, &i))
+        if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
         o->filter->normalize_peak = i;
         return -1;
     case 'a':
-        if (parse_choice("--align", arg, aligns, &i))
+        if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;
         o->align = (cli_align)i;
         return -1;
@@ -228,14 +201,18 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return -1;
     case 'b':
         if (gfir_backend_from_name(arg, &o->backend) != GFIR_OK)
-            return usage_error("--backend %s: unknown backend (auto, cpu, cuda)", arg);
+            return cli_usage_error(&parsing, "--backend %s: unknown backend (auto, cpu, cuda)", arg);
         return -1;
     case 'k':
         if (gfir_kernel_from_name(arg, &o->kernel) != GFIR_OK)
-            return usage_error("--kernel %s: unknown kernel (gfir --help lists them)", arg);
+            return cli_usage_error(&parsing, "--kernel %s: unknown kernel (gfir --help lists them)",
+                                   arg);
         return -1;
     case OPT_BLOCK:
-        return parse_size("--block", arg, 1, MAX_BLOCK_FRAMES, &o->block_frames) ? 2 : -1;
+        if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &n))
+            return 2;
+        o->block_frames = (size_t)n;
+        return -1;
     case OPT_NO_DITHER:
         o->no_dither = 1;
         return -1;
@@ -252,12 +229,12 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->response_svg = arg;
         return -1;
     case OPT_RATE:
-        if (parse_double("--rate", arg, &o->rate_hz))
+        if (cli_arg_double(&parsing, "--rate", arg, &o->rate_hz))
             return 2;
         return o->rate_hz >= CLI_MIN_RATE_HZ && o->rate_hz <= CLI_MAX_RATE_HZ
                    ? -1
-                   : usage_error("--rate %s: gfir designs at %g to %g Hz", arg, CLI_MIN_RATE_HZ,
-                                 CLI_MAX_RATE_HZ);
+                   : cli_usage_error(&parsing, "--rate %s: gfir designs at %g to %g Hz", arg,
+                                     CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ);
     case OPT_PLAY:
         o->play = 1;
         return -1;
@@ -274,14 +251,14 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->input_device = arg;
         return -1;
     case OPT_PERIOD:
-        if (parse_size("--period", arg, 16, 1 << 16, &n))
+        if (cli_arg_whole(&parsing, "--period", arg, 16, 1 << 16, &n))
             return 2;
         o->period_frames = (unsigned)n;
         return -1;
     case OPT_DURATION:
-        return parse_double("--duration", arg, &o->duration_s) ? 2 : -1;
+        return cli_arg_double(&parsing, "--duration", arg, &o->duration_s) ? 2 : -1;
     case OPT_CHANNELS:
-        if (parse_size("--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
+        if (cli_arg_whole(&parsing, "--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
             return 2;
         o->channels = (unsigned)n;
         return -1;
@@ -292,7 +269,7 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->verbose = 1;
         return -1;
     case OPT_VERSION:
-        printf("gfir %s\n", gfir_version_string());
+        cli_print_version();
         return 0;
     case 'h':
         print_help();
@@ -309,56 +286,171 @@ static int check_operands(int nargs, char **args, cli_options *o)
     if (o->list_presets || o->list_devices)
         return -1;
     if (o->filter->chain.nstages == 0)
-        return usage_error("no filter given: use --preset, --taps or --ir");
+        return cli_usage_error(&parsing, "no filter given: use --preset, --taps or --ir");
     if (o->monitor) {
         if (nargs > 0)
-            return usage_error("--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
+            return cli_usage_error(&parsing, "--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
         return -1;
     }
     if (o->play) {
         if (nargs != 1)
-            return usage_error("--play takes one INPUT and no OUTPUT");
+            return cli_usage_error(&parsing, "--play takes one INPUT and no OUTPUT");
         o->input = args[0];
         return -1;
     }
     if (nargs > 2)
-        return usage_error("too many operands: '%s'", args[2]);
+        return cli_usage_error(&parsing, "too many operands: '%s'", args[2]);
     if (nargs < 2 && !(inspect && nargs <= 1))
-        return nargs ? usage_error("missing OUTPUT after '%s'", args[0])
-                     : usage_error("missing INPUT and OUTPUT");
+        return nargs ? cli_usage_error(&parsing, "missing OUTPUT after '%s'", args[0])
+                     : cli_usage_error(&parsing, "missing INPUT and OUTPUT");
     o->input = nargs > 0 ? args[0] : NULL;
     o->output = nargs > 1 ? args[1] : NULL;
     /* standard output carries one thing */
-    if ((o->output && !strcmp(o->output, "-")) + o->describe +
-            (o->response_svg && !strcmp(o->response_svg, "-")) > 1)
-        return usage_error("OUTPUT '-', --describe and --response - all write to standard "
-                           "output; give only one of them");
+    if (o->output && !strcmp(o->output, "-") && o->describe)
+        return cli_usage_error(&parsing, "OUTPUT '-' and --describe both write to standard "
+                               "output; give one of them");
+    return -1;
+}
+
+/* ---- which options go with which mode ---------------------------------------- */
+
+enum {
+    MODE_FILE = 1,          /* INPUT filtered into OUTPUT */
+    MODE_DESCRIBE = 2,
+    MODE_RESPONSE = 4,
+    MODE_NO_INPUT = 8,      /* --describe or --response designing at --rate */
+    MODE_PLAY = 16,
+    MODE_MONITOR = 32,
+    MODE_FILTERS = MODE_FILE | MODE_DESCRIBE | MODE_PLAY | MODE_MONITOR,
+    MODE_LIVE = MODE_PLAY | MODE_MONITOR
+};
+
+static const struct {
+    int opt;
+    const char *name;
+    int modes;
+    const char *where, *why;    /* why: what applies instead where there is INPUT, or "" */
+} scoped[] = {
+    {OPT_RATE, "--rate", MODE_NO_INPUT, "--describe and --response without INPUT",
+     "; INPUT's own rate is used"},
+    {'f', "--format", MODE_FILE, "filtering INPUT into OUTPUT", ""},
+    {OPT_NO_DITHER, "--no-dither", MODE_FILE, "filtering INPUT into OUTPUT", ""},
+    {'a', "--align", MODE_FILE, "filtering INPUT into OUTPUT", ""},
+    {OPT_NO_FOLD, "--no-fold", MODE_FILE | MODE_DESCRIBE, "filtering a file and --describe",
+     ""},
+    {OPT_BLOCK, "--block", MODE_FILE | MODE_DESCRIBE, "filtering a file and --describe", ""},
+    {'b', "--backend", MODE_FILTERS, "filtering, --describe, --play and --monitor", ""},
+    {'k', "--kernel", MODE_FILTERS, "filtering, --describe, --play and --monitor", ""},
+    {OPT_DEVICE, "--device", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_INPUT_DEVICE, "--input-device", MODE_MONITOR, "--monitor", ""},
+    {OPT_CHANNELS, "--channels", MODE_MONITOR, "--monitor", "; INPUT has its own channels"},
+};
+
+/* The options that choose a mode rather than tune one. */
+static int choosing_mode(int opt)
+{
+    return opt == 'q' || opt == 'v' || opt == OPT_LIST_PRESETS || opt == OPT_LIST_DEVICES;
+}
+
+static const char *long_name(int opt)
+{
+    for (const struct option *lo = long_options; lo->name; lo++)
+        if (lo->val == opt)
+            return lo->name;
+    return "?";
+}
+
+/* Modes that exclude each other, and the list modes, which take nothing else. */
+static int check_modes(const cli_options *o, const unsigned char *seen, int nargs, char **args)
+{
+    const char *list = o->list_presets ? "--list-presets" : o->list_devices ? "--list-devices"
+                                                                            : NULL;
+    if (o->list_presets && o->list_devices)
+        return cli_usage_error(&parsing, "--list-presets and --list-devices: give one");
+    if (list) {
+        for (int c = 0; c < OPT_END; c++)
+            if (seen[c] && !choosing_mode(c))
+                return cli_usage_error(&parsing, "%s takes no other options ('--%s')", list, long_name(c));
+        if (nargs > 0)
+            return cli_usage_error(&parsing, "%s takes no INPUT or OUTPUT ('%s')", list, args[0]);
+    }
+    if (o->play && o->monitor)
+        return cli_usage_error(&parsing, "--play and --monitor: give one");
+    if ((o->play || o->monitor) && (o->describe || o->response_svg))
+        return cli_usage_error(&parsing, "%s goes without --describe and --response (run gfir --describe "
+                           "first)", o->play ? "--play" : "--monitor");
+    if (o->response_svg) {
+        const char *dot = strrchr(o->response_svg, '.');
+        if (!dot || strchr(dot, '/') || strcasecmp(dot, ".svg"))
+            return cli_usage_error(&parsing, "--response %s: gfir plots SVG only; name the file *.svg",
+                               o->response_svg);
+    }
+    return -1;
+}
+
+/* Options given for a mode other than the one asked for would do nothing:
+ * say so rather than ignore them. */
+static int check_scope(const cli_options *o, const unsigned char *seen)
+{
+    int mode = 0;
+    char asked[64];
+    if (o->list_presets || o->list_devices)
+        return -1;
+    if (o->play)
+        mode = MODE_PLAY;
+    else if (o->monitor)
+        mode = MODE_MONITOR;
+    else {
+        mode |= o->output ? MODE_FILE : 0;
+        mode |= o->describe ? MODE_DESCRIBE : 0;
+        mode |= o->response_svg ? MODE_RESPONSE : 0;
+        mode |= (o->describe || o->response_svg) && !o->input ? MODE_NO_INPUT : 0;
+    }
+    snprintf(asked, sizeof asked, "%s%s",
+             mode & MODE_PLAY ? "--play" : mode & MODE_MONITOR ? "--monitor"
+             : mode & MODE_FILE ? "filtering a file" : mode & MODE_DESCRIBE ? "--describe"
+                                                                           : "--response",
+             mode & (MODE_DESCRIBE | MODE_RESPONSE) && !(mode & MODE_FILE) && o->input
+                 ? " with INPUT" : "");
+    for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
+        if (seen[scoped[i].opt] && !(mode & scoped[i].modes))
+            return cli_usage_error(&parsing, "%s applies only to %s, not to %s%s", scoped[i].name,
+                               scoped[i].where, asked,
+                               o->input ? scoped[i].why : "");
     return -1;
 }
 
 int cli_parse_options(int argc, char **argv, cli_options *o)
 {
-    int c, rc;
+    unsigned char seen[OPT_END] = {0};
+    int c, rc, nargs, nothing_asked;
     memset(o, 0, sizeof *o);
     o->align = CLI_ALIGN_DEFAULT;
     o->period_frames = 256;
     o->filter = cli_filter_new();
     if (!o->filter)
         return cli_error("out of memory");
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:t:i:g:n:a:f:b:k:qvh", long_options, NULL)) != -1) {
-        if (c == '?') {
-            if (optopt) {
-                char opt[3] = {'-', (char)optopt, '\0'};
-                return usage_error("unknown option '%s'", opt);
-            }
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-        if (c == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+    while ((c = cli_next_option(&parsing, argc, argv, ":p:t:i:g:n:a:f:b:k:qvh", long_options)) !=
+           -1) {
+        if (c == CLI_ARGS_BAD)
+            return 2;
         rc = apply_option(c, optarg, o);
         if (rc >= 0)
             return rc;
+        seen[c] = 1;
     }
-    return check_operands(argc - optind, argv + optind, o);
+    nargs = argc - optind;
+    nothing_asked = nargs == 0;
+    for (c = 0; c < OPT_END; c++)
+        nothing_asked &= !seen[c] || c == 'q' || c == 'v';
+    if (nothing_asked) {
+        print_brief();
+        return 2;
+    }
+    if ((rc = check_modes(o, seen, nargs, argv + optind)) >= 0 ||
+        (rc = check_operands(nargs, argv + optind, o)) >= 0)
+        return rc;
+    return check_scope(o, seen);
 }

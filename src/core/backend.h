@@ -14,11 +14,18 @@ typedef struct gf_backend_ops {
     gfir_backend id;
     /* 1 when built and a device is usable now. */
     int (*available)(void);
-    /* The kernel AUTO resolves to for this plan's shape, or a status < 0
-     * when a named kernel cannot serve it (GFIR_ERR_UNSUPPORTED). */
-    gfir_status (*choose_kernel)(const gfir_plan *plan, gfir_kernel requested,
-                                 gfir_kernel *chosen);
-    /* Allocates plan->impl; plan->kernel, ntaps, block_frames are set. */
+    /* GFIR_OK when the backend has `kernel` (never AUTO) for this plan's
+     * shape, else GFIR_ERR_UNSUPPORTED with plan->detail saying why. The
+     * choice among kernels is the policy's (core/policy.c), not the backend's. */
+    gfir_status (*has_kernel)(gfir_plan *plan, gfir_kernel kernel);
+    /* 1 when the engine the policy chose runs a routed plan's paths itself
+     * (plan->route); otherwise the plan layer runs them as channels. */
+    int (*takes_paths)(const gfir_plan *plan);
+    /* Seconds this process would still spend starting the backend's device
+     * before a first plan runs (0 once started, and for the CPU). */
+    double (*startup_s)(const gfir_plan *plan);
+    /* Allocates plan->impl; the policy has set plan->kernel, form, partition,
+     * and the shape (ntaps, block_frames, ...). */
     gfir_status (*create)(gfir_plan *plan, const float *taps);
     /* Filters n <= plan->block_frames interleaved frames; in may be NULL for
      * silence; in == out allowed. Allocation-free. */

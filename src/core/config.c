@@ -26,6 +26,7 @@ static void defaults(gfir_config *cfg)
     cfg->threads = 0;
     cfg->device = 0;
     cfg->max_latency_frames = 0;
+    cfg->expected_frames = 0;
 }
 
 void gfir_config_init_size(gfir_config *cfg, size_t struct_size)
@@ -71,12 +72,58 @@ gfir_status gf_config_read(const gfir_config *cfg, gfir_config *full, char *why,
     return GFIR_OK;
 }
 
-gfir_status gf_config_check(const float *taps, size_t ntaps, const gfir_config *cfg,
-                                char *why, size_t whylen)
+/* Paths name existing channels and tap sets, with finite gains. */
+static gfir_status check_paths(const gfir_config *cfg, unsigned outputs, char *why,
+                               size_t whylen)
 {
+    if (cfg->npaths == 0 || cfg->npaths > GFIR_MAX_PATHS) {
+        snprintf(why, whylen, "npaths is %zu; with paths it must be 1 to %d", cfg->npaths,
+                 GFIR_MAX_PATHS);
+        return GFIR_ERR_ARG;
+    }
+    if (cfg->filter_channels == 0 || cfg->filter_channels > GFIR_MAX_PATHS) {
+        snprintf(why, whylen, "filter_channels is %u; with paths it must be 1 to %d",
+                 cfg->filter_channels, GFIR_MAX_PATHS);
+        return GFIR_ERR_CHANNELS;
+    }
+    for (size_t i = 0; i < cfg->npaths; i++) {
+        const gfir_path *p = &cfg->paths[i];
+        if (p->input >= cfg->channels || p->output >= outputs || p->taps >= cfg->filter_channels) {
+            snprintf(why, whylen, "path %zu (input %u, output %u, tap set %u) needs input below "
+                     "%u, output below %u and tap set below %u", i, p->input, p->output,
+                     p->taps, cfg->channels, outputs, cfg->filter_channels);
+            return GFIR_ERR_CHANNELS;
+        }
+        if (!isfinite(p->gain)) {
+            snprintf(why, whylen, "path %zu has a gain that is not finite", i);
+            return GFIR_ERR_ARG;
+        }
+    }
+    return GFIR_OK;
+}
+
+static gfir_status check_routing(const gfir_config *cfg, char *why, size_t whylen)
+{
+    const unsigned outputs = cfg->out_channels ? cfg->out_channels : cfg->channels;
     if (cfg->channels == 0 || cfg->channels > GFIR_MAX_CHANNELS) {
         snprintf(why, whylen, "channels is %u; it must be 1 to %d", cfg->channels,
                  GFIR_MAX_CHANNELS);
+        return GFIR_ERR_CHANNELS;
+    }
+    if (outputs > GFIR_MAX_CHANNELS) {
+        snprintf(why, whylen, "out_channels is %u; it must be 1 to %d", outputs,
+                 GFIR_MAX_CHANNELS);
+        return GFIR_ERR_CHANNELS;
+    }
+    if (cfg->paths)
+        return check_paths(cfg, outputs, why, whylen);
+    if (cfg->npaths) {
+        snprintf(why, whylen, "npaths is %zu but paths is NULL", cfg->npaths);
+        return GFIR_ERR_NULL;
+    }
+    if (outputs != cfg->channels) {
+        snprintf(why, whylen, "out_channels is %u but channels is %u: a plan without paths "
+                 "has as many outputs as inputs", outputs, cfg->channels);
         return GFIR_ERR_CHANNELS;
     }
     if (cfg->filter_channels != 1 && cfg->filter_channels != cfg->channels) {
@@ -84,8 +131,22 @@ gfir_status gf_config_check(const float *taps, size_t ntaps, const gfir_config *
                  cfg->filter_channels, cfg->channels);
         return GFIR_ERR_CHANNELS;
     }
+    return GFIR_OK;
+}
+
+gfir_status gf_config_check(const float *taps, size_t ntaps, const gfir_config *cfg,
+                                char *why, size_t whylen)
+{
+    gfir_status st = check_routing(cfg, why, whylen);
+    if (st != GFIR_OK)
+        return st;
     if (ntaps == 0 || ntaps > GFIR_MAX_TAPS) {
         snprintf(why, whylen, "ntaps is %zu; it must be 1 to %zu", ntaps, (size_t)GFIR_MAX_TAPS);
+        return GFIR_ERR_TAPS;
+    }
+    if (ntaps * cfg->filter_channels > ((size_t)1 << 32)) {
+        snprintf(why, whylen, "%u tap sets of %zu taps are more than 2^32 taps in all",
+                 cfg->filter_channels, ntaps);
         return GFIR_ERR_TAPS;
     }
     for (size_t i = 0; i < ntaps * cfg->filter_channels; i++) {

@@ -5,7 +5,7 @@
 #include "core/plan.h"
 #include "core/config.h"
 #include "core/policy.h"
-#include "core/registry.h"
+#include "core/route.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +32,7 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     gfir_status st;
     gfir_plan *plan = NULL;
     gfir_config full;
+    float *path_taps = NULL;
 
     create_detail[0] = '\0';
     if (out)
@@ -52,10 +53,19 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
         st = GFIR_ERR_NOMEM;
         goto fail;
     }
+    plan->inputs = cfg->channels;
+    plan->outputs = cfg->out_channels ? cfg->out_channels : cfg->channels;
     plan->channels = cfg->channels;
     plan->filter_channels = cfg->filter_channels;
     plan->ntaps = ntaps;
     plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : DEFAULT_BLOCK_FRAMES;
+    if (cfg->paths) {
+        st = gf_route_create(&plan->route, cfg, plan->detail, sizeof plan->detail);
+        if (st != GFIR_OK)
+            goto fail;
+        /* what the engine filters unless it takes paths itself: one channel each */
+        plan->channels = plan->filter_channels = (unsigned)cfg->npaths;
+    }
     plan->threads = cfg->threads;
     plan->max_latency_frames = cfg->max_latency_frames;
     plan->device = cfg->device;
@@ -67,15 +77,28 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
                       gfir_backend_name(cfg->backend), gfir_kernel_name(cfg->kernel));
         goto fail;
     }
+    if (plan->route && plan->ops->takes_paths(plan)) {
+        plan->channels = plan->inputs;
+        plan->filter_channels = cfg->filter_channels;
+    } else if (plan->route) {
+        st = gf_route_expand(plan->route, taps, ntaps, plan->block_frames, &path_taps,
+                             plan->detail, sizeof plan->detail);
+        if (st != GFIR_OK)
+            goto fail;
+        taps = path_taps;
+    }
     st = plan->ops->create(plan, taps);
     if (st != GFIR_OK)
         goto fail;
+    free(path_taps);
     *out = plan;
     return GFIR_OK;
 
 fail:
+    free(path_taps);
     if (plan) {
         snprintf(create_detail, sizeof create_detail, "%s", plan->detail);
+        gf_route_destroy(plan->route);
         free(plan);
     }
     if (!create_detail[0])
@@ -83,18 +106,32 @@ fail:
     return st;
 }
 
+/* One block of at most block_frames; a routed plan's paths run as channels. */
+static gfir_status run_block(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    const gf_route *r = plan->route;
+    gfir_status st;
+    if (!r || !r->vin)
+        return plan->ops->execute(plan, in, out, n);
+    if (in)
+        gf_route_gather(r, in, n);
+    st = plan->ops->execute(plan, in ? r->vin : NULL, r->vout, n);
+    if (st == GFIR_OK)
+        gf_route_reduce(r, out, n);
+    return st;
+}
+
 static gfir_status run_blocks(gfir_plan *plan, const float *in, float *out, size_t frames)
 {
-    const size_t ch = plan->channels;
     plan->detail[0] = '\0';
     while (frames > 0) {
         size_t n = frames < plan->block_frames ? frames : plan->block_frames;
-        gfir_status st = plan->ops->execute(plan, in, out, n);
+        gfir_status st = run_block(plan, in, out, n);
         if (st != GFIR_OK)
             return st;
         if (in)
-            in += n * ch;
-        out += n * ch;
+            in += n * plan->inputs;
+        out += n * plan->outputs;
         frames -= n;
     }
     return GFIR_OK;
@@ -108,6 +145,9 @@ gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size
         return GFIR_OK;
     if (!in || !out)
         return GFIR_ERR_NULL;
+    if (in == out && plan->inputs != plan->outputs)
+        return gf_fail(plan, GFIR_ERR_ARG, "in place needs as many output channels (%u) as "
+                       "input channels (%u)", plan->outputs, plan->inputs);
     return run_blocks(plan, in, out, frames);
 }
 
@@ -152,7 +192,12 @@ size_t gfir_plan_ntaps(const gfir_plan *plan)
 
 unsigned gfir_plan_channels(const gfir_plan *plan)
 {
-    return plan ? plan->channels : 0;
+    return plan ? plan->inputs : 0;
+}
+
+unsigned gfir_plan_out_channels(const gfir_plan *plan)
+{
+    return plan ? plan->outputs : 0;
 }
 
 const char *gfir_plan_error_detail(const gfir_plan *plan)
@@ -165,5 +210,6 @@ void gfir_plan_destroy(gfir_plan *plan)
     if (!plan)
         return;
     plan->ops->destroy(plan);
+    gf_route_destroy(plan->route);
     free(plan);
 }

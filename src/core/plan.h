@@ -11,11 +11,27 @@
 
 #define GF_DETAIL_LEN 256
 
+/* The form an engine takes beyond its kernel, where a kernel has several. */
+typedef enum gf_form {
+    GF_FORM_PLAIN = 0,           /* the kernel's only form */
+    GF_FORM_UNIFORM = 1,         /* CPU FFT: uniform partitions of `partition` frames,
+                                    which is also its latency */
+    GF_FORM_NONUNIFORM = 2,      /* CPU FFT: partitions that grow, latency 0 */
+    GF_FORM_FDL = 3              /* CUDA FFT for small calls: a direct head of `partition`
+                                    taps and a frequency-domain delay line, latency 0 */
+} gf_form;
+
+struct gf_route;
+
 struct gfir_plan {
     const gf_backend_ops *ops;
     gfir_kernel kernel;          /* resolved, never AUTO */
-    unsigned channels;
-    unsigned filter_channels;
+    gf_form form;                /* set by the policy with the kernel */
+    size_t partition;            /* GF_FORM_UNIFORM: frames per partition */
+    unsigned inputs, outputs;    /* the caller's interleaved channels in and out */
+    unsigned channels;           /* the engine's: inputs, or one per path when routed */
+    unsigned filter_channels;    /* the engine's tap sets: 1 or channels */
+    struct gf_route *route;      /* routed plans (core/route.h), else NULL */
     size_t ntaps;
     size_t block_frames;         /* largest block handed to ops->execute */
     size_t latency_frames;       /* set by the backend's create */

@@ -4,11 +4,13 @@
  */
 #include "core/backend.h"
 #include "cpu/engine.h"
-#include "cpu/fft_uniform.h"
 
 static const gf_cpu_engine *engine_of(const gfir_plan *plan)
 {
-    return plan->kernel == GFIR_KERNEL_FFT ? &gf_cpu_fft_uniform_engine : &gf_cpu_direct_engine;
+    if (plan->kernel != GFIR_KERNEL_FFT)
+        return &gf_cpu_direct_engine;
+    return plan->form == GF_FORM_NONUNIFORM ? &gf_cpu_fft_nonuniform_engine
+                                            : &gf_cpu_fft_uniform_engine;
 }
 
 static int cpu_available(void)
@@ -16,22 +18,29 @@ static int cpu_available(void)
     return 1;
 }
 
-static gfir_status cpu_choose_kernel(const gfir_plan *plan, gfir_kernel requested,
-                                     gfir_kernel *chosen)
+static gfir_status cpu_has_kernel(gfir_plan *plan, gfir_kernel kernel)
 {
-    switch (requested) {
-    case GFIR_KERNEL_AUTO:
-        *chosen = gf_cpu_fft_preferred(plan->ntaps, plan->block_frames) ? GFIR_KERNEL_FFT
-                                                                        : GFIR_KERNEL_DIRECT;
-        return GFIR_OK;
+    switch (kernel) {
     case GFIR_KERNEL_GOLD:
     case GFIR_KERNEL_DIRECT:
     case GFIR_KERNEL_FFT:
-        *chosen = requested;
         return GFIR_OK;
     default:
-        return GFIR_ERR_UNSUPPORTED;
+        return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "the CPU backend has no kernel '%s'",
+                       gfir_kernel_name(kernel));
     }
+}
+
+static int cpu_takes_paths(const gfir_plan *plan)
+{
+    (void)plan;
+    return 0;
+}
+
+static double cpu_startup_s(const gfir_plan *plan)
+{
+    (void)plan;
+    return 0.0;
 }
 
 static gfir_status cpu_create(gfir_plan *plan, const float *taps)
@@ -59,7 +68,9 @@ const gf_backend_ops gf_cpu_backend = {
     .name = "cpu",
     .id = GFIR_BACKEND_CPU,
     .available = cpu_available,
-    .choose_kernel = cpu_choose_kernel,
+    .has_kernel = cpu_has_kernel,
+    .takes_paths = cpu_takes_paths,
+    .startup_s = cpu_startup_s,
     .create = cpu_create,
     .execute = cpu_execute,
     .reset = cpu_reset,

@@ -1,10 +1,11 @@
 /*
- * direct_engine.c - the CPU's direct convolution engine: per-channel history
- * (the halo), the gold or the vectorised kernel of direct.h, and worker
- * threads across channels and output ranges for large blocks.
+ * direct_engine.c - the CPU's direct convolution engine: each channel's
+ * halo (its last ntaps - 1 inputs), the gold or the vectorised kernel of
+ * direct.h, and worker threads across channels and output ranges for large
+ * blocks.
  *
- * Each channel owns one planar buffer: ntaps - 1 history samples followed by
- * room for a block. A block is deinterleaved behind the history, convolved,
+ * Each channel owns one planar buffer: the ntaps - 1 halo samples followed by
+ * room for a block. A block is deinterleaved behind the halo, convolved,
  * interleaved out, and the last ntaps - 1 inputs slide to the front.
  * Large blocks are shared out to a pool of worker threads (pool.h) as tasks
  * of one channel and one range of outputs each.
@@ -27,8 +28,8 @@
 
 typedef struct cpu_state {
     gf_cpu_conv_fn conv;
-    size_t hist;        /* ntaps - 1 */
-    size_t stride;      /* hist + block_frames: one channel's input buffer */
+    size_t halo;        /* ntaps - 1 */
+    size_t stride;      /* halo + block_frames: one channel's input buffer */
     float *x;           /* channels x stride */
     float *y;           /* channels x block_frames */
     float *hr;          /* filter_channels x ntaps, each set reversed */
@@ -58,8 +59,8 @@ static gfir_status direct_create(gfir_plan *plan, const float *taps)
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
-    st->hist = ntaps - 1;
-    st->stride = st->hist + block;
+    st->halo = ntaps - 1;
+    st->stride = st->halo + block;
     st->x = calloc(plan->channels * st->stride, sizeof *st->x);
     st->y = malloc(plan->channels * block * sizeof *st->y);
     st->hr = malloc(plan->filter_channels * ntaps * sizeof *st->hr);
@@ -89,7 +90,7 @@ static void direct_reset(gfir_plan *plan)
 {
     cpu_state *st = plan->impl;
     for (unsigned c = 0; c < plan->channels; c++)
-        memset(st->x + c * st->stride, 0, st->hist * sizeof *st->x);
+        memset(st->x + c * st->stride, 0, st->halo * sizeof *st->x);
 }
 
 /* One task: outputs [start, start + len) of channel c. */
@@ -116,7 +117,7 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
     unsigned csr = gf_ftz_enter();
 
     for (unsigned c = 0; c < ch; c++) {
-        float *x = st->x + c * st->stride + st->hist;
+        float *x = st->x + c * st->stride + st->halo;
         if (in)
             for (size_t i = 0; i < n; i++)
                 x[i] = in[i * ch + c];
@@ -137,7 +138,7 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
         float *x = st->x + c * st->stride;
         for (size_t i = 0; i < n; i++)
             out[i * ch + c] = y[i];
-        memmove(x, x + n, st->hist * sizeof *x);
+        memmove(x, x + n, st->halo * sizeof *x);
     }
     gf_ftz_leave(csr);
     return GFIR_OK;

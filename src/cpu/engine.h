@@ -1,11 +1,13 @@
 /*
  * engine.h - the CPU backend's convolution engines, one file each behind one
  * table (libsamplerate's converters, PortAudio's host APIs): the direct
- * engine (direct_engine.c, running the gold or the vectorised kernel), and
- * uniformly partitioned FFT convolution (fft_uniform.c).
+ * engine (direct_engine.c, running the gold or the vectorised kernel),
+ * uniformly partitioned FFT convolution (fft_uniform.c, latency one
+ * partition) and non-uniformly partitioned FFT convolution
+ * (fft_nonuniform.c, no latency).
  *
- * backend.c owns the plan and hands each call to the engine its kernel
- * names; the engine owns plan->impl from create to destroy and sets
+ * backend.c owns the plan and hands each call to the engine its kernel and
+ * form (set by core/policy.c) name; the engine owns plan->impl from create to destroy and sets
  * plan->latency_frames at create. The contracts are backend.h's: execute
  * takes n <= plan->block_frames interleaved frames, in may be NULL for
  * silence, in == out is allowed, and it allocates nothing.
@@ -23,7 +25,8 @@ typedef struct gf_cpu_engine {
     void (*destroy)(gfir_plan *plan);
 } gf_cpu_engine;
 
-extern const gf_cpu_engine gf_cpu_direct_engine;      /* kernels gold and direct */
-extern const gf_cpu_engine gf_cpu_fft_uniform_engine; /* kernel fft */
+extern const gf_cpu_engine gf_cpu_direct_engine;         /* kernels gold and direct */
+extern const gf_cpu_engine gf_cpu_fft_uniform_engine;    /* kernel fft, GF_FORM_UNIFORM */
+extern const gf_cpu_engine gf_cpu_fft_nonuniform_engine; /* kernel fft, GF_FORM_NONUNIFORM */
 
 #endif

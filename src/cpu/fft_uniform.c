@@ -31,9 +31,10 @@
  * 32768 is the ceiling: `cpu_fft_bench --partition` found longer FFTs no
  * faster per frame even for 2^20 taps (they leave the L2 cache), while the
  * delay line's memory, 16 bytes per tap and channel, does not depend on P.
- * The offline CLI compensates the latency by flushing P more frames, so no
- * zero-latency mode (a direct head partition) is offered: it would cost P
- * direct multiply-adds per frame.
+ * Plans whose latency budget (max_latency_frames) fits no partition get the
+ * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a direct
+ * head and growing partitions, which costs three to four times as much per
+ * frame as this engine at its best partition (tools/cpu_nupc_bench --table).
  */
 #define MIN_PARTITION ((size_t)64)
 #define MAX_PARTITION ((size_t)32768)
@@ -107,7 +108,7 @@ static size_t ceil_pow2(size_t n)
     return p;
 }
 
-size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames)
+size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency)
 {
     size_t p = floor_pow2(block_frames ? block_frames : 1);
     size_t fit = ceil_pow2(ntaps);
@@ -115,42 +116,46 @@ size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames)
         p = fit;
     if (p > MAX_PARTITION)
         p = MAX_PARTITION;
-    return p < MIN_PARTITION ? MIN_PARTITION : p;
+    if (p < MIN_PARTITION)
+        p = MIN_PARTITION;
+    if (max_latency != GFIR_LATENCY_ANY && p > max_latency)
+        p = max_latency >= MIN_PARTITION ? floor_pow2(max_latency) : 0;
+    return p;
 }
 
 /*
- * AUTO's choice between FFT and direct, by block size: FFT from
- * crossover_taps[i] taps on when max_block_frames rounds down to 64 << i
- * (below 64: row 0; above 32768: the last row).
+ * From how many taps the FFT engine with partitions of P frames is faster
+ * than direct convolution in calls of P frames: min_taps[i] for P = 64 << i.
  *
- * Measured with `cpu_fft_bench --crossover 1.5` (one thread, mono, AVX-512
- * direct kernel, 2-core development machine, 2026-11-22, two runs): the tap
- * count from which FFT is at least 1.5 times faster than direct. FFT already
- * breaks even near 192-256 taps, but it adds P frames of latency, so it has
- * to win clearly to be picked unasked. At 64-frame blocks the direct path
- * pays for sliding its history every call and FFT wins from about 48 taps.
- * Runs disagreed by one grid step (384 or 512) from 8192 on; the larger
- * value is kept.
+ * Measured with `cpu_fft_bench --crossover 1.0` (one thread, mono, AVX-512
+ * direct kernel, 2-core development machine, best of five runs of 30 ms per
+ * point, 2026-11-23, with other builds running): FFT wins from 192 taps at
+ * every partition from 128 frames up, as the file benchmark found for whole
+ * files (127 taps direct 0.39 s against FFT 0.44; 255 taps 0.52 against
+ * 0.43). At 64-frame calls the direct engine's per-call cost (sliding its
+ * history, deinterleaving) makes FFT win from 24 taps. This is break-even,
+ * not a margin: the policy only considers this engine where the caller's
+ * latency budget already covers P, so its latency costs nothing unasked.
  */
-static const size_t crossover_taps[] = {
-    /*    64 */ 64,
-    /*   128 */ 384,
-    /*   256 */ 384,
-    /*   512 */ 384,
-    /*  1024 */ 384,
-    /*  2048 */ 384,
-    /*  4096 */ 384,
-    /*  8192 */ 512,
-    /* 16384 */ 512,
-    /* 32768 */ 512,
+static const size_t min_taps[] = {
+    /*    64 */ 24,
+    /*   128 */ 192,
+    /*   256 */ 192,
+    /*   512 */ 192,
+    /*  1024 */ 192,
+    /*  2048 */ 192,
+    /*  4096 */ 192,
+    /*  8192 */ 192,
+    /* 16384 */ 192,
+    /* 32768 */ 192,
 };
 
-int gf_cpu_fft_preferred(size_t ntaps, size_t block_frames)
+size_t gf_cpu_fft_uniform_min_taps(size_t partition)
 {
-    size_t cap = floor_pow2(block_frames ? block_frames : 1), i = 0;
-    while ((MIN_PARTITION << i) < cap && (MIN_PARTITION << i) < MAX_PARTITION)
+    size_t i = 0;
+    while ((MIN_PARTITION << i) < partition && (MIN_PARTITION << i) < MAX_PARTITION)
         i++;
-    return ntaps >= crossover_taps[i];
+    return min_taps[i];
 }
 
 /* ---- create, reset, destroy ----------------------------------------------- */
@@ -236,8 +241,7 @@ static void uniform_reset(gfir_plan *plan);
 
 static gfir_status uniform_create(gfir_plan *plan, const float *taps)
 {
-    return gf_cpu_fft_create_partition(plan, taps,
-                                         gf_cpu_fft_partition(plan->ntaps, plan->block_frames));
+    return gf_cpu_fft_create_partition(plan, taps, plan->partition);
 }
 
 gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size_t part)

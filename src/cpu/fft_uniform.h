@@ -8,8 +8,10 @@
  * FFT gives P output frames. Those frames are handed out during the next P
  * input frames, so the output is the exact causal convolution delayed by P
  * frames (plan->latency_frames = P), whatever the chunking of the calls.
+ * The policy (core/policy.c) sets P in plan->partition.
  *
- * Its engine (engine.h) is gf_cpu_fft_uniform_engine.
+ * Its engine (engine.h) is gf_cpu_fft_uniform_engine, for FFT plans of form
+ * GF_FORM_UNIFORM; the zero-latency one is fft_nonuniform.h's.
  */
 #ifndef GF_CPU_FFT_UNIFORM_H
 #define GF_CPU_FFT_UNIFORM_H
@@ -18,12 +20,14 @@
 
 #include <stddef.h>
 
-/* The partition size (and latency) the FFT kernel uses for a plan of ntaps
- * taps and blocks of up to block_frames frames: a power of two, 64 to 32768. */
-size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames);
+/* The partition size (and latency) for ntaps taps in calls of up to
+ * block_frames frames, within a latency budget of max_latency frames
+ * (GFIR_LATENCY_ANY: none): a power of two, 64 to 32768, or 0 when the
+ * budget is below 64. */
+size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency);
 
-/* 1 when the FFT kernel beats the direct one for this shape (what AUTO picks). */
-int gf_cpu_fft_preferred(size_t ntaps, size_t block_frames);
+/* From how many taps this engine beats direct convolution at that partition. */
+size_t gf_cpu_fft_uniform_min_taps(size_t partition);
 
 /* The engine's create with a given partition size (a power of two >= 64),
  * for tools/cpu_fft_bench.c to measure sizes the rule would not pick. */

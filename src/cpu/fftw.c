@@ -43,21 +43,29 @@ static void wisdom_save(void)
         remove(tmp);
 }
 
+/* Takes the planner lock and, when measuring, reads the wisdom file once per
+ * process; returns the planner flags. */
+static unsigned planner_begin(void)
+{
+    unsigned flags = planner_flags();
+    pthread_mutex_lock(&planner_lock);
+    if (flags != FFTW_ESTIMATE && !wisdom_imported) {
+        char path[4096];
+        if (wisdom_path(path, sizeof path, 0))
+            fftwf_import_wisdom_from_filename(path);
+        wisdom_imported = 1;
+    }
+    return flags;
+}
+
 int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *spec,
                       float *real_out)
 {
-    unsigned flags = planner_flags();
+    unsigned flags = planner_begin();
     int learnt = 0;
 
     pair->fwd = pair->inv = NULL;
-    pthread_mutex_lock(&planner_lock);
     if (flags != FFTW_ESTIMATE) {
-        if (!wisdom_imported) {
-            char path[4096];
-            if (wisdom_path(path, sizeof path, 0))
-                fftwf_import_wisdom_from_filename(path);
-            wisdom_imported = 1;
-        }
         pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, flags | FFTW_WISDOM_ONLY);
         pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, flags | FFTW_WISDOM_ONLY);
         if (!pair->fwd) {
@@ -92,4 +100,35 @@ void gf_fftw_pair_destroy(gf_fftw_pair *pair)
         fftwf_destroy_plan(pair->inv);
     pthread_mutex_unlock(&planner_lock);
     pair->fwd = pair->inv = NULL;
+}
+
+fftwf_plan gf_fftw_many_make(int n, int howmany, fftwf_complex *in, int istride, int idist,
+                             fftwf_complex *out, int ostride, int odist, int sign)
+{
+    unsigned flags = planner_begin();
+    fftwf_plan plan = NULL;
+    if (flags != FFTW_ESTIMATE) {
+        plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL, ostride,
+                                   odist, sign, flags | FFTW_WISDOM_ONLY);
+        if (!plan) {
+            plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL,
+                                       ostride, odist, sign, flags);
+            if (plan)
+                wisdom_save();
+        }
+    }
+    if (!plan)
+        plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL, ostride,
+                                   odist, sign, FFTW_ESTIMATE);
+    pthread_mutex_unlock(&planner_lock);
+    return plan;
+}
+
+void gf_fftw_plan_destroy(fftwf_plan plan)
+{
+    if (!plan)
+        return;
+    pthread_mutex_lock(&planner_lock);
+    fftwf_destroy_plan(plan);
+    pthread_mutex_unlock(&planner_lock);
 }

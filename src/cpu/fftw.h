@@ -1,13 +1,15 @@
 /*
  * fftw.h - FFTW plans for the CPU FFT engines: a real forward and inverse
- * transform pair of one size, measured once per size and machine and kept as
- * wisdom in the cache directory ($XDG_CACHE_HOME/gfir/fftw-wisdom, else
- * ~/.cache/gfir/fftw-wisdom). GFIR_FFTW_PLANNER=estimate in the environment
- * skips both the measuring and the file.
+ * transform pair of one size, or a batch of strided complex transforms (the
+ * steps of a transform cut into slices, fft_sliced.h), measured once per
+ * shape and machine and kept as wisdom in the cache directory
+ * ($XDG_CACHE_HOME/gfir/fftw-wisdom, else ~/.cache/gfir/fftw-wisdom).
+ * GFIR_FFTW_PLANNER=estimate in the environment skips both the measuring and
+ * the file.
  *
  * FFTW's planner, wisdom import/export and plan destruction are not
  * thread-safe, so they run under one lock, at create and destroy only.
- * Executing plans with new arrays (fftwf_execute_dft_r2c/c2r) is thread-safe
+ * Executing plans with new arrays (fftwf_execute_dft_r2c/c2r/dft) is thread-safe
  * and allocation-free: engines execute without any lock.
  */
 #ifndef GF_CPU_FFTW_H
@@ -27,5 +29,15 @@ int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *
                       float *real_out);
 /* Destroys what make made; a zeroed pair is allowed. */
 void gf_fftw_pair_destroy(gf_fftw_pair *pair);
+
+/* Plans howmany complex transforms of n points through FFTW's advanced
+ * interface (strides and distances counted in complex elements; in == out
+ * plans in place), sign FFTW_FORWARD or FFTW_BACKWARD, under the same lock and
+ * wisdom as the pairs. As with the pairs, new-array execute then works on any
+ * other arrays of the same alignment. NULL on failure. */
+fftwf_plan gf_fftw_many_make(int n, int howmany, fftwf_complex *in, int istride, int idist,
+                             fftwf_complex *out, int ostride, int odist, int sign);
+/* Destroys what many_make made; NULL is allowed. */
+void gf_fftw_plan_destroy(fftwf_plan plan);
 
 #endif

@@ -319,8 +319,8 @@ def kernels_agree(d):
 
 # ---- presets: each preset's measured response against its spec ------------------
 
-# (preset, passbands, stopbands, attenuation dB): the specs of issue 4 and
-# presets/*.ini, band edges at cutoff -+ transition / 2.
+# (preset, passbands, stopbands, attenuation dB): each preset's specification,
+# as presets/*.ini state it, band edges at cutoff -+ transition / 2.
 NYQ = RATE / 2
 PRESET_SPECS = [
     ("lowpass", [(0, 3800)], [(4200, NYQ)], 80),
@@ -498,6 +498,31 @@ def describe_and_response(d):
     assert "300 Hz" in texts and "3400 Hz" in texts, f"band edges not marked: {texts}"
     dashed = [l for l in root.iter(f"{ns}line") if l.get("stroke-dasharray")]
     assert len(dashed) == 2
+
+
+def plan_lines(text, prefix):
+    """The "backend B, kernel K, latency N frames" parts of lines with prefix."""
+    import re
+    return [m.group(1) for m in
+            re.finditer(prefix + r".*?(backend \w+, kernel \w+, latency \d+ frames)", text)]
+
+
+@test("options")
+def describe_and_verbose_agree(d):
+    """--describe INPUT names the plans `gfir INPUT OUTPUT -v` then runs, for
+    short and long filters, folded and not, any backend the build has."""
+    d.wav("x.wav", d.noise(20000, 2))
+    for ntaps in (15, 200, 4097):
+        d.text("h.txt", " ".join(f"{v:.6f}" for v in d.noise(ntaps, scale=0.1)))
+        for extra in ([], ["--block", "512"], ["--kernel", "direct"]):
+            args = ["--taps", "h.txt", *extra]
+            described = plan_lines(d.run("--describe", "x.wav", *args).stdout, "engine")
+            ran = plan_lines(d.run("x.wav", "y.wav", "-v", *args).stderr, "gfir: ")
+            assert described and described == ran, (ntaps, extra, described, ran)
+    args = ["--preset", "telephone", "--no-fold"]
+    described = plan_lines(d.run("--describe", "x.wav", *args).stdout, "engine")
+    ran = plan_lines(d.run("x.wav", "y.wav", "-v", *args).stderr, "gfir: ")
+    assert len(described) == 2 and described == ran, (described, ran)
 
 
 @test("options")

@@ -5,7 +5,8 @@ user and an attacker would drive it (issue 18).
     test_safety.py GFIR GROUP   runs one group: outputs (special files, links,
                                 pipes, --response), signals, limits (work
                                 proportional to the data), corruption
-                                (non-finite samples, short files), smaller
+                                (non-finite samples, short files), hostile
+                                (names in the plot, override values, gains)
 
 Each test reproduces a way gfir used to lose data, hang, crash or run without
 bound, and checks what it does now. Helpers come from test_cli.py. Exit 77
@@ -120,14 +121,18 @@ def start_and_wait_for_tmp(d, args, preexec_fn=None):
 
 @test("outputs")
 def response_never_overwrites_input(d):
+    # the plot must be named *.svg: INPUT reached through a link or another name
     x = d.wav("x.wav", d.noise(1000))
     before = open(x, "rb").read()
-    fails(d, ["x.wav", "y.wav", "--preset", "lowpass", "--response", "x.wav"], 1, "--response",
+    os.symlink("x.wav", d.p("x.svg"))
+    os.link(d.p("x.wav"), d.p("hard.svg"))
+    fails(d, ["x.wav", "y.wav", "--preset", "lowpass", "--response", "x.svg"], 1, "--response",
           "INPUT", output="y.wav")
-    fails(d, ["x.wav", "--preset", "lowpass", "--response", "./x.wav"], 1, "INPUT",
+    fails(d, ["x.wav", "--preset", "lowpass", "--response", "./hard.svg"], 1, "INPUT",
           output="y.wav")
     assert open(x, "rb").read() == before, "INPUT was overwritten by the plot"
-    fails(d, ["x.wav", "y.wav", "--preset", "lowpass", "--response", "y.wav"], 1, "same file",
+    os.symlink("y.wav", d.p("y.svg"))
+    fails(d, ["x.wav", "y.wav", "--preset", "lowpass", "--response", "y.svg"], 1, "same file",
           output="y.wav")
     # the plot follows OUTPUT's rules: through a link to its target, whole
     os.makedirs(d.p("plots"))
@@ -607,9 +612,9 @@ def short_data_chunk_warned(d):
     assert r.stderr == ""
 
 
-# ---- smaller ---------------------------------------------------------------------
+# ---- hostile names and values --------------------------------------------------
 
-@test("smaller")
+@test("hostile")
 def response_plot_escapes_names(d):
     d.text("evil.ini", "[<script>alert(1)</script>]\ntype = lowpass\ncutoff_hz = 1000\n"
            "transition_hz = 400\n\n[b&'\"]\ntype = highpass\ncutoff_hz = 100\n"
@@ -622,7 +627,7 @@ def response_plot_escapes_names(d):
     assert title and "<script>alert(1)</script>" in title[0] and "b&'\"" in title[0], title
 
 
-@test("smaller")
+@test("hostile")
 def preset_override_values_with_slashes(d):
     x = d.noise(1000)
     d.wav("x.wav", x)
@@ -642,7 +647,7 @@ def preset_override_values_with_slashes(d):
     assert rel_l2(read(d.p("y.wav"))[1], x) < REL_L2
 
 
-@test("smaller")
+@test("hostile")
 def overflowing_gain_says_so(d):
     d.wav("x.wav", d.noise(100))
     line = fails(d, ["x.wav", "out.wav", "--preset", "lowpass", "--gain", "1e9"], 1, "--gain",

@@ -1,7 +1,9 @@
 /*
  * realtime_test.c - execute allocates nothing and takes no locks, the promise
  * that lets it run in an audio callback: with the CPU backend and threads = 1,
- * for the gold, direct and FFT kernels, at audio block sizes and at full
+ * for the gold, direct and FFT kernels (the uniform engine within a latency
+ * budget, the zero-latency non-uniform one without, up to 2^20 taps and
+ * through its longest partitions' cycles), at audio block sizes and at full
  * blocks, in odd chunks. The link wraps malloc, calloc, realloc,
  * pthread_mutex_lock and pthread_cond_wait (-Wl,--wrap) so every call the
  * library makes to them is counted while execute runs.
@@ -56,53 +58,74 @@ int __wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
     return __real_pthread_cond_wait(c, m);
 }
 
-static void run(gfir_kernel kernel, size_t ntaps, size_t block, unsigned threads)
+/* frames of stereo random signal through a plan, in odd chunks (1 to 1001
+ * frames), then a flush and a reset, all of it armed. */
+static void run(gfir_kernel kernel, size_t max_latency, size_t ntaps, size_t block,
+                unsigned threads, size_t frames)
 {
-    enum { CH = 2, FRAMES = 20000 };
-    static float x[FRAMES * CH], y[FRAMES * CH];
+    enum { CH = 2 };
     uint64_t rng = ntaps + block;
     float *taps = malloc(ntaps * sizeof *taps);
+    float *x = malloc(frames * CH * sizeof *x), *y = malloc(frames * CH * sizeof *y);
     gfir_plan *plan;
     gfir_config cfg;
-    assert_non_null(taps);
+    assert_true(taps && x && y);
     test_fill(taps, ntaps, &rng);
-    test_fill(x, FRAMES * CH, &rng);
+    test_fill(x, frames * CH, &rng);
     gfir_config_init(&cfg);
     cfg.channels = CH;
     cfg.backend = GFIR_BACKEND_CPU;
     cfg.kernel = kernel;
     cfg.max_block_frames = block;
     cfg.threads = threads;
+    cfg.max_latency_frames = max_latency;
     assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
     free(taps);
 
     forbidden_calls = 0;
     armed = 1;
-    for (size_t done = 0, n = 1; done < FRAMES; done += n, n = n * 3 % 1001 + 1) {
-        n = n < FRAMES - done ? n : FRAMES - done;
+    for (size_t done = 0, n = 1; done < frames; done += n, n = n * 3 % 1001 + 1) {
+        n = n < frames - done ? n : frames - done;
         if (gfir_plan_execute(plan, x + done * CH, y + done * CH, n) != GFIR_OK)
             break;
     }
-    gfir_plan_flush(plan, y, block);
+    gfir_plan_flush(plan, y, block < frames ? block : frames);
     gfir_plan_reset(plan);
     armed = 0;
     if (forbidden_calls)
-        fail_msg("kernel %s, %zu taps, block %zu, threads %u: %d calls to malloc/calloc/"
-                 "realloc/pthread_mutex_lock/pthread_cond_wait inside execute",
-                 gfir_kernel_name(kernel), ntaps, block, threads, forbidden_calls);
+        fail_msg("kernel %s, latency budget %zu, %zu taps, block %zu, threads %u: %d calls to "
+                 "malloc/calloc/realloc/pthread_mutex_lock/pthread_cond_wait inside execute",
+                 gfir_kernel_name(kernel), max_latency, ntaps, block, threads, forbidden_calls);
     gfir_plan_destroy(plan);
+    free(x);
+    free(y);
 }
 
 static void test_one_thread(void **state)
 {
     (void)state;
-    static const gfir_kernel kernels[] = {GFIR_KERNEL_GOLD, GFIR_KERNEL_DIRECT, GFIR_KERNEL_FFT};
+    static const gfir_kernel kernels[] = {GFIR_KERNEL_GOLD, GFIR_KERNEL_DIRECT, GFIR_KERNEL_FFT,
+                                          GFIR_KERNEL_FFT};
+    /* The FFT kernel twice: the uniform engine, then the non-uniform one. */
+    static const size_t budgets[] = {0, 0, GFIR_LATENCY_ANY, 0};
     static const size_t taps[] = {1, 255, 4097};
     static const size_t blocks[] = {64, 256, 4096};
-    for (size_t k = 0; k < 3; k++)
+    for (size_t k = 0; k < 4; k++)
         for (size_t t = 0; t < 3; t++)
             for (size_t b = 0; b < 3; b++)
-                run(kernels[k], taps[t], blocks[b], 1);
+                run(kernels[k], budgets[k], taps[t], blocks[b], 1, 20000);
+}
+
+/* The non-uniform engine's long filters, whose largest partitions' work is
+ * spread over many calls: two full cycles of the longest (65536 frames). */
+static void test_nonuniform_long(void **state)
+{
+    (void)state;
+    static const size_t taps[] = {65537, (size_t)1 << 20};
+    static const size_t blocks[] = {64, 256};
+    for (size_t t = 0; t < 2; t++)
+        for (size_t b = 0; b < 2; b++)
+            run(GFIR_KERNEL_FFT, 0, taps[t], blocks[b], 1, 3 * 65536 + 1000);
 }
 
 /* Blocks below the threading threshold never touch the pool, whatever
@@ -110,14 +133,16 @@ static void test_one_thread(void **state)
 static void test_default_threads_small_blocks(void **state)
 {
     (void)state;
-    run(GFIR_KERNEL_DIRECT, 255, 256, 0);
-    run(GFIR_KERNEL_FFT, 4097, 256, 0);
+    run(GFIR_KERNEL_DIRECT, 0, 255, 256, 0, 20000);
+    run(GFIR_KERNEL_FFT, GFIR_LATENCY_ANY, 4097, 256, 0, 20000);
+    run(GFIR_KERNEL_FFT, 0, 65537, 256, 0, 20000);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_thread),
+        cmocka_unit_test(test_nonuniform_long),
         cmocka_unit_test(test_default_threads_small_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

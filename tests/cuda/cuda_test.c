@@ -14,9 +14,11 @@
  * `cuda_test --kernels` only the kernels, for racecheck (which is slow on the
  * many small launches of the streaming cases).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cpu/direct.h"
 #include "kernels.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -219,6 +221,76 @@ static void test_constant_limit(void **state)
     gfir_plan_destroy(plan);
 }
 
+/* One plan on the constant kernel, run by a thread of its own through many
+ * calls; the worker only records, the test thread asserts. */
+typedef struct constant_run {
+    size_t ntaps, frames;
+    unsigned channels, filter_channels;
+    gfir_status status;
+    double err;
+} constant_run;
+
+static void *constant_worker(void *arg)
+{
+    constant_run *r = arg;
+    uint64_t rng = 0xC0457ULL + r->ntaps * 7 + r->channels;
+    const size_t nsamp = r->frames * r->channels, block = 1024;
+    float *taps = malloc(r->filter_channels * r->ntaps * sizeof *taps);
+    float *x = malloc(nsamp * sizeof *x), *y = malloc(nsamp * sizeof *y);
+    double *ref = malloc(nsamp * sizeof *ref);
+    gfir_plan *plan = NULL;
+    gfir_config cfg;
+    r->status = GFIR_ERR_NOMEM;
+    r->err = INFINITY;
+    if (!taps || !x || !y || !ref)
+        goto done;
+    test_fill(taps, r->filter_channels * r->ntaps, &rng);
+    test_fill(x, nsamp, &rng);
+    test_reference(x, r->frames, r->channels, taps, r->ntaps, r->filter_channels, ref);
+    gfir_config_init(&cfg);
+    cfg.backend = GFIR_BACKEND_CUDA;
+    cfg.kernel = GFIR_KERNEL_CONSTANT;
+    cfg.channels = r->channels;
+    cfg.filter_channels = r->filter_channels;
+    cfg.max_block_frames = block;
+    r->status = gfir_plan_create(&plan, taps, r->ntaps, &cfg);
+    for (size_t done = 0; done < r->frames && r->status == GFIR_OK; done += block) {
+        const size_t n = r->frames - done < block ? r->frames - done : block;
+        r->status = gfir_plan_execute(plan, x + done * r->channels, y + done * r->channels, n);
+    }
+    gfir_plan_destroy(plan);
+    if (r->status == GFIR_OK)
+        r->err = test_rel_l2(y, ref, nsamp);
+done:
+    free(taps);
+    free(x);
+    free(y);
+    free(ref);
+    return NULL;
+}
+
+/* The device has one __constant__ bank for every plan: two plans on the
+ * constant kernel, running at once from two threads, each with other taps,
+ * must each see only their own. */
+static void test_constant_plans_at_once(void **state)
+{
+    (void)state;
+    const size_t frames = quick ? (size_t)1 << 15 : (size_t)1 << 17;
+    constant_run runs[2] = {{511, frames, 2, 2, GFIR_OK, 0.0}, {1023, frames, 1, 1, GFIR_OK, 0.0}};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, constant_worker, &runs[i]), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+    for (int i = 0; i < 2; i++) {
+        if (runs[i].status != GFIR_OK)
+            fail_msg("constant plan %d: %s", i, gfir_strerror(runs[i].status));
+        if (!(runs[i].err < TOLERANCE))
+            fail_msg("constant plan %d (%zu taps) beside another: rel L2 %.3g", i,
+                     runs[i].ntaps, runs[i].err);
+    }
+}
+
 /* AUTO takes a backend that has the kernel asked for: gold is CPU-only even
  * for blocks CUDA would get, tiled CUDA-only even for blocks it would not. A
  * device that does not exist is a bad argument. */
@@ -265,7 +337,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kernels_against_gold), cmocka_unit_test(test_streaming_cuda),
         cmocka_unit_test(test_pipelined),            cmocka_unit_test(test_pinned_buffers),
         cmocka_unit_test(test_reset_and_flush),
-        cmocka_unit_test(test_constant_limit),       cmocka_unit_test(test_auto_respects_the_kernel),
+        cmocka_unit_test(test_constant_limit),       cmocka_unit_test(test_constant_plans_at_once),
+        cmocka_unit_test(test_auto_respects_the_kernel),
     };
     if (kernels_only)
         cmocka_set_test_filter("test_kernels_against_gold");

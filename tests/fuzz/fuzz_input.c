@@ -27,35 +27,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int mem = -1, sink = -1;
 static char path[64];
 
-static void read_all(cli_input *in)
+static void read_all(SNDFILE *sf, const SF_INFO *info)
 {
     static float buf[4096];
-    const sf_count_t per = (sf_count_t)(sizeof buf / sizeof buf[0]) / in->info.channels;
+    const sf_count_t per = (sf_count_t)(sizeof buf / sizeof buf[0]) / info->channels;
     sf_count_t total = 0, got;
     if (per <= 0)
         return;
-    while (total < MAX_READ_FRAMES && (got = sf_readf_float(in->sf, buf, per)) > 0)
+    while (total < MAX_READ_FRAMES && (got = sf_readf_float(sf, buf, per)) > 0)
         total += got;
 }
 
-static void stream_header(const cli_input *in)
+static void stream_header(const SF_INFO *info)
 {
     SF_INFO out;
     SNDFILE *sf;
     static const float silence[64];
-    if (format_choose(NULL, "-", 1, &in->info, &out) != 0)
+    if (format_choose(NULL, "-", 1, info, 0, &out) != 0)
         return;
     if (lseek(sink, 0, SEEK_SET) != 0 ||
-        stream_open(sink, "fuzz", &out, cli_input_frames(in), &sf) != 0)
+        stream_open(sink, "fuzz", &out, cli_input_frames(info), &sf) != 0)
         return;
-    if (in->info.channels <= 64)
+    if (info->channels <= 64)
         sf_writef_float(sf, silence, 1);
     sf_close(sf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    cli_input in;
+    SNDFILE *in;
+    SF_INFO info;
     float *taps;
     size_t ntaps;
     unsigned channels;
@@ -69,10 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (ftruncate(mem, 0) != 0 || pwrite(mem, data, size, 0) != (ssize_t)size)
         abort();
-    if (cli_input_open(path, &in) == 0) {
-        read_all(&in);
-        stream_header(&in);
-        cli_input_close(&in);
+    if (cli_open_input(path, &in, &info) == 0) {
+        read_all(in, &info);
+        stream_header(&info);
+        sf_close(in);
     }
     if (taps_load_ir(path, 48000.0, 1, &taps, &ntaps, &channels) == 0) {
         if (!taps || ntaps == 0 || channels == 0)

@@ -5,7 +5,8 @@
 # convolution, and writes the cpu-files section of docs/BENCHMARKS.md with the
 # machine, date and commit. The run fails when gfir's output is off.
 #   bash tools/bench/cpu_files.sh [SECONDS [RUNS]]
-#     SECONDS  length of the test file (default 600: the 10-minute file of issue 6)
+#     SECONDS  length of the test file (default 600: the 10-minute file README
+#              and docs/BENCHMARKS.md quote)
 #     RUNS     runs per command; the median is reported (default 3)
 #   GFIR_BUILD_DIR  build directory (default: build)
 # The input is pink noise from sox's synth; the filters are Kaiser low-pass

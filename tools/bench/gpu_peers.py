@@ -10,7 +10,8 @@ device, random, with a random shared tap set. Each peer computes the causal
 convolution (or the full one, which contains it), timed with CUDA events:
 median of RUNS after warm-up. Rows of gfir-bench's CSV from the same run give
 gfir's figures; the ratio column is best peer time / best gfir kernel time at
-that tap count (issue 6's target: at least 3x from 255 to 262143 taps).
+that tap count (the project's GPU target: at least 3x from 255 to 262143
+taps).
 
 torch conv1d is a direct convolution: above CONV1D_MAX_TAPS it takes seconds
 per run and is left out (shown as "-"); the agreement check then compares

@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
 # live.sh - how --monitor keeps time: runs gfir --monitor against a private JACK
-# server on its dummy driver (no sound card needed) at periods of 64, 128 and
-# 256 frames, for filters of 255, 4095 and (where the backend has an FFT
-# kernel) 65535 taps, and prints underruns, input overflows, worker deadline
-# misses and the server's own xruns for each.
+# server on its dummy driver (no sound card needed) at several periods and
+# filter lengths, and prints underruns, input overflows, worker deadline
+# misses, the server's own xruns, and the worker's block time (median, p99.9,
+# max) against the period for each.
 #
 #   tools/bench/live.sh [--seconds N] [--backend cpu|cuda|auto] [--gfir PATH]
+#                       [--periods "64 128 256"] [--taps "255 4095 65535"]
+#                       [--channels N --ir FILE]
 #
 # --seconds: length of each run (default 60). The JACK server runs at 48 kHz
 # with the same period as gfir, so PortAudio adds no buffering of its own.
+# --taps: random filters of these lengths, stereo (65535 and up only where
+# the backend has an FFT kernel). --channels N --ir FILE instead runs N
+# channels (and JACK ports) through an N-channel IR file, one filter each.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 seconds=60
 backend=cpu
 gfir=build/gfir
+periods="64 128 256"
+taps_asked="255 4095 65535"
+channels=2
+ir=
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=$2; shift 2 ;;
     --backend) backend=$2; shift 2 ;;
     --gfir) gfir=$2; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --periods) periods=$2; shift 2 ;;
+    --taps) taps_asked=$2; shift 2 ;;
+    --channels) channels=$2; shift 2 ;;
+    --ir) ir=$(realpath "$2"); shift 2 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "live.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -47,19 +60,26 @@ make_taps() {
         >"$work/taps$1.txt"
 }
 
-# 65535 taps only where the backend has an FFT kernel: ask gfir to filter a
+# Long filters only where the backend has an FFT kernel: ask gfir to filter a
 # tiny file with one.
-taps_list="255 4095"
 make_taps 255
 sox -n -r 48000 -c 1 "$work/tiny.wav" synth 0.01 sine 440
-if "$gfir" "$work/tiny.wav" "$work/tiny-out.wav" --taps "$work/taps255.txt" \
-    --backend "$backend" --kernel fft >/dev/null 2>&1; then
-    taps_list="$taps_list 65535"
+has_fft=0
+"$gfir" "$work/tiny.wav" "$work/tiny-out.wav" --taps "$work/taps255.txt" \
+    --backend "$backend" --kernel fft >/dev/null 2>&1 && has_fft=1
+taps_list=
+for n in $taps_asked; do
+    [ "$n" -lt 65535 ] || [ "$has_fft" = 1 ] && taps_list="$taps_list $n"
+done
+if [ -n "$ir" ]; then
+    taps_list=ir
+else
+    for n in $taps_list; do make_taps "$n"; done
 fi
-for n in $taps_list; do make_taps "$n"; done
 
 start_jack() {
-    jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p "$1" >"$work/jackd.log" 2>&1 &
+    jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p "$1" \
+        -C "$channels" -P "$channels" >"$work/jackd.log" 2>&1 &
     jack_pid=$!
     for _ in $(seq 100); do
         jack_lsp 2>/dev/null | grep -q '^system:playback_1$' && return 0
@@ -71,23 +91,30 @@ start_jack() {
 }
 
 field() { grep '^summary:' "$work/err" | grep -o "[0-9]* $1" | cut -d' ' -f1; }
+# "block time: median 0.052 ms, p99 0.081, p99.9 0.113, max 0.201 over ..."
+block() { grep '^block time:' "$work/err" | sed -n "s/.*$1 \([0-9.]*\).*/\1/p"; }
 
-printf '%-7s %6s %6s %9s %9s %9s %8s %10s\n' backend period taps underruns overflows \
-    deadline xruns latency
-for period in 64 128 256; do
+printf '%-7s %4s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8s %9s\n' backend ch period taps \
+    underruns overflows deadline xruns median p99.9 max period latency
+for period in $periods; do
     start_jack "$period"
     for n in $taps_list; do
         rc=0
+        if [ "$n" = ir ]; then filter=(--ir "$ir"); else filter=(--taps "$work/taps$n.txt"); fi
         "$gfir" --monitor --device system --period "$period" --duration "$seconds" \
-            --taps "$work/taps$n.txt" --backend "$backend" 2>"$work/err" || rc=$?
+            --channels "$channels" "${filter[@]}" --backend "$backend" -v 2>"$work/err" || rc=$?
         if [ "$rc" != 0 ]; then
-            printf '%-7s %6s %6s  failed: %s\n' "$backend" "$period" "$n" "$(tail -1 "$work/err")"
+            printf '%-7s %4s %6s %8s  failed: %s\n' "$backend" "$channels" "$period" "$n" \
+                "$(tail -1 "$work/err")"
             continue
         fi
         latency=$(grep -o '^latency: [0-9.]* ms' "$work/err" | cut -d' ' -f2)
-        printf '%-7s %6s %6s %9s %9s %9s %8s %7s ms\n' "$backend" "$period" "$n" \
+        printf '%-7s %4s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8.3f %6s ms\n' "$backend" \
+            "$channels" "$period" "$n" \
             "$(field 'output underruns')" "$(field 'input overflows')" \
-            "$(field 'worker deadline misses')" "$(field 'host xruns')" "$latency"
+            "$(field 'worker deadline misses')" "$(field 'host xruns')" \
+            "$(block median)" "$(block p99.9)" "$(block max)" \
+            "$(echo "$period" | awk '{printf "%.3f", $1 / 48}')" "$latency"
     done
     stop_jack
 done

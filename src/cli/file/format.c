@@ -1,11 +1,16 @@
 /*
- * format.c - the output file's container and samples: from --format, else
- * OUTPUT's extension with INPUT's samples, falling back to samples the
- * container can hold.
+ * format.c - the output file's container and samples (format.h).
+ *
+ * Samples carry over between containers only when they are plain numbers
+ * (PCM, float, u-law, A-law); a codec's samples (MP3, Vorbis, Opus, ADPCM,
+ * ...) stay only within their own container, since the same codec in
+ * another container is either unwritable (MP3 in WAV) or not what anyone
+ * expects. Decoded codec output is worth 16 bits, so it becomes pcm16.
  */
 #include "file/format.h"
 #include "message.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -16,52 +21,175 @@ static const struct {
     {"pcm8", SF_FORMAT_PCM_S8}, {"pcm8", SF_FORMAT_PCM_U8}, {"pcm16", SF_FORMAT_PCM_16},
     {"pcm24", SF_FORMAT_PCM_24}, {"pcm32", SF_FORMAT_PCM_32}, {"float", SF_FORMAT_FLOAT},
     {"double", SF_FORMAT_DOUBLE}, {"ulaw", SF_FORMAT_ULAW}, {"alaw", SF_FORMAT_ALAW},
-    {"vorbis", SF_FORMAT_VORBIS}, {"opus", SF_FORMAT_OPUS},
+    {"vorbis", SF_FORMAT_VORBIS}, {"opus", SF_FORMAT_OPUS}, {"mp3", SF_FORMAT_MPEG_LAYER_III},
 };
 
+/* Lossy encoders' settings, as libsndfile's SFC_SET_COMPRESSION_LEVEL (0 is
+ * the best quality, 1 the smallest file) maps them in 1.2: LAME's variable
+ * bitrate quality is 10 * level (0.2: -V 2, LAME's own recommendation for
+ * transparency); Vorbis's quality is 1 - level (0.5: oggenc -q 5); an Opus
+ * channel gets (1 - level) * 250 + 6 kbit/s (64 kbit/s a channel: 128 for
+ * stereo, where Opus is transparent for most music). */
+#define MP3_LEVEL 0.2
+#define VORBIS_LEVEL 0.5
+#define OPUS_KBPS_PER_CHANNEL 64
+#define OPUS_LEVEL (1.0 - (OPUS_KBPS_PER_CHANNEL - 6) / 250.0)
+
+static const int mp3_rates[] = {8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000};
+static const int opus_rates[] = {8000, 12000, 16000, 24000, 48000};
+
+/* --format's name for an encoding, else libsndfile's ("IMA ADPCM"). */
 static const char *subtype_name(int subtype)
 {
+    SF_FORMAT_INFO fi;
     for (size_t i = 0; i < sizeof subtypes / sizeof subtypes[0]; i++)
         if (subtypes[i].subtype == subtype)
             return subtypes[i].name;
-    return "the input's encoding";
+    fi.format = subtype;
+    if (sf_command(NULL, SFC_GET_FORMAT_INFO, &fi, sizeof fi) == 0 && fi.name)
+        return fi.name;
+    return "the input's";
 }
 
-/* A container by extension or name ("wav", "flac", "aif", ...), or 0. */
-static int container_for(const char *name)
+/* Samples that mean the same in any container that holds them. */
+static int plain_samples(int subtype)
+{
+    switch (subtype) {
+    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_U8: case SF_FORMAT_PCM_16:
+    case SF_FORMAT_PCM_24: case SF_FORMAT_PCM_32: case SF_FORMAT_FLOAT:
+    case SF_FORMAT_DOUBLE: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Whether INPUT's samples need more than 16 bits to stay as they are. */
+static int wide_samples(int subtype)
+{
+    switch (subtype) {
+    case SF_FORMAT_PCM_24: case SF_FORMAT_PCM_32: case SF_FORMAT_FLOAT:
+    case SF_FORMAT_DOUBLE: case SF_FORMAT_ALAC_20: case SF_FORMAT_ALAC_24:
+    case SF_FORMAT_ALAC_32: case SF_FORMAT_DWVW_24:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A container by extension or name ("wav", "flac", "mp3", ...), or 0; *codec
+ * is the encoding the name implies (.opus is Ogg with Opus), or 0. */
+static int container_for(const char *name, int *codec)
 {
     static const struct {
         const char *alias, *ext;
-    } aliases[] = {{"aif", "aiff"}, {"aifc", "aiff"}, {"ogg", "oga"}, {"opus", "oga"},
-                   {"snd", "au"},   {"wave", "wav"}};
+        int codec;
+    } aliases[] = {{"aif", "aiff", 0},  {"aifc", "aiff", 0}, {"ogg", "oga", 0},
+                   {"opus", "oga", SF_FORMAT_OPUS}, {"snd", "au", 0}, {"wave", "wav", 0},
+                   {"mp3", "m1a", SF_FORMAT_MPEG_LAYER_III}};
     SF_FORMAT_INFO fi;
     int count = 0;
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcasecmp(name, aliases[i].alias))
+    *codec = 0;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        if (!strcasecmp(name, aliases[i].alias)) {
             name = aliases[i].ext;
+            *codec = aliases[i].codec;
+        }
+    }
     sf_command(NULL, SFC_GET_FORMAT_MAJOR_COUNT, &count, sizeof count);
     for (int i = 0; i < count; i++) {
         fi.format = i;
         if (sf_command(NULL, SFC_GET_FORMAT_MAJOR, &fi, sizeof fi) == 0 && fi.extension &&
-            !strcasecmp(name, fi.extension))
+            !strcasecmp(name, fi.extension)) {
+            /* of MPEG audio, libsndfile writes only layer III */
+            if ((fi.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_MPEG)
+                *codec = SF_FORMAT_MPEG_LAYER_III;
             return fi.format & SF_FORMAT_TYPEMASK;
+        }
     }
     return 0;
 }
 
-static int valid_format(SF_INFO *info, int container, int subtype)
+static int writable(SF_INFO *info, int container, int subtype)
 {
+    if (container == SF_FORMAT_MPEG && subtype != SF_FORMAT_MPEG_LAYER_III)
+        return 0;
     info->format = container | subtype;
     return sf_format_check(info);
 }
 
+const char *format_label(int format)
+{
+    static char label[32];
+    SF_FORMAT_INFO fi;
+    switch (format & SF_FORMAT_TYPEMASK) {
+    case SF_FORMAT_WAVEX:
+        return "WAV (extensible)";
+    case SF_FORMAT_MPEG:
+        return "MP3";
+    case SF_FORMAT_OGG:
+        return (format & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS     ? "Ogg Opus"
+               : (format & SF_FORMAT_SUBMASK) == SF_FORMAT_VORBIS ? "Ogg Vorbis"
+                                                                  : "Ogg";
+    }
+    fi.format = format & SF_FORMAT_TYPEMASK;
+    if (sf_command(NULL, SFC_GET_FORMAT_INFO, &fi, sizeof fi) != 0 || !fi.name)
+        return "sound";
+    snprintf(label, sizeof label, "%.*s", (int)strcspn(fi.name, " ("), fi.name);
+    return label;
+}
+
+static int rate_in(int rate, const int *rates, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rates[i] == rate)
+            return 1;
+    return 0;
+}
+
+/* What libsndfile's checks let through but its encoders refuse at open. */
+static int codec_limits(const SF_INFO *out)
+{
+    switch (out->format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_MPEG_LAYER_III:
+        if (!rate_in(out->samplerate, mp3_rates, sizeof mp3_rates / sizeof mp3_rates[0]))
+            return cli_error("MP3 has no %d Hz (it has 8000, 11025, 12000, 16000, 22050, 24000, "
+                             "32000, 44100 and 48000); gfir keeps INPUT's rate, so resample "
+                             "first or write another format", out->samplerate);
+        return 0;
+    case SF_FORMAT_OPUS:
+        if (!rate_in(out->samplerate, opus_rates, sizeof opus_rates / sizeof opus_rates[0]))
+            return cli_error("Opus has no %d Hz (it has 8000, 12000, 16000, 24000 and 48000); "
+                             "gfir keeps INPUT's rate, so resample first or write .ogg "
+                             "(Vorbis)", out->samplerate);
+        return 0;
+    }
+    return 0;
+}
+
+/* The container's samples when INPUT's do not go: the widest first for
+ * wide INPUT, 16 bits first otherwise, then its codecs. */
+static int nearest(SF_INFO *out, int container, int in_subtype)
+{
+    static const int wide[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,
+                               SF_FORMAT_VORBIS, SF_FORMAT_MPEG_LAYER_III};
+    static const int narrow[] = {SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_FLOAT,
+                                 SF_FORMAT_VORBIS, SF_FORMAT_MPEG_LAYER_III};
+    const int *order = wide_samples(in_subtype) ? wide : narrow;
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
+        if (writable(out, container, order[i]))
+            return order[i];
+    return 0;
+}
+
 int format_choose(const char *format, const char *output, int quiet, const SF_INFO *in,
-                  SF_INFO *out)
+                  int has_layout, SF_INFO *out)
 {
     char container_name[32] = "";
     const char *samples = NULL, *dot;
-    int container, fallback[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,
-                                 SF_FORMAT_VORBIS};
+    const int in_subtype = in->format & SF_FORMAT_SUBMASK;
+    const int in_container = in->format & SF_FORMAT_TYPEMASK;
+    int container, codec, subtype = 0;
 
     memset(out, 0, sizeof *out);
     out->samplerate = in->samplerate;
@@ -78,28 +206,76 @@ int format_choose(const char *format, const char *output, int quiet, const SF_IN
     if (!container_name[0])
         return cli_error("OUTPUT '%s' has no extension to tell its format; add one or use "
                          "--format (e.g. --format wav:pcm16)", output);
-    container = container_for(container_name);
+    container = container_for(container_name, &codec);
     if (!container)
-        return cli_error("unknown output format '%s' (use wav, flac, aiff, ogg, caf, w64, "
-                         "au, rf64, ...)", container_name);
+        return cli_error("unknown output format '%s' (use wav, flac, mp3, opus, ogg, aiff, caf, "
+                         "w64, rf64, au, ...)", container_name);
+    /* WAVE_FORMAT_EXTENSIBLE is where WAV keeps a channel layout */
+    if (container == SF_FORMAT_WAV && (has_layout || in_container == SF_FORMAT_WAVEX))
+        container = SF_FORMAT_WAVEX;
     if (samples) {
-        for (size_t i = 0; i < sizeof subtypes / sizeof subtypes[0]; i++)
+        for (size_t i = 0; i < sizeof subtypes / sizeof subtypes[0] && !subtype; i++)
             if (!strcmp(samples, subtypes[i].name) &&
-                valid_format(out, container, subtypes[i].subtype))
-                return 0;
-        return cli_error("--format %s: '%s' samples are unknown or cannot go in a %s file",
-                         format, samples, container_name);
+                writable(out, container, subtypes[i].subtype))
+                subtype = subtypes[i].subtype;
+        if (!subtype)
+            return cli_error("--format %s: '%s' samples are unknown or cannot go in %s files",
+                             format, samples, format_label(container | codec));
+    } else if (codec) {
+        subtype = writable(out, container, codec) ? codec : 0;
+    } else if (writable(out, container, in_subtype) &&
+               (plain_samples(in_subtype) || in_container == container)) {
+        subtype = in_subtype;
+    } else {
+        subtype = nearest(out, container, in_subtype);
+        if (subtype && plain_samples(in_subtype) && plain_samples(subtype))
+            cli_note(quiet, "note: %s files cannot hold %s samples; writing %s",
+                     format_label(container), subtype_name(in_subtype),
+                     subtype_name(subtype));
     }
-    if (valid_format(out, container, in->format & SF_FORMAT_SUBMASK))
-        return 0;
-    for (size_t i = 0; i < sizeof fallback / sizeof fallback[0]; i++) {
-        if (valid_format(out, container, fallback[i])) {
-            cli_note(quiet, "note: a %s file cannot hold %s samples; writing %s",
-                     container_name, subtype_name(in->format & SF_FORMAT_SUBMASK),
-                     subtype_name(fallback[i]));
-            return 0;
-        }
+    if (!subtype)
+        return cli_error("%s files cannot hold %d channels at %d Hz",
+                         format_label(container | codec), in->channels, in->samplerate);
+    out->format = container | subtype;
+    return codec_limits(out);
+}
+
+static int set_level(SNDFILE *out, double level, const char *path)
+{
+    if (sf_command(out, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level) != SF_TRUE)
+        return cli_error("cannot set the encoder's quality for OUTPUT '%s': %s", path,
+                         sf_strerror(out));
+    return 0;
+}
+
+int format_configure(SNDFILE *out, const SF_INFO *info, const char *path)
+{
+    switch (info->format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_MPEG_LAYER_III:
+        return set_level(out, MP3_LEVEL, path);
+    case SF_FORMAT_VORBIS:
+        return set_level(out, VORBIS_LEVEL, path);
+    case SF_FORMAT_OPUS:
+        return set_level(out, OPUS_LEVEL, path);
     }
-    return cli_error("a %s file cannot hold %d channels at %d Hz", container_name,
-                     in->channels, in->samplerate);
+    return 0;
+}
+
+void format_describe(const SF_INFO *info, char *buf, size_t size)
+{
+    const int subtype = info->format & SF_FORMAT_SUBMASK;
+    const char *label = format_label(info->format);
+    switch (subtype) {
+    case SF_FORMAT_MPEG_LAYER_III:
+        snprintf(buf, size, "%s, variable bitrate (LAME -V %g)", label, 10 * MP3_LEVEL);
+        break;
+    case SF_FORMAT_VORBIS:
+        snprintf(buf, size, "%s, quality %g", label, 1 - VORBIS_LEVEL);
+        break;
+    case SF_FORMAT_OPUS:
+        snprintf(buf, size, "%s, %d kbit/s a channel", label, OPUS_KBPS_PER_CHANNEL);
+        break;
+    default:
+        snprintf(buf, size, "%s, %s", label, subtype_name(subtype));
+    }
 }

@@ -1,15 +1,31 @@
 /*
- * format.h - the output file's format (libsndfile's SF_INFO).
+ * format.h - the output file's format (libsndfile's SF_INFO) and the settings
+ * of its encoder.
  */
 #ifndef GFIR_CLI_FORMAT_H
 #define GFIR_CLI_FORMAT_H
 
 #include <sndfile.h>
+#include <stddef.h>
 
 /* Fills *out (rate and channels from *in) from format ("CONTAINER[:SAMPLES]",
- * or NULL for OUTPUT's extension and INPUT's samples). One line and 1 when
- * no such format exists; a note unless quiet when it falls back. */
+ * or NULL for OUTPUT's extension). The samples are --format's, else the codec
+ * the extension names (.mp3, .opus), else INPUT's where the container holds
+ * them, else the nearest the container has (with a note unless quiet when
+ * INPUT's lossless samples do not fit). has_layout: INPUT records a channel
+ * layout, so WAV output becomes WAVE_FORMAT_EXTENSIBLE to keep it. One line
+ * and 1 when no such format exists. */
 int format_choose(const char *format, const char *output, int quiet, const SF_INFO *in,
-                  SF_INFO *out);
+                  int has_layout, SF_INFO *out);
+
+/* Sets a lossy encoder's quality (MP3, Vorbis, Opus) on a file just opened
+ * for writing, before its first frame. One line and 1 on failure. */
+int format_configure(SNDFILE *out, const SF_INFO *info, const char *path);
+
+/* A format's short name for messages: "WAV", "FLAC", "MP3", "Ogg Opus", ... */
+const char *format_label(int format);
+
+/* "WAV, pcm16", "MP3, variable bitrate (LAME -V 2)", ...: what -v says. */
+void format_describe(const SF_INFO *info, char *buf, size_t size);
 
 #endif

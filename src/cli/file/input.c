@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,72 +66,62 @@ static uint64_t missing_bytes(int fd, uint64_t size)
     return 0;
 }
 
-static int refuse(cli_input *in, int rc)
+static int refuse(SNDFILE **sf, int rc)
 {
-    cli_input_close(in);
+    sf_close(*sf);
+    *sf = NULL;
     return rc;
 }
 
-int cli_input_open(const char *path, cli_input *in)
+int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info)
 {
     const int is_stdin = !strcmp(path, "-");
+    /* a FIFO waits here for its writer, as any reader of one does */
+    const int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     struct stat sb;
     uint64_t missing = 0;
-    int fd;
+    int err;
 
-    memset(in, 0, sizeof *in);
-    in->path = path;
-    /* a FIFO waits here for its writer, as any reader of one does */
-    in->fd = is_stdin ? -1 : open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-    fd = is_stdin ? STDIN_FILENO : in->fd;
+    *sf = NULL;
+    memset(info, 0, sizeof *info);
     if (fd < 0)
         return cli_error("cannot open INPUT '%s': %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0)
-        return refuse(in, cli_error("cannot open INPUT '%s': %s", path, strerror(errno)));
-    if (S_ISDIR(sb.st_mode))
-        return refuse(in, cli_error("INPUT '%s' is a directory", path));
-    if (S_ISREG(sb.st_mode) && sb.st_size == 0)
-        return refuse(in, cli_error("INPUT '%s' is empty (0 bytes)", path));
-    in->pipe = !S_ISREG(sb.st_mode);
-    if (!in->pipe)
+    err = fstat(fd, &sb) != 0 ? errno : 0;
+    if (err || S_ISDIR(sb.st_mode) || (S_ISREG(sb.st_mode) && sb.st_size == 0)) {
+        if (!is_stdin)
+            close(fd);
+        return err ? cli_error("cannot open INPUT '%s': %s", path, strerror(err))
+               : S_ISDIR(sb.st_mode) ? cli_error("INPUT '%s' is a directory", path)
+                                     : cli_error("INPUT '%s' is empty (0 bytes)", path);
+    }
+    if (S_ISREG(sb.st_mode))
         missing = missing_bytes(fd, (uint64_t)sb.st_size);
-    in->sf = sf_open_fd(fd, SFM_READ, &in->info, SF_FALSE);
-    if (!in->sf) {
-        cli_input_close(in);
-        if (in->pipe)
+    /* libsndfile closes fd with *sf, and on failure (not standard input) */
+    *sf = sf_open_fd(fd, SFM_READ, info, !is_stdin);
+    if (!*sf) {
+        if (!S_ISREG(sb.st_mode))
             return cli_error("cannot read INPUT '%s' as sound from a pipe: %s (from a pipe "
                              "gfir reads " PIPE_READABLE_NAMES "; save others to a file first)",
                              path, sf_strerror(NULL));
         return cli_error("cannot read INPUT '%s' as sound: %s", path, sf_strerror(NULL));
     }
-    if (in->pipe && !reads_from_pipe(in->info.format))
-        return refuse(in, cli_error("INPUT '%s': libsndfile cannot read this format from a pipe "
+    if (!info->seekable && !reads_from_pipe(info->format))
+        return refuse(sf, cli_error("INPUT '%s': libsndfile cannot read this format from a pipe "
                                     "without losing samples; from a pipe gfir reads "
                                     PIPE_READABLE_NAMES " (save others to a file first)", path));
-    if (in->info.samplerate < CLI_MIN_RATE_HZ || in->info.samplerate > CLI_MAX_RATE_HZ)
-        return refuse(in, cli_error("INPUT '%s' is at %d Hz; gfir filters audio at %g to %g Hz",
-                                    path, in->info.samplerate, CLI_MIN_RATE_HZ,
-                                    CLI_MAX_RATE_HZ));
-    if (!in->pipe && in->info.frames <= 0)
-        return refuse(in, cli_error("INPUT '%s' has no audio frames", path));
+    if (info->samplerate < CLI_MIN_RATE_HZ || info->samplerate > CLI_MAX_RATE_HZ)
+        return refuse(sf, cli_error("INPUT '%s' is at %d Hz; gfir filters audio at %g to %g Hz",
+                                    path, info->samplerate, CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ));
+    if (info->seekable && info->frames <= 0)
+        return refuse(sf, cli_error("INPUT '%s' has no audio frames", path));
     if (missing) /* a warning: it prints even with -q */
         cli_note(0, "INPUT '%s' is cut short: its data chunk claims %llu bytes more than the file "
-                  "holds; filtering the %lld frames there are", path,
-                  (unsigned long long)missing, (long long)in->info.frames);
+                 "holds; filtering the %lld frames there are", path,
+                 (unsigned long long)missing, (long long)info->frames);
     return 0;
 }
 
-void cli_input_close(cli_input *in)
+size_t cli_input_frames(const SF_INFO *info)
 {
-    if (in->sf)
-        sf_close(in->sf);
-    in->sf = NULL;
-    if (in->fd >= 0)
-        close(in->fd);
-    in->fd = -1;
-}
-
-uint64_t cli_input_frames(const cli_input *in)
-{
-    return in->pipe || in->info.frames <= 0 ? 0 : (uint64_t)in->info.frames;
+    return info->seekable && info->frames > 0 ? (size_t)info->frames : 0;
 }

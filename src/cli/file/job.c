@@ -4,162 +4,39 @@
  * filter, whatever the file's length.
  *
  * Nothing is lost: OUTPUT is written through output.h (a temporary file
- * renamed over it only when everything succeeded, or a pipe or device
- * written straight through, stream.h); INPUT is opened once, for reading
- * (input.c). What would pass silently is said in one line each: samples that
- * are not finite, clipping, an INPUT shorter than its header. Reading,
- * filtering and writing overlap (pipeline.h).
+ * renamed over it only when everything succeeded, or a pipe or a device
+ * written straight through); INPUT is opened once, for reading (input.c).
+ * What would pass silently is said in one line each: clipping, samples that
+ * are not finite, an INPUT shorter than its header. The filtering itself is
+ * render.h's, shared with `gfir batch`.
  */
 #include "file/file.h"
 #include "chain.h"
-#include "file/condition.h"
 #include "file/format.h"
+#include "file/metadata.h"
 #include "file/output.h"
-#include "file/pipeline.h"
-#include "file/stream.h"
+#include "file/render.h"
 #include "filter/filter.h"
 #include "message.h"
 #include "progress.h"
 
-#include <float.h>
 #include <math.h>
 #include <sndfile.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-typedef struct job {
-    const cli_options *o;
-    cli_input *in;
-    SNDFILE *out;
-    SF_INFO out_info;
-    cli_chain chain;
-    cli_align align;
-    size_t block;
-    unsigned channels;
-    /* alignment: frames dropped from the front, frames written */
-    size_t skip_left;
-    uint64_t written;
-    conditioner cond;
-    short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
-    uint64_t frames_in;
-    /* the reader's: samples read, and those that were not finite (float input) */
-    int scan_input;
-    uint64_t samples_in, nonfinite_in, first_nonfinite_in;
-} job;
-
-/* ---- the pipeline's three steps -------------------------------------------- */
-
-/* NaN or infinity in a float INPUT would spread through the filter, over an
- * FFT block or ntaps frames (3 gave 5843): each is filtered as silence, and
- * counted for report(). */
-static void silence_nonfinite(job *j, float *buf, size_t n)
+/* "1 frame (0.0208 ms of audio)", "480000 frames (10.00 s of audio)" */
+static void describe_length(char *buf, size_t size, uint64_t frames, double rate_hz)
 {
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad += !(fabsf(buf[i]) <= FLT_MAX);
-    for (size_t i = 0; bad && i < n; i++) {
-        if (!(fabsf(buf[i]) <= FLT_MAX)) {
-            if (!j->nonfinite_in)
-                j->first_nonfinite_in = j->samples_in + i;
-            j->nonfinite_in++;
-            buf[i] = 0.0f;
-        }
-    }
-}
-
-static long job_read(void *ctx, float *buf, size_t max)
-{
-    job *j = ctx;
-    sf_count_t got = sf_readf_float(j->in->sf, buf, (sf_count_t)max);
-    if (got <= 0)
-        return sf_error(j->in->sf) != 0 ? -1 : 0;
-    if (j->scan_input)
-        silence_nonfinite(j, buf, (size_t)got * j->channels);
-    j->samples_in += (uint64_t)got * j->channels;
-    return (long)got;
-}
-
-static int job_filter(void *ctx, const float *in, float *out, size_t frames)
-{
-    job *j = ctx;
-    gfir_status st = in ? cli_chain_execute(&j->chain, in, out, frames)
-                        : cli_chain_flush(&j->chain, out, frames);
-    if (st != GFIR_OK)
-        return cli_error("filtering failed: %s", cli_chain_error(&j->chain, st));
-    return 0;
-}
-
-/* Writes frames of filtered output, dropping the alignment's first frames and
- * anything past `limit` frames. */
-static int job_write(void *ctx, float *buf, size_t frames, uint64_t limit)
-{
-    job *j = ctx;
-    size_t drop = frames < j->skip_left ? frames : j->skip_left;
-    sf_count_t done;
-    j->skip_left -= drop;
-    buf += drop * j->channels;
-    frames -= drop;
-    if (frames > limit - j->written)
-        frames = (size_t)(limit - j->written);
-    if (frames == 0)
-        return 0;
-    condition_block(&j->cond, buf, frames * j->channels, j->pcm);
-    done = j->pcm ? sf_writef_short(j->out, j->pcm, (sf_count_t)frames)
-                  : sf_writef_float(j->out, buf, (sf_count_t)frames);
-    if (done != (sf_count_t)frames)
-        return cli_error("cannot write OUTPUT '%s': %s", j->o->output, sf_strerror(j->out));
-    j->written += frames;
-    return 0;
-}
-
-/* The whole input, then the tail that alignment owes. */
-static int run_pipeline(job *j, pipeline *p, progress *pg)
-{
-    const cli_align align = j->align;
-    const size_t ntaps = j->chain.ntaps;
-    /* the writer drops these first: the engine's latency, and for `same` the
-     * filter's delay; the tail below owes them back */
-    const uint64_t skip = j->chain.latency_frames + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
-    uint64_t frames_in = 0, total, owed;
-    pipe_slot in;
-    int rc = 0;
-
-    j->skip_left = (size_t)skip;
-    while (!rc && pipeline_next_input(p, &in)) {
-        rc = pipeline_emit(p, in.buf, in.frames, UINT64_MAX);
-        frames_in += in.frames;
-        pipeline_release_input(p, in);
-        progress_update(pg, (double)frames_in);
-    }
-    if (rc)
-        return rc;
-    j->frames_in = frames_in;
-    if (pipeline_read_failed(p))
-        return cli_error("cannot read INPUT '%s': %s", j->o->input, sf_strerror(j->in->sf));
-    if (frames_in == 0)
-        return cli_error("INPUT '%s' has no audio frames", j->o->input);
-    /* The tail: what the skipped frames and --align full still owe. */
-    total = frames_in + (align == CLI_ALIGN_FULL ? ntaps - 1 : 0);
-    for (owed = total + skip - frames_in; !rc && owed > 0;) {
-        size_t n = owed < j->block ? (size_t)owed : j->block;
-        rc = pipeline_emit(p, NULL, n, total);
-        owed -= n;
-    }
-    return rc;
-}
-
-static int filter_all(job *j, progress *pg)
-{
-    const pipeline_io io = {j, job_read, job_filter, job_write};
-    pipeline p;
-    int rc, write_failed;
-    if (pipeline_start(&p, &io, j->block, j->channels))
-        return 1;
-    rc = run_pipeline(j, &p, pg);
-    write_failed = pipeline_finish(&p);
-    return rc || write_failed; /* job_write said why */
+    const double s = (double)frames / rate_hz;
+    const char *plural = frames == 1 ? "" : "s";
+    if (s < 0.01)
+        snprintf(buf, size, "%llu frame%s (%.3g ms of audio)", (unsigned long long)frames,
+                 plural, s * 1000);
+    else
+        snprintf(buf, size, "%llu frame%s (%.2f s of audio)", (unsigned long long)frames, plural,
+                 s);
 }
 
 /* "frame F of channel C" for a sample's index in interleaved order */
@@ -169,123 +46,128 @@ static void say_where(char *buf, size_t len, uint64_t sample, unsigned channels)
              (unsigned)(sample % channels));
 }
 
-static void report(const job *j, double seconds)
+/* Samples that were not finite, and an INPUT shorter than its header: one
+ * line each, like clipping. */
+static void report_damage(const render_result *r, const SF_INFO *in_info, int integer_output)
 {
+    const unsigned channels = (unsigned)in_info->channels;
     char where[64];
-    if (j->nonfinite_in) {
-        say_where(where, sizeof where, j->first_nonfinite_in, j->channels);
+    if (r->nonfinite_in) {
+        say_where(where, sizeof where, r->first_nonfinite_in, channels);
         fprintf(stderr, "gfir: INPUT has %llu samples that are not finite (NaN or infinity), "
                 "the first at %s; they were filtered as silence\n",
-                (unsigned long long)j->nonfinite_in, where);
+                (unsigned long long)r->nonfinite_in, where);
     }
-    if (j->cond.nonfinite) {
-        say_where(where, sizeof where, j->cond.first_nonfinite, j->channels);
+    if (r->nonfinite_out) {
+        say_where(where, sizeof where, r->first_nonfinite_out, channels);
         fprintf(stderr, "gfir: %llu output samples are not finite (the filter overflowed), the "
-                "first at %s; written as %s\n", (unsigned long long)j->cond.nonfinite, where,
-                j->cond.steps > 0 || j->cond.count_clips ? "silence or full scale"
-                                                         : "NaN or infinity");
+                "first at %s; written as %s\n", (unsigned long long)r->nonfinite_out, where,
+                integer_output ? "silence or full scale" : "NaN or infinity");
     }
-    if (!j->in->pipe && j->frames_in < (uint64_t)j->in->info.frames)
+    if (cli_input_frames(in_info) > r->frames_in)
         fprintf(stderr, "gfir: INPUT ended after %llu frames, %llu short of what its header "
                 "promised; the output is as long as what was there\n",
-                (unsigned long long)j->frames_in,
-                (unsigned long long)j->in->info.frames - j->frames_in);
-    if (j->cond.clipped) {
-        double over_db = 20 * log10(j->cond.peak);
+                (unsigned long long)r->frames_in,
+                (unsigned long long)(cli_input_frames(in_info) - r->frames_in));
+}
+
+static void report(const cli_options *o, const render_result *r, int rate_hz, double seconds)
+{
+    if (r->clipped) {
+        double over_db = 20 * log10(r->clip_peak);
         /* the hint is the whole --gain to use, this run's gain included */
         fprintf(stderr, "gfir: %llu samples clipped (peak %.1f dB over full scale); try "
-                "--gain %g\n", (unsigned long long)j->cond.clipped, over_db,
-                floor(j->o->filter->gain_db - over_db - 0.05));
+                "--gain %g\n", (unsigned long long)r->clipped, over_db,
+                floor(o->filter->gain_db - over_db - 0.05));
     }
-    if (j->o->verbose) {
-        double audio_s = (double)j->written / j->out_info.samplerate;
-        fprintf(stderr, "gfir: wrote %llu frames (%.2f s of audio) in %.3f s: %.1fx realtime\n",
-                (unsigned long long)j->written, audio_s, seconds,
-                seconds > 0 ? audio_s / seconds : 0.0);
+    if (o->verbose) {
+        const double audio_s = (double)r->written / rate_hz;
+        char length[96], speed[48] = "";
+        describe_length(length, sizeof length, r->written, rate_hz);
+        /* below half a second start-up dominates, and a speed would only
+         * measure that */
+        if (audio_s >= 0.5 && seconds > 0)
+            snprintf(speed, sizeof speed, ": %sx realtime", progress_speed(audio_s / seconds));
+        fprintf(stderr, "gfir: wrote %s in %.3f s%s\n", length, seconds, speed);
     }
 }
 
-/* The output's writer: libsndfile's own where it can seek back, else one
- * that streams (a pipe), told the length to come where INPUT knows it. */
-static int open_output(job *j, const output_file *of)
+/* -v: what OUTPUT is, and what of INPUT's besides samples goes into it. */
+static void say_output(const cli_options *o, const SF_INFO *out_info, const file_metadata *meta)
 {
-    uint64_t frames = cli_input_frames(j->in);
-    if (of->seekable) {
-        j->out = sf_open_fd(of->fd, SFM_WRITE, &j->out_info, SF_FALSE);
-        return j->out ? 0
-                      : cli_error("cannot write OUTPUT '%s': %s", j->o->output, sf_strerror(NULL));
-    }
-    if (frames && j->align == CLI_ALIGN_FULL)
-        frames += j->chain.ntaps - 1;
-    return stream_open(of->fd, j->o->output, &j->out_info, frames ? frames : STREAM_FRAMES_UNKNOWN,
-                       &j->out);
+    char fmt[96], tags[320];
+    if (!o->verbose)
+        return;
+    format_describe(out_info, fmt, sizeof fmt);
+    metadata_describe(meta, tags, sizeof tags);
+    fprintf(stderr, "gfir: output %s, %d Hz, %d channel%s%s\n", fmt, out_info->samplerate,
+            out_info->channels, out_info->channels == 1 ? "" : "s", tags);
 }
 
-int cli_run_file_from(const cli_options *o, cli_input *in)
+/* --align, else the default: full for an impulse response, same otherwise. */
+static cli_align align_for(const cli_options *o)
 {
-    job j;
+    if (o->align != CLI_ALIGN_DEFAULT)
+        return o->align;
+    return cli_filter_has_ir(o->filter) ? CLI_ALIGN_FULL : CLI_ALIGN_SAME;
+}
+
+int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
+{
+    SF_INFO out_info;
+    file_metadata meta = {0};
+    cli_chain chain = {0};
     progress pg;
-    output_file of = OUTPUT_FILE_INIT;
+    render_result res;
+    const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
+    const size_t frames = cli_input_frames(in_info);
+    const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block};
+    char tags[320];
     int rc = 1, subtype;
     double t0;
 
-    memset(&j, 0, sizeof j);
-    j.o = o;
-    j.in = in;
-    j.block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
-    j.channels = (unsigned)in->info.channels;
-    j.align = o->align != CLI_ALIGN_DEFAULT      ? o->align
-              : cli_filter_has_ir(o->filter) ? CLI_ALIGN_FULL
-                                             : CLI_ALIGN_SAME;
-    subtype = in->info.format & SF_FORMAT_SUBMASK;
-    j.scan_input = subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE;
     if (output_check(o->input, o->output))
         goto done;
-    if (format_choose(o->format, o->output, o->quiet, &in->info, &j.out_info))
+    if (metadata_read(in, in_info->channels, &meta) ||
+        format_choose(o->format, o->output, o->quiet, in_info, meta.layout != NULL, &out_info))
         goto done;
-    if (cli_chain_create(o, in->info.samplerate, j.channels, j.block, &j.chain))
+    if (cli_chain_create(o, in_info->samplerate, (unsigned)in_info->channels, block, frames,
+                         &chain))
         goto done;
     output_catch_signals();
-    if (output_begin(&of, o->output) || open_output(&j, &of))
-        goto done;
-    subtype = j.out_info.format & SF_FORMAT_SUBMASK;
-    condition_init(&j.cond, subtype, o->no_dither);
-    /* libsndfile clips instead of wrapping integers that overflow. */
-    sf_command(j.out, SFC_SET_CLIPPING, NULL, SF_TRUE);
-    if (subtype == SF_FORMAT_PCM_16) {
-        j.pcm = malloc(j.block * j.channels * sizeof *j.pcm);
-        if (!j.pcm) {
-            cli_error("out of memory for blocks of %zu frames", j.block);
-            goto done;
-        }
-    }
-    progress_start(&pg, !o->quiet, (double)cli_input_frames(in), in->info.samplerate);
+    say_output(o, &out_info, &meta);
+    progress_start(&pg, !o->quiet, (double)frames, in_info->samplerate);
     t0 = progress_now();
-    rc = filter_all(&j, &pg);
+    rc = render_file(in, o->input, (unsigned)in_info->channels, &chain, &t, &pg, &res);
+    if (!rc && !o->verbose)
+        progress_done(&pg);
     progress_end(&pg);
-    if (sf_close(j.out) != 0 && !rc)
-        rc = cli_error("cannot finish OUTPUT '%s': %s", o->output, sf_strerror(NULL));
-    j.out = NULL;
-    if (!rc)
-        rc = output_commit(&of);
-    if (!rc)
-        report(&j, progress_now() - t0);
+    if (!rc) {
+        subtype = out_info.format & SF_FORMAT_SUBMASK;
+        report(o, &res, out_info.samplerate, progress_now() - t0);
+        report_damage(&res, in_info, subtype != SF_FORMAT_FLOAT && subtype != SF_FORMAT_DOUBLE);
+        /* a stream cannot be read back, and its header took no tags */
+        metadata_describe(&meta, tags, sizeof tags);
+        if (!res.streamed)
+            metadata_check(o->output, &meta, o->quiet);
+        else if (tags[0])
+            cli_note(o->quiet, "note: OUTPUT '%s' is written straight through, without "
+                     "INPUT's tags and layout (%s)", o->output, tags + 2);
+    }
 done:
-    if (j.out)
-        sf_close(j.out);
-    output_end(&of);
-    cli_chain_destroy(&j.chain);
-    free(j.pcm);
+    cli_chain_destroy(&chain);
+    metadata_free(&meta);
     return rc;
 }
 
 int cli_run_file(const cli_options *o)
 {
-    cli_input in;
+    SNDFILE *in;
+    SF_INFO in_info;
     int rc;
-    if (output_check(o->input, o->output) || cli_input_open(o->input, &in))
+    if (output_check(o->input, o->output) || cli_open_input(o->input, &in, &in_info))
         return 1;
-    rc = cli_run_file_from(o, &in);
-    cli_input_close(&in);
+    rc = cli_run_file_from(o, in, &in_info);
+    sf_close(in);
     return rc;
 }

@@ -228,11 +228,35 @@ static int open_special(output_file *of, const char *path, const struct stat *sb
 
 /* ---- regular files: a temporary file, renamed ---------------------------------------- */
 
+/* ".BASE.gfir-": what a temporary file's name starts with, BASE cut short
+ * where the whole name would pass NAME_MAX. */
+static void tmp_prefix(const char *base, char prefix[NAME_MAX + 1])
+{
+    const int room = NAME_MAX - 1 - (int)(strlen(TMP_SUFFIX) + strlen(TMP_RANDOM));
+    const int keep = (int)strlen(base) < room ? (int)strlen(base) : room;
+    snprintf(prefix, NAME_MAX + 1, ".%.*s%s", keep, base, TMP_SUFFIX);
+}
+
+int output_is_temporary(const char *name, const char *base)
+{
+    char prefix[NAME_MAX + 1];
+    const size_t rlen = strlen(TMP_RANDOM);
+    size_t plen;
+    tmp_prefix(base, prefix);
+    plen = strlen(prefix);
+    if (strncmp(name, prefix, plen) || strlen(name) != plen + rlen)
+        return 0;
+    for (size_t i = plen; i < plen + rlen; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'z') ||
+              (name[i] >= 'A' && name[i] <= 'Z')))
+            return 0;
+    return 1;
+}
+
 /* Removes temporary files of this OUTPUT's name that no process holds (their
  * writer died without cleaning up), if old enough and ours. */
-static void remove_stale(const char *dir, const char *prefix, const char *own)
+static void remove_stale(const char *dir, const char *base, const char *own)
 {
-    const size_t plen = strlen(prefix), rlen = strlen(TMP_RANDOM);
     const time_t now = time(NULL);
     DIR *d = opendir(dir[0] ? dir : ".");
     struct dirent *e;
@@ -241,13 +265,10 @@ static void remove_stale(const char *dir, const char *prefix, const char *own)
     while ((e = readdir(d))) {
         const char *name = e->d_name;
         struct stat before, held;
-        int fd, random_ok = strlen(name) == plen + rlen;
-        if (strncmp(name, prefix, plen) || !strcmp(name, own))
+        int fd;
+        if (!output_is_temporary(name, base) || !strcmp(name, own))
             continue;
-        for (size_t i = plen; random_ok && i < plen + rlen; i++)
-            random_ok = (name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'z') ||
-                        (name[i] >= 'A' && name[i] <= 'Z');
-        if (!random_ok || fstatat(dirfd(d), name, &before, AT_SYMLINK_NOFOLLOW) != 0 ||
+        if (fstatat(dirfd(d), name, &before, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISREG(before.st_mode) || before.st_uid != geteuid() ||
             now - before.st_mtime < STALE_AFTER_S)
             continue;
@@ -298,9 +319,6 @@ static int begin_tmp(output_file *of, const struct stat *existing)
     const char *slash = strrchr(of->target, '/');
     const char *base = slash ? slash + 1 : of->target;
     const int dirlen = slash ? (int)(slash - of->target) + 1 : 0;
-    /* the name must fit NAME_MAX: a long BASE is cut short */
-    const int room = NAME_MAX - 1 - (int)(strlen(TMP_SUFFIX) + strlen(TMP_RANDOM));
-    const int keep = (int)strlen(base) < room ? (int)strlen(base) : room;
     /* an existing file keeps its permissions, never setuid or setgid */
     const mode_t mode = existing ? existing->st_mode & 01777 : 0666;
     char dir[OUTPUT_PATH_LEN], prefix[NAME_MAX + 1];
@@ -308,7 +326,7 @@ static int begin_tmp(output_file *of, const struct stat *existing)
     int err;
 
     snprintf(dir, sizeof dir, "%.*s", dirlen, of->target);
-    snprintf(prefix, sizeof prefix, ".%.*s%s", keep, base, TMP_SUFFIX);
+    tmp_prefix(base, prefix);
     if (snprintf(of->tmp, sizeof of->tmp, "%s%s%s", dir, prefix, TMP_RANDOM) >=
         (int)sizeof of->tmp) {
         of->tmp[0] = '\0';
@@ -339,7 +357,7 @@ static int begin_tmp(output_file *of, const struct stat *existing)
     }
     if (existing)
         fchmod(of->fd, mode); /* exactly, whatever the umask */
-    remove_stale(dir, prefix, of->tmp + strlen(dir));
+    remove_stale(dir, base, of->tmp + strlen(dir));
     of->seekable = 1;
     return 0;
 }

@@ -64,5 +64,8 @@ int output_begin_named(output_file *of, const char *what, const char *path);
 int output_commit(output_file *of);
 /* Closes fd and removes the temporary file unless it was committed. */
 void output_end(output_file *of);
+/* Whether name, an entry of OUTPUT's directory, is a temporary file that
+ * output_begin made for an OUTPUT named base (its last component). */
+int output_is_temporary(const char *name, const char *base);
 
 #endif

@@ -57,6 +57,7 @@ static void *reader_main(void *arg)
 {
     pipeline *p = arg;
     pipe_slot s;
+    cli_message_redirect(p->sink);
     while (!atomic_load(&p->stop) && q_pop(&p->free_in, &s)) {
         long got = p->io->read(p->io->ctx, s.buf, p->block);
         if (got <= 0) {
@@ -74,6 +75,7 @@ static void *writer_main(void *arg)
 {
     pipeline *p = arg;
     pipe_slot s;
+    cli_message_redirect(p->sink);
     /* after a failure it keeps taking blocks, unwritten, so the filter never waits */
     while (q_pop(&p->full_out, &s)) {
         if (!atomic_load(&p->write_failed) && p->io->write(p->io->ctx, s.buf, s.frames, s.limit))
@@ -98,6 +100,7 @@ int pipeline_start(pipeline *p, const pipeline_io *io, size_t block, unsigned ch
     memset(p, 0, sizeof *p);
     p->io = io;
     p->block = block;
+    p->sink = cli_message_current_sink();
     q_init(&p->free_in);
     q_init(&p->full_in);
     q_init(&p->free_out);

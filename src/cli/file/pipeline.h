@@ -11,6 +11,8 @@
 #ifndef GFIR_CLI_PIPELINE_H
 #define GFIR_CLI_PIPELINE_H
 
+#include "message.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -52,6 +54,7 @@ typedef struct pipeline {
     float *bufs[2 * PIPE_DEPTH];    /* block x channels each */
     pipe_queue free_in, full_in, free_out, full_out;
     pthread_t reader, writer;
+    const cli_message_sink *sink;   /* the starting thread's, for the reader and writer */
     int started;
     atomic_int stop;                /* the filter gave up: the reader stops too */
     atomic_int read_failed, write_failed;

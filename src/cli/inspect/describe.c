@@ -3,6 +3,7 @@
  * its passband ripple and stopband attenuation as measured on its response.
  */
 #include "inspect/inspect.h"
+#include "chain.h"
 #include "message.h"
 
 #include <errno.h>
@@ -100,24 +101,32 @@ static void describe_stage(size_t i, const cli_stage *s, const cli_design *d)
     printf("\n");
 }
 
-/* The engine latency of the plan a file run makes (its block size, backend
- * and kernel), or -1 when no such plan can be made here. */
-static long plan_latency(const cli_options *o, const cli_design *d)
+/* The plans `gfir INPUT OUTPUT` makes with these options (the same function
+ * makes them), one line each: what -v says when the file runs. */
+static void describe_plans(const cli_options *o, const cli_design *d, unsigned channels,
+                           size_t frames)
 {
-    gfir_config cfg;
-    gfir_plan *plan;
-    long latency;
-    gfir_config_init(&cfg);
-    cfg.channels = d->filter_channels;
-    cfg.filter_channels = d->filter_channels;
-    cfg.max_block_frames = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
-    cfg.backend = o->backend;
-    cfg.kernel = o->kernel;
-    if (gfir_plan_create(&plan, d->taps, d->ntaps, &cfg) != GFIR_OK)
-        return -1;
-    latency = (long)gfir_plan_latency(plan);
-    gfir_plan_destroy(plan);
-    return latency;
+    const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
+    cli_options quiet = *o;
+    cli_chain chain;
+    char summary[128];
+    quiet.verbose = 0;
+    quiet.quiet = 1;
+    if (!channels)
+        channels = d->filter_channels;
+    if (cli_chain_create(&quiet, d->rate_hz, channels, block, frames, &chain) != 0) {
+        printf("engine: none can be made here (%s)\n", gfir_plan_error_detail(NULL));
+        return;
+    }
+    for (size_t i = 0; i < chain.nplans; i++) {
+        cli_plan_summary(chain.plans[i], summary, sizeof summary);
+        if (chain.nplans > 1)
+            printf("engine, stage %zu: %s\n", i + 1, summary);
+        else
+            printf("engine: %s (a file of %u channel%s; the writer drops this latency)\n",
+                   summary, channels, channels == 1 ? "" : "s");
+    }
+    cli_chain_destroy(&chain);
 }
 
 static void print_bands(const char *what, const cli_filter *f, double nyquist, int pass)
@@ -176,10 +185,9 @@ static void describe_measurements(const cli_filter *f, const cli_design *d)
         printf("no designed bands: ripple and attenuation not measured\n");
 }
 
-int cli_describe(const cli_options *o, const cli_design *d)
+int cli_describe(const cli_options *o, const cli_design *d, unsigned channels, size_t frames)
 {
     const cli_filter *f = o->filter;
-    const long latency = plan_latency(o, d);
     printf("chain at %g Hz: %zu stage%s, folded into %zu taps", d->rate_hz, d->nstages,
            d->nstages == 1 ? "" : "s", d->ntaps);
     if (d->filter_channels > 1)
@@ -192,11 +200,8 @@ int cli_describe(const cli_options *o, const cli_design *d)
                f->normalize_peak ? "--normalize peak and --gain" : "--gain");
     printf("latency: %s delay %zu frames (%.2f ms)", d->has_ir ? "designed stages'" : "filter",
            d->delay_frames, 1000.0 * d->delay_frames / d->rate_hz);
-    if (latency >= 0)
-        printf(", removed by --align same; engine latency %ld frames (files)\n", latency);
-    else
-        printf(", removed by --align same; engine latency unknown (%s)\n",
-               gfir_plan_error_detail(NULL));
+    printf(", removed by --align same\n");
+    describe_plans(o, d, channels, frames);
     describe_measurements(f, d);
     return 0;
 }

@@ -1,7 +1,10 @@
 /*
  * plot.c - --response FILE.svg: the magnitude response in dB over log
- * frequency, one curve per filter channel, band edges marked. Written by
- * OUTPUT's rules (file/output.h): whole or not at all, never over INPUT.
+ * frequency, one curve per filter channel (with a legend below the plot when
+ * there are several), band edges marked, 0 dB drawn. The dB axis is fitted
+ * to the loudest curve, so a loud impulse response stays in the frame.
+ * Written by OUTPUT's rules (file/output.h): whole or not at all, never over
+ * INPUT; the names in it are escaped.
  */
 #include "inspect/inspect.h"
 #include "file/output.h"
@@ -10,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +25,16 @@
 #define PLOT_R 770
 #define PLOT_T 40
 #define PLOT_B 420
+#define COLUMNS (PLOT_R - PLOT_L)
+#define DB_SPAN 130             /* dB from the top of the axis to its bottom */
+#define LEGEND_ROW_H 18
+#define LEGEND_ENTRY_W 100
+#define LEGEND_PER_ROW ((PLOT_R - PLOT_L) / LEGEND_ENTRY_W)
+
+/* Eight colours, then the same eight dashed. */
+static const char *const colors[] = {"#1f5fbf", "#2a9d3a", "#d08a00", "#8e44ad",
+                                     "#c0392b", "#17a2b8", "#6d4c41", "#e84393"};
+#define NCOLORS (sizeof colors / sizeof colors[0])
 
 typedef struct axes {
     double f_lo, f_hi, db_lo, db_hi;
@@ -33,8 +47,7 @@ static double x_of(const axes *a, double freq)
 
 static double y_of(const axes *a, double db)
 {
-    if (db < a->db_lo)
-        db = a->db_lo;
+    db = db < a->db_lo ? a->db_lo : db > a->db_hi ? a->db_hi : db;
     return PLOT_T + (PLOT_B - PLOT_T) * (a->db_hi - db) / (a->db_hi - a->db_lo);
 }
 
@@ -58,6 +71,13 @@ static void svg_grid(FILE *fp, const axes *a)
         fprintf(fp, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>\n", PLOT_L, y,
                 PLOT_R, y);
         fprintf(fp, "<text x='%d' y='%.1f' text-anchor='end'>%g</text>\n", PLOT_L - 6, y + 4, db);
+    }
+    if (a->db_lo < 0 && a->db_hi > 0) {
+        fprintf(fp, "<line class='zero-db' x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#777' "
+                "stroke-width='1.2'/>\n", PLOT_L, y_of(a, 0), PLOT_R, y_of(a, 0));
+        if (fmod(a->db_hi, 20) != 0) /* else the grid has labelled it */
+            fprintf(fp, "<text x='%d' y='%.1f' text-anchor='end'>0</text>\n", PLOT_L - 6,
+                    y_of(a, 0) + 4);
     }
     fprintf(fp, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#444'/>\n",
             PLOT_L, PLOT_T, PLOT_R - PLOT_L, PLOT_B - PLOT_T);
@@ -90,23 +110,28 @@ static void svg_edges(FILE *fp, const axes *a, const cli_filter *f)
 /* One point per pixel column: the largest magnitude among a few frequencies
  * across the column, so stopband lobes narrower than a pixel are not missed
  * (the envelope is what an attenuation figure promises). */
-static void svg_curve(FILE *fp, const axes *a, const float *h, size_t ntaps, double rate_hz,
-                      const char *color)
+static void curve_db(const axes *a, const float *h, size_t ntaps, double rate_hz, double *db)
 {
-    const int columns = PLOT_R - PLOT_L;
-    const double budget = 2e7 / ((double)columns * (double)ntaps);
+    const double budget = 2e7 / ((double)COLUMNS * (double)ntaps);
     const int sub = budget >= MAX_SUBPOINTS ? MAX_SUBPOINTS : budget >= 1 ? (int)budget : 1;
-    fprintf(fp, "<polyline fill='none' stroke='%s' stroke-width='1.2' points='", color);
-    for (int k = 0; k <= columns; k++) {
+    for (int k = 0; k <= COLUMNS; k++) {
         double peak_db = -300;
         for (int j = 0; j < sub; j++) {
-            double t = (k + (sub > 1 ? (double)j / sub - 0.5 : 0)) / columns;
+            double t = (k + (sub > 1 ? (double)j / sub - 0.5 : 0)) / COLUMNS;
             double freq = a->f_lo * pow(a->f_hi / a->f_lo, t < 0 ? 0 : t > 1 ? 1 : t);
-            double db = inspect_db(gfir_response_magnitude(h, ntaps, freq, rate_hz));
-            peak_db = db > peak_db ? db : peak_db;
+            double v = inspect_db(gfir_response_magnitude(h, ntaps, freq, rate_hz));
+            peak_db = v > peak_db ? v : peak_db;
         }
-        fprintf(fp, "%d,%.1f ", PLOT_L + k, y_of(a, peak_db));
+        db[k] = peak_db;
     }
+}
+
+static void svg_curve(FILE *fp, const axes *a, const double *db, unsigned channel)
+{
+    fprintf(fp, "<polyline fill='none' stroke='%s' stroke-width='1.2'%s points='",
+            colors[channel % NCOLORS], channel >= NCOLORS ? " stroke-dasharray='6,3'" : "");
+    for (int k = 0; k <= COLUMNS; k++)
+        fprintf(fp, "%d,%.1f ", PLOT_L + k, y_of(a, db[k]));
     fprintf(fp, "'/>\n");
 }
 
@@ -127,16 +152,40 @@ static void svg_text(FILE *fp, const char *s)
     }
 }
 
-static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d)
+/* Rows below the axis title: a swatch and "channel N" for each curve. */
+static void svg_legend(FILE *fp, unsigned channels)
 {
-    static const char *const colors[] = {"#1f5fbf", "#2a9d3a", "#d08a00", "#8e44ad"};
-    const double nyquist = d->rate_hz / 2;
-    axes a = {nyquist / 2000 > 10 ? 10 : nyquist / 2000, nyquist, -120, 10};
-    if (d->scale > 1)
-        a.db_hi = 10 * ceil(inspect_db(d->scale) / 10 + 1);
-    a.db_lo = a.db_hi - 130;
-    fprintf(fp, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
-            "font-family='sans-serif' font-size='12'>\n", SVG_W, SVG_H);
+    for (unsigned c = 0; c < channels; c++) {
+        const double x = PLOT_L + (double)(c % LEGEND_PER_ROW) * LEGEND_ENTRY_W;
+        const double y = SVG_H + (double)(c / LEGEND_PER_ROW) * LEGEND_ROW_H + 4;
+        fprintf(fp, "<line class='legend' x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='%s' "
+                "stroke-width='2'%s/>\n<text class='legend' x='%.0f' y='%.0f'>channel %u</text>\n",
+                x, y, x + 24, y, colors[c % NCOLORS],
+                c >= NCOLORS ? " stroke-dasharray='6,3'" : "", x + 30, y + 4, c + 1);
+    }
+}
+
+/* The dB axis: its top a multiple of 10 at least 1 dB above the loudest
+ * point (and never below +10 dB), DB_SPAN deep. */
+static void fit_axis(axes *a, const double *db, size_t n)
+{
+    double top = -300;
+    for (size_t i = 0; i < n; i++)
+        top = db[i] > top ? db[i] : top;
+    a->db_hi = 10 * ceil((top + 1) / 10);
+    if (a->db_hi < 10)
+        a->db_hi = 10;
+    a->db_lo = a->db_hi - DB_SPAN;
+}
+
+static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d, const axes *a,
+                     const double *db)
+{
+    const unsigned nch = d->filter_channels;
+    const unsigned legend_rows = nch > 1 ? (nch + LEGEND_PER_ROW - 1) / LEGEND_PER_ROW : 0;
+    fprintf(fp, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%u' "
+            "font-family='sans-serif' font-size='12'>\n", SVG_W,
+            SVG_H + legend_rows * LEGEND_ROW_H);
     fprintf(fp, "<rect width='100%%' height='100%%' fill='white'/>\n");
     fprintf(fp, "<text x='%d' y='16' font-size='14'>", PLOT_L);
     for (size_t i = 0; i < f->chain.nstages; i++) {
@@ -144,19 +193,30 @@ static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d)
         svg_text(fp, f->chain.stages[i].name);
     }
     fprintf(fp, ": %zu taps at %g Hz</text>\n", d->ntaps, d->rate_hz);
-    svg_grid(fp, &a);
-    for (unsigned c = 0; c < d->filter_channels && c < 4; c++)
-        svg_curve(fp, &a, d->taps + c * d->ntaps, d->ntaps, d->rate_hz, colors[c]);
-    svg_edges(fp, &a, f);
+    svg_grid(fp, a);
+    for (unsigned c = 0; c < nch; c++)
+        svg_curve(fp, a, db + c * (COLUMNS + 1), c);
+    svg_edges(fp, a, f);
+    if (nch > 1)
+        svg_legend(fp, nch);
     fprintf(fp, "</svg>\n");
 }
 
 int cli_write_response_svg(const char *path, const cli_filter *f, const cli_design *d)
 {
+    const double nyquist = d->rate_hz / 2;
+    const unsigned nch = d->filter_channels;
+    axes a = {nyquist / 2000 > 10 ? 10 : nyquist / 2000, nyquist, -120, 10};
     output_file of = OUTPUT_FILE_INIT;
+    double *db = malloc((size_t)nch * (COLUMNS + 1) * sizeof *db);
     FILE *fp = NULL;
     int fd, rc = 1;
 
+    if (!db)
+        return cli_error("out of memory for the response plot");
+    for (unsigned c = 0; c < nch; c++)
+        curve_db(&a, d->taps + c * d->ntaps, d->ntaps, d->rate_hz, db + c * (COLUMNS + 1));
+    fit_axis(&a, db, (size_t)nch * (COLUMNS + 1));
     output_catch_signals();
     if (output_begin_named(&of, "--response", path))
         goto done;
@@ -169,7 +229,7 @@ int cli_write_response_svg(const char *path, const cli_filter *f, const cli_desi
         cli_error("cannot write response plot '%s': %s", path, strerror(errno));
         goto done;
     }
-    svg_plot(fp, f, d);
+    svg_plot(fp, f, d, &a, db);
     rc = fclose(fp) != 0;
     if (rc)
         cli_error("cannot write response plot '%s': %s", path, strerror(errno));
@@ -177,5 +237,6 @@ int cli_write_response_svg(const char *path, const cli_filter *f, const cli_desi
         rc = output_commit(&of);
 done:
     output_end(&of);
+    free(db);
     return rc;
 }

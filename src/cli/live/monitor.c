@@ -67,8 +67,9 @@ static unsigned monitor_channels(const cli_options *o, PaDeviceIndex in, PaDevic
 
 /* Filters what has arrived, no more: a worker that cannot keep up still
  * returns to session_supervise() (Ctrl-C) and sleeps, real-time priority or not. */
-static int monitor_pump(live_session *s)
+static int monitor_pump(live_session *s, void *unused)
 {
+    (void)unused;
     for (size_t left = ring_readable(&s->sh.in); left > 0;) {
         const double began = live_now_s();
         size_t n = ring_read(&s->sh.in, s->block, left < s->period ? left : s->period);
@@ -122,12 +123,7 @@ int live_monitor(const cli_options *o)
         goto done;
     const unsigned long stop_after =
         o->duration_s > 0 ? (unsigned long)ceil(o->duration_s * s.rate) : 0;
-    while ((r = session_supervise(&s, stop_after)) == KEEP_GOING) {
-        if (monitor_pump(&s))
-            goto done;
-        session_idle(&s);
-    }
-    failed = r == FAILED;
+    failed = session_run(&s, stop_after, monitor_pump, NULL);
 done:
     r = session_end(&s, failed);
     session_release_stop_signals(&old_int, &old_term);

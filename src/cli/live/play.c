@@ -20,16 +20,19 @@
                                a shared virtual machine can stall a thread that long */
 
 typedef struct play_source {
+    size_t target;          /* frames to keep queued */
     SNDFILE *file;
     size_t tail_left;       /* frames of filter tail still to flush after the file */
     int file_done;
     unsigned long budget;   /* frames still allowed by --duration (ULONG_MAX: none) */
 } play_source;
 
-/* Reads, filters and queues blocks until `target` frames are queued or
+/* Reads, filters and queues blocks until src->target frames are queued or
  * everything is; sets input_done after the last one. */
-static int play_fill(live_session *s, play_source *src, size_t target)
+static int play_fill(live_session *s, void *arg)
 {
+    play_source *src = arg;
+    const size_t target = src->target;
     while (!atomic_load_explicit(&s->sh.input_done, memory_order_relaxed) &&
            ring_readable(&s->sh.out) + s->period <= target) {
         const double began = live_now_s();
@@ -97,11 +100,12 @@ int live_play(const cli_options *o)
     }
     target = (size_t)ceil(PLAY_AHEAD_S * s.rate / (double)s.period);
     target = (target < PLAY_MIN_PERIODS ? PLAY_MIN_PERIODS : target) * s.period;
+    src.target = target;
     if (session_alloc(&s, target, 0))
         goto done;
     src.tail_left = gfir_plan_ntaps(s.plan) - 1 + gfir_plan_latency(s.plan);
     src.budget = o->duration_s > 0 ? (unsigned long)ceil(o->duration_s * s.rate) : (unsigned long)-1;
-    if (play_fill(&s, &src, target) || session_open(&s, NULL, &out))
+    if (play_fill(&s, &src) || session_open(&s, NULL, &out))
         goto done;
     if (o->verbose) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(dev);
@@ -111,12 +115,7 @@ int live_play(const cli_options *o)
     session_print_latency(&s, ring_readable(&s.sh.out));
     if (session_start(&s))
         goto done;
-    while ((r = session_supervise(&s, 0)) == KEEP_GOING) {
-        if (play_fill(&s, &src, target))
-            goto done;
-        session_idle(&s);
-    }
-    failed = r == FAILED;
+    failed = session_run(&s, 0, play_fill, &src);
 done:
     r = session_end(&s, failed);
     session_release_stop_signals(&old_int, &old_term);

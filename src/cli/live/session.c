@@ -154,7 +154,8 @@ int session_alloc(live_session *s, size_t out_frames, size_t in_frames)
         return 1;
     s->block = malloc(s->period * s->channels * sizeof *s->block);
     if (!s->block || ring_init(&s->sh.out, out_frames, s->channels) ||
-        (in_frames && ring_init(&s->sh.in, in_frames, s->channels))) {
+        (in_frames && ring_init(&s->sh.in, in_frames, s->channels)) ||
+        block_times_init(&s->times)) {
         fprintf(stderr, "gfir: out of memory for the audio buffers\n");
         return 1;
     }
@@ -242,8 +243,12 @@ int session_filter_block(live_session *s, float *buf, size_t n, double began)
     if (st != GFIR_OK)
         return session_filter_failed(s, st);
     /* Blocks queued before the stream starts have no deadline. */
-    if (s->started > 0 && live_now_s() - began > (double)n / s->rate)
-        s->deadline_misses++;
+    if (s->started > 0) {
+        const double took = live_now_s() - began;
+        if (took > (double)n / s->rate)
+            s->deadline_misses++;
+        block_times_add(&s->times, took);
+    }
     return 0;
 }
 
@@ -286,6 +291,18 @@ void session_idle(const live_session *s)
     sleep_s(q < 1e-4 ? 1e-4 : q > 5e-3 ? 5e-3 : q);
 }
 
+int session_run(live_session *s, unsigned long stop_after_frames,
+                int (*pump)(live_session *s, void *arg), void *arg)
+{
+    int r;
+    while ((r = session_supervise(s, stop_after_frames)) == KEEP_GOING) {
+        if (pump(s, arg))
+            return 1;
+        session_idle(s);
+    }
+    return r == FAILED;
+}
+
 /* Stops and closes the stream, prints the summary; returns the exit code. */
 int session_end(live_session *s, int failed)
 {
@@ -315,6 +332,16 @@ int session_end(live_session *s, int failed)
                 : stop_signal == SIGTERM ? "; stopped by SIGTERM"
                                          : "");
     }
+    if (s->stream && !failed && s->o->verbose && s->times.count) {
+        const double ms = 1e3, period_ms = 1e3 * (double)s->period / s->rate;
+        fprintf(stderr, "block time: median %.3f ms, p99 %.3f, p99.9 %.3f, max %.3f over %zu "
+                "blocks; the period is %.3f ms\n",
+                ms * block_times_quantile(&s->times, 0.5),
+                ms * block_times_quantile(&s->times, 0.99),
+                ms * block_times_quantile(&s->times, 0.999), ms * s->times.max_s,
+                s->times.count, period_ms);
+    }
+    block_times_free(&s->times);
     gfir_plan_destroy(s->plan);
     free(s->block);
     ring_free(&s->sh.out);

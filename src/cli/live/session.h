@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "live/ring.h"
+#include "live/timing.h"
 
 #include <portaudio.h>
 #include <signal.h>
@@ -53,6 +54,7 @@ typedef struct live_session {
     size_t period;
     size_t filter_delay;            /* frames, linear-phase designs */
     unsigned long deadline_misses;  /* periods the worker took too long over */
+    block_times times;              /* each block's filtering time, once streaming */
     long pending_drift;
     double started;                 /* monotonic seconds at stream start */
     unsigned long last_callbacks;
@@ -85,6 +87,11 @@ int session_filter_block(live_session *s, float *buf, size_t n, double began);
 int session_supervise(live_session *s, unsigned long stop_after_frames);
 /* A short sleep, a fraction of a period. */
 void session_idle(const live_session *s);
+/* Until the end (stop_after_frames frames out, 0: none), a signal or a
+ * failure: pump(s, arg) between supervision and short sleeps. 1 when it
+ * ended in failure (pump's or the device's), else 0. */
+int session_run(live_session *s, unsigned long stop_after_frames,
+                int (*pump)(live_session *s, void *arg), void *arg);
 /* Stops and closes the stream, prints the summary; returns the exit code. */
 int session_end(live_session *s, int failed);
 void session_catch_stop_signals(struct sigaction *old_int, struct sigaction *old_term);

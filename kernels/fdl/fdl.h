@@ -1,0 +1,82 @@
+/*
+ * fdl.h - the kernels of the low-latency partitioned engine (src/cuda/fdl.c):
+ * a direct head for the filter's first B taps, and a frequency-domain delay
+ * line of input spectra for the rest, in uniform partitions of B taps.
+ *
+ * Layouts, all in device memory (B = part, T = tail partitions, "packed"
+ * spectra hold bins 0..B-1 of a 2B-point real transform, with bin 0 carrying
+ * the real DC value in .x and the real Nyquist value in .y):
+ *   xw       inputs x 2 x B floats: each input's previous and current block,
+ *            the halves swapping roles (parity) at every block boundary
+ *   head     sets x B floats: each tap set's first B taps
+ *   tail     outputs x B floats: the partitions' output for the current block
+ *   x        inputs x T x B float2: packed spectra of the last T input windows
+ *   h        sets x T x B float2: packed spectra of partitions 1..T, scaled by 1/2B
+ *   partial  outputs x chunks x B float2: per chunk of partitions, summed by
+ *            the inverse in a fixed order
+ *   tw       B float2: e^(-2 pi i k / 2B), k < B, computed on the host in double
+ * Paths are in output order: output o's are out_start[o] .. out_start[o + 1].
+ *
+ * Launchers check their arguments, launch on the stream and return
+ * cudaGetLastError(); they never synchronise.
+ */
+#ifndef GF_FDL_H
+#define GF_FDL_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest partition: a 2B-point transform of float2 is 32 KB of shared
+ * memory, within every CUDA GPU's default per-block limit. */
+#define GF_FDL_MAX_PART 2048
+#define GF_FDL_MIN_PART 16
+
+typedef struct gf_fdl_paths {
+    const unsigned *out_start;  /* outputs + 1 */
+    const unsigned *input;      /* per path */
+    const unsigned *set;
+    const float *gain;
+} gf_fdl_paths;
+
+/* Packed spectra of partitions 1..tparts of `sets` tap sets of ntaps taps
+ * (d_taps: sets x ntaps, natural order), into d_h. */
+cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t ntaps, unsigned sets, size_t part,
+                                  size_t tparts, const float2 *d_tw, float2 *d_h,
+                                  cudaStream_t stream);
+/* n frames of interleaved d_in (NULL: silence) into each input's current
+ * block at frame pos (pos + n <= part). */
+cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, size_t n, float *d_xw,
+                                size_t part, size_t pos, int parity, cudaStream_t stream);
+/* Outputs pos .. pos + n of the current block, interleaved into d_out: each
+ * output's paths through their first head_len (<= B) taps, plus the tail. */
+cudaError_t gf_launch_fdl_head(const float *d_xw, const float *d_head, const float *d_tail,
+                               gf_fdl_paths paths, unsigned outputs, size_t part,
+                               size_t head_len, size_t pos, size_t n, int parity, float *d_out,
+                               cudaStream_t stream);
+/* Each input's window (previous block, then the completed current one) into
+ * the delay line's slot. */
+cudaError_t gf_launch_fdl_forward(const float *d_xw, unsigned inputs, size_t part, int parity,
+                                  const float2 *d_tw, float2 *d_x, size_t tparts, size_t slot,
+                                  cudaStream_t stream);
+/* Per output and chunk of `per_chunk` partitions: sum over paths of gain
+ * times sum over partitions j of H_j times the spectrum j - 1 windows before
+ * the newest (in slot `newest`). */
+cudaError_t gf_launch_fdl_mac(const float2 *d_x, const float2 *d_h, gf_fdl_paths paths,
+                              unsigned outputs, size_t part, size_t tparts, size_t newest,
+                              size_t per_chunk, size_t chunks, float2 *d_partial,
+                              cudaStream_t stream);
+/* Per output: the chunks' sum, back to time; its last B samples are the next
+ * block's tail. */
+cudaError_t gf_launch_fdl_inverse(const float2 *d_partial, unsigned outputs, size_t part,
+                                  size_t chunks, const float2 *d_tw, float *d_tail,
+                                  cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

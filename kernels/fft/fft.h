@@ -1,0 +1,90 @@
+/*
+ * fft.h - the GPU FFT kernel: overlap-save convolution with the same
+ * contract as the direct kernels (kernels.h), from the same planar
+ * halo-prefixed input.
+ *
+ * Two ways to the same samples, chosen by the engine: our own transforms in
+ * shared memory, the smfft family (smfft.h: one-pass up to
+ * GF_SMFFT_ONEPASS_MAX points, four-step up to GF_SMFFT_MAX), for whole
+ * filters; and cuFFT's transforms between passes of ours (engine.cu,
+ * passes.cu) for the rest, whole or uniformly partitioned. sizes.cu holds
+ * the rules that pick the FFT and partition sizes.
+ *
+ * A gf_fft_filter holds the tap sets' spectra, made once; a gf_fft_engine
+ * holds one stream's cuFFT plans and work buffers, sized for blocks of up to
+ * max_n frames, and refers to a filter that must outlive it. Engines on
+ * different streams may share a filter and run concurrently.
+ *
+ * These return GFIR_OK or a negative status (GFIR_ERR_NOMEM when host or
+ * device memory or a cuFFT work area cannot be had, GFIR_ERR_DEVICE for any
+ * other CUDA or cuFFT failure, GFIR_ERR_ARG for bad arguments) and write a
+ * sentence naming the failed call and its code into why (why_len bytes; why
+ * may be NULL), as cuda_status.h says. Only filter create and engine destroy
+ * wait for the device, each for its one stream.
+ */
+#ifndef GF_FFT_FFT_H
+#define GF_FFT_FFT_H
+
+#include "fft/smfft.h"
+#include "gfir.h"
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gf_fft_filter gf_fft_filter;
+typedef struct gf_fft_engine gf_fft_engine;
+
+/* The FFT size the library uses for a whole (unpartitioned) filter of ntaps
+ * taps and blocks of up to max_n frames (a power of two above ntaps - 1), and
+ * the partition size it uses instead, or 0 where it keeps the filter whole.
+ * Tuned by measurement (sizes.cu). */
+size_t gf_fft_size(size_t ntaps, size_t max_n);
+size_t gf_fft_part(size_t ntaps, size_t max_n);
+
+/*
+ * Spectra of filters tap sets of ntaps taps each (host memory, natural order,
+ * one after another). part == 0: the whole filter at FFT size fft_size, a
+ * power of two >= ntaps. part > 0: uniform partitions of part taps, each
+ * transformed at fft_size == 2 * part points.
+ * The work runs on `stream`, which create waits for before it returns (and
+ * nothing else): the spectra are complete for any stream that uses them.
+ */
+gfir_status gf_fft_filter_create(gf_fft_filter **out, const float *taps, size_t ntaps,
+                                 unsigned filters, size_t fft_size, size_t part,
+                                 cudaStream_t stream, char *why, size_t why_len);
+size_t gf_fft_filter_size(const gf_fft_filter *f);
+void gf_fft_filter_destroy(gf_fft_filter *f);
+
+/* An engine for `channels` channels on `stream`; f has 1 tap set (shared by
+ * every channel) or `channels`. A whole filter of at most GF_SMFFT_MAX
+ * points runs the smfft transforms, unless flags has GF_FFT_CUFFT_ONLY
+ * (tests and benchmarks compare the two); everything else runs the cuFFT
+ * passes. */
+#define GF_FFT_CUFFT_ONLY 1u
+gfir_status gf_fft_engine_create(gf_fft_engine **out, const gf_fft_filter *f,
+                                 unsigned channels, size_t max_n, cudaStream_t stream,
+                                 unsigned flags, char *why, size_t why_len);
+/* 1 when the engine runs the smfft transforms rather than cuFFT. */
+int gf_fft_engine_smfft(const gf_fft_engine *e);
+void gf_fft_engine_destroy(gf_fft_engine *e);
+
+/*
+ * Queues the convolution of n <= max_n frames on the engine's stream. Input
+ * as gf_conv_args: channel c at d_x + c * x_stride, ntaps - 1 + n samples.
+ * Output i of channel c goes to d_out[i * frame_stride + c * channel_stride]:
+ * (1, y_stride) writes planar rows, (channels, 1) interleaved frames.
+ * Allocation-free. d_out must not overlap d_x.
+ */
+gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t n,
+                       float *d_out, size_t frame_stride, size_t channel_stride, char *why,
+                       size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

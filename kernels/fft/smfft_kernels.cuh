@@ -1,0 +1,272 @@
+/*
+ * smfft_kernels.cuh - what the smfft shapes share (smfft.h says what smfft
+ * is): the transform in shared memory, its layout there, and the table of
+ * each shape's host side that smfft.cu drives. Included by smfft*.cu only.
+ *
+ * Two segments in one complex transform: z = x_s + i x_{s+1}. The taps are
+ * real, so the inverse transform of Z H is (x_s * h) + i (x_{s+1} * h): the
+ * real part is segment s's circular convolution, the imaginary part segment
+ * s + 1's, and no real-to-complex packing pass is needed.
+ *
+ * The transform: N = 2^m complex points in shared memory, in place, radix 16
+ * (a radix-8, 4 or 2 pass last when m is not a multiple of 4; on the H100
+ * radix 16 was 15% faster than radix 8 at 2048 points, 6% at 2^20 in
+ * four-step, and even at 2^18: commit 81635dd; GF_SMFFT_LOG_RADIX=3 builds
+ * radix 8). Forward passes decimate in frequency and leave the spectrum in
+ * digit-reversed order; the filter's spectrum is made by the same forward
+ * passes, so it is in the same order and the product needs no reordering;
+ * the inverse runs the forward passes backwards (conjugate twiddles first,
+ * then the conjugate butterfly), which undoes them exactly and restores
+ * natural order. The 1/N of the inverse is folded into the filter's
+ * spectrum.
+ *
+ * A pass over sub-transforms of M points (stride S = M / R): thread work item
+ * (b, j), j < S, takes the R points b*M + j + r*S, applies an R-point DFT,
+ * multiplies output r by W_M^(j r) and writes them back where they came
+ * from. Twiddles come from a table of W_T^k, k < T, made once per filter.
+ */
+#ifndef GF_FFT_SMFFT_KERNELS_CUH
+#define GF_FFT_SMFFT_KERNELS_CUH
+
+#include "fft/smfft.h"
+
+#include <stddef.h>
+
+/* A block transforms at most 2^13 points (GF_SMFFT_ONEPASS_MAX, and a
+ * four-step block's 2^13 by default): 13 bits take at most 7 passes of at
+ * least 2 bits (a radix-4 build). */
+#define SMFFT_MAX_PASSES 8
+/* the largest radix, as a power of two: 16 (4) or 8 (3) */
+#ifndef GF_SMFFT_LOG_RADIX
+#define GF_SMFFT_LOG_RADIX 4
+#endif
+#define SMFFT_LOG_RADIX GF_SMFFT_LOG_RADIX
+
+/* Shared-memory index of point i: one float2 of padding after every 16, so
+ * the late passes' short strides (8 points, 64 bytes: 16-way conflicts
+ * unpadded; commit 550075e: 1023 taps 0.566 -> 0.430 ms) spread over the
+ * banks. */
+static __device__ __forceinline__ unsigned at(unsigned i)
+{
+    return i + (i >> 4);
+}
+/* Bytes of shared memory for n points so laid out. */
+static inline size_t smfft_smem_bytes(size_t n)
+{
+    return (n + n / 16) * sizeof(float2);
+}
+
+/* v *= w, or v *= conj(w) */
+static __device__ __forceinline__ float2 cmul(float2 v, float2 w)
+{
+    return make_float2(v.x * w.x - v.y * w.y, v.x * w.y + v.y * w.x);
+}
+static __device__ __forceinline__ float2 cmulc(float2 v, float2 w)
+{
+    return make_float2(v.x * w.x + v.y * w.y, v.y * w.x - v.x * w.y);
+}
+static __device__ __forceinline__ float2 add(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+static __device__ __forceinline__ float2 sub(float2 a, float2 b)
+{
+    return make_float2(a.x - b.x, a.y - b.y);
+}
+/* times -i (forward) or +i (inverse) */
+static __device__ __forceinline__ float2 rot(float2 a, bool inv)
+{
+    return inv ? make_float2(-a.y, a.x) : make_float2(a.y, -a.x);
+}
+
+/* In-register DFTs of 2, 4 and 8 points, natural order in and out,
+ * unnormalised; inv: the conjugate transform. */
+static __device__ __forceinline__ void dft2(float2 *v)
+{
+    const float2 a = v[0], b = v[1];
+    v[0] = add(a, b);
+    v[1] = sub(a, b);
+}
+
+static __device__ __forceinline__ void dft4(float2 *v, bool inv)
+{
+    const float2 t0 = add(v[0], v[2]), t1 = sub(v[0], v[2]);
+    const float2 t2 = add(v[1], v[3]), t3 = rot(sub(v[1], v[3]), inv);
+    v[0] = add(t0, t2);
+    v[2] = sub(t0, t2);
+    v[1] = add(t1, t3);
+    v[3] = sub(t1, t3);
+}
+
+static __device__ __forceinline__ void dft8(float2 *v, bool inv)
+{
+    float2 e[4] = {v[0], v[2], v[4], v[6]}, o[4] = {v[1], v[3], v[5], v[7]};
+    dft4(e, inv);
+    dft4(o, inv);
+    const float h = 0.70710678118654752f;
+    /* o[k] *= W_8^k: W_8 = (h, -h) forward, (h, h) inverse */
+    o[1] = cmul(o[1], make_float2(h, inv ? h : -h));
+    o[2] = rot(o[2], inv);
+    o[3] = cmul(o[3], make_float2(-h, inv ? h : -h));
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        v[k] = add(e[k], o[k]);
+        v[k + 4] = sub(e[k], o[k]);
+    }
+}
+
+/* v *= W_16^m (conjugate when inv), m known at compile time after unrolling */
+static __device__ __forceinline__ float2 w16(float2 v, int m, bool inv)
+{
+    const float c1 = 0.92387953251128676f, s1 = 0.38268343236508977f, h = 0.70710678118654752f;
+    const float cs[8] = {1.0f, c1, h, s1, 0.0f, -s1, -h, -c1}; /* cos(2 pi m / 16) */
+    const float sn[8] = {0.0f, s1, h, c1, 1.0f, c1, h, s1};    /* sin(2 pi m / 16) */
+    const float c = m < 8 ? cs[m] : -cs[m - 8], s = m < 8 ? sn[m] : -sn[m - 8];
+    return cmul(v, make_float2(c, inv ? s : -s));
+}
+
+/* 16 points as 4 x 4: transforms of 4 down the columns, twiddles W_16^(n1
+ * k2), transforms of 4 across; natural order in and out. */
+static __device__ __forceinline__ void dft16(float2 *v, bool inv)
+{
+    float2 a[4][4];
+#pragma unroll
+    for (int n1 = 0; n1 < 4; n1++) {
+        float2 t[4] = {v[n1], v[n1 + 4], v[n1 + 8], v[n1 + 12]};
+        dft4(t, inv);
+#pragma unroll
+        for (int k2 = 0; k2 < 4; k2++)
+            a[n1][k2] = n1 && k2 ? w16(t[k2], n1 * k2, inv) : t[k2];
+    }
+#pragma unroll
+    for (int k2 = 0; k2 < 4; k2++) {
+        float2 t[4] = {a[0][k2], a[1][k2], a[2][k2], a[3][k2]};
+        dft4(t, inv);
+#pragma unroll
+        for (int k1 = 0; k1 < 4; k1++)
+            v[k2 + 4 * k1] = t[k1];
+    }
+}
+
+template <int R> static __device__ __forceinline__ void dft(float2 *v, bool inv)
+{
+    if (R == 16)
+        dft16(v, inv);
+    else if (R == 8)
+        dft8(v, inv);
+    else if (R == 4)
+        dft4(v, inv);
+    else
+        dft2(v);
+}
+
+/*
+ * One pass over sub-transforms of M = R << log_s points, in a batch of 2^log_b
+ * transforms of 2^log_len points each: transform b's point e at b * 2^log_len
+ * + e (one after another), or at e * 2^log_b + b (IL: interleaved, so that
+ * threads next to each other take neighbouring transforms). Twiddles W_M^k
+ * come from a table of W_T^k, T = 2^log_t >= M.
+ */
+template <int R, bool IL>
+static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
+                            unsigned log_s, bool inv, const float2 *__restrict__ tw)
+{
+    const unsigned log_r = R == 16 ? 4 : R == 8 ? 3 : R == 4 ? 2 : 1;
+    const unsigned s = 1u << log_s, per = 1u << (log_len - log_r), items = per << log_b;
+    const unsigned tw_shift = log_t - log_s - log_r; /* T / M */
+    for (unsigned it = threadIdx.x; it < items; it += blockDim.x) {
+        const unsigned b = IL ? it & ((1u << log_b) - 1) : it >> (log_len - log_r);
+        const unsigned it2 = IL ? it >> log_b : it & (per - 1);
+        const unsigned j = it2 & (s - 1), base = ((it2 >> log_s) * R << log_s) + j;
+        float2 v[R];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            v[r] = buf[at(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s)];
+        if (inv) {
+#pragma unroll
+            for (int r = 1; r < R; r++)
+                v[r] = cmulc(v[r], __ldg(tw + ((j * r) << tw_shift)));
+            dft<R>(v, true);
+        } else {
+            dft<R>(v, false);
+#pragma unroll
+            for (int r = 1; r < R; r++)
+                v[r] = cmul(v[r], __ldg(tw + ((j * r) << tw_shift)));
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            buf[at(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s)] = v[r];
+    }
+}
+
+/* The passes' radices, forward order: 16s while they fit, then 8, 4 or 2.
+ * Sharing the bits out evenly instead (2^9 as 8 x 8 x 8, not 16 x 16 x 2)
+ * was 10% slower at 2048 points and 3% at 2^20 on the H100, even between
+ * (gfir-bench, commit 129dc92, 2026-11-23). */
+static __device__ int plan_passes(unsigned log_n, unsigned char *radix_log)
+{
+    int count = 0;
+    for (unsigned left = log_n; left > 0; left -= radix_log[count - 1])
+        radix_log[count++] = (unsigned char)(left >= SMFFT_LOG_RADIX ? SMFFT_LOG_RADIX : left);
+    return count;
+}
+
+/* A batch of 2^log_b transforms of 2^log_len points (layout as pass()). */
+template <bool IL>
+static __device__ void transform(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
+                                 bool inv, const float2 *__restrict__ tw)
+{
+    unsigned char radix_log[SMFFT_MAX_PASSES];
+    const int count = plan_passes(log_len, radix_log);
+    /* forward pass p works on sub-transforms of 2^(log_len - earlier radices) */
+    unsigned log_m[SMFFT_MAX_PASSES];
+    unsigned left = log_len;
+    for (int p = 0; p < count; p++) {
+        log_m[p] = left;
+        left -= radix_log[p];
+    }
+    for (int k = 0; k < count; k++) {
+        const int p = inv ? count - 1 - k : k;
+        const unsigned log_s = log_m[p] - radix_log[p];
+        if (radix_log[p] == 4)
+            pass<16, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        else if (radix_log[p] == 3)
+            pass<8, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        else if (radix_log[p] == 2)
+            pass<4, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        else
+            pass<2, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        __syncthreads();
+    }
+}
+
+/*
+ * A shape's host side, as smfft.cu drives it. Both shapes fill one.
+ */
+typedef struct gf_smfft_shape {
+    /* The twiddle table for N = 2^log_n points: t_n entries W_T^k for the
+     * passes (T = t_n), then, when lo_n is not 0, lo_n entries W_N^k and
+     * N / lo_n entries W_N^(k lo_n), from which W_N^m is one product. */
+    void (*tables)(unsigned log_n, size_t *t_n, size_t *lo_n);
+    /* Dynamic shared memory per block at N = 2^log_n, and static. */
+    size_t (*smem)(unsigned log_n);
+    size_t static_smem;
+    /* Raises the dynamic shared-memory limit of the shape's kernels on the
+     * current device to at least bytes; never lowers it. */
+    cudaError_t (*allow_smem)(size_t bytes);
+    /* Queues the spectra of `filters` tap sets (d_taps, ntaps each) scaled
+     * by 1/N, into d_spec, N points each, in the transforms' order. */
+    cudaError_t (*spectrum)(const float *d_taps, size_t ntaps, unsigned filters,
+                            unsigned log_n, const float2 *d_tw, float2 *d_spec,
+                            cudaStream_t stream);
+    /* Queues a convolution; its arguments are already checked. */
+    cudaError_t (*run)(const gf_smfft_args *a, cudaStream_t stream);
+} gf_smfft_shape;
+
+extern const gf_smfft_shape gf_smfft_onepass, gf_smfft_fourstep;
+
+/* Raises the dynamic shared-memory limit of each of count kernels on the
+ * current device to at least bytes (smfft.cu). */
+cudaError_t gf_smfft_raise_smem(const void *const *kernels, size_t count, size_t bytes);
+
+#endif

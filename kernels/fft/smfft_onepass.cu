@@ -1,0 +1,101 @@
+/*
+ * smfft_onepass.cu - smfft's one-pass shape, up to GF_SMFFT_ONEPASS_MAX
+ * points: a thread block transforms, filters and transforms back a segment
+ * pair in shared memory, in one kernel.
+ */
+#include "fft/smfft_kernels.cuh"
+
+/* Block (pair p, channel c): segments 2p and 2p + 1 of channel c. */
+__global__ void onepass_kernel(gf_smfft_args a)
+{
+    extern __shared__ float2 buf[];
+    const unsigned n = 1u << a.log_n, c = blockIdx.y;
+    const size_t s0 = 2 * (size_t)blockIdx.x, s1 = s0 + 1;
+    const int second = s1 < a.rows;
+    const float *x = a.d_x + c * a.x_stride;
+    const size_t g0 = s0 * a.hop, g1 = s1 * a.hop;
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
+        const float re = g0 + i < a.avail ? x[g0 + i] : 0.0f;
+        const float im = second && g1 + i < a.avail ? x[g1 + i] : 0.0f;
+        buf[at(i)] = make_float2(re, im);
+    }
+    __syncthreads();
+    transform<false>(buf, a.log_n, 0, a.log_n, false, a.d_tw);
+    const float2 *h = a.d_spec + (size_t)(a.shared ? 0 : c) * n;
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+        buf[at(i)] = cmul(buf[at(i)], __ldg(h + i));
+    __syncthreads();
+    transform<false>(buf, a.log_n, 0, a.log_n, true, a.d_tw);
+    float *out = a.d_out + c * a.channel_stride;
+    for (unsigned i = threadIdx.x; i < a.hop; i += blockDim.x) {
+        const float2 v = buf[at((unsigned)(a.col + i))];
+        if (g0 + i < a.n)
+            out[(g0 + i) * a.frame_stride] = v.x;
+        if (second && g1 + i < a.n)
+            out[(g1 + i) * a.frame_stride] = v.y;
+    }
+}
+
+/* Tap set f, scaled and zero-padded to N points, through the forward passes. */
+__global__ void onepass_spectrum_kernel(const float *taps, size_t ntaps, float scale,
+                                       unsigned log_n, const float2 *tw, float2 *spec)
+{
+    extern __shared__ float2 buf[];
+    const unsigned n = 1u << log_n;
+    const float *t = taps + blockIdx.x * ntaps;
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+        buf[at(i)] = make_float2(i < ntaps ? t[i] * scale : 0.0f, 0.0f);
+    __syncthreads();
+    transform<false>(buf, log_n, 0, log_n, false, tw);
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+        spec[blockIdx.x * (size_t)n + i] = buf[at(i)];
+}
+
+/* 16 points per thread (one radix-16 work item each), at least a warp, at
+ * most the 1024 threads a block may have. */
+static unsigned threads_for(size_t n)
+{
+    const size_t t = n / 16;
+    return (unsigned)(t < 32 ? 32 : t > 1024 ? 1024 : t);
+}
+
+/* The passes' table only: W_N^k, k < N. */
+static void onepass_tables(unsigned log_n, size_t *t_n, size_t *lo_n)
+{
+    *t_n = (size_t)1 << log_n;
+    *lo_n = 0;
+}
+
+static size_t onepass_smem(unsigned log_n)
+{
+    return smfft_smem_bytes((size_t)1 << log_n);
+}
+
+static cudaError_t onepass_allow_smem(size_t bytes)
+{
+    const void *const kernels[] = {(const void *)onepass_kernel,
+                                   (const void *)onepass_spectrum_kernel};
+    return gf_smfft_raise_smem(kernels, sizeof kernels / sizeof kernels[0], bytes);
+}
+
+static cudaError_t onepass_spectrum(const float *d_taps, size_t ntaps, unsigned filters,
+                                    unsigned log_n, const float2 *d_tw, float2 *d_spec,
+                                    cudaStream_t stream)
+{
+    const size_t n_fft = (size_t)1 << log_n;
+    onepass_spectrum_kernel<<<filters, threads_for(n_fft), onepass_smem(log_n), stream>>>(
+        d_taps, ntaps, 1.0f / (float)n_fft, log_n, d_tw, d_spec);
+    return cudaGetLastError();
+}
+
+static cudaError_t onepass_run(const gf_smfft_args *a, cudaStream_t stream)
+{
+    const size_t n_fft = (size_t)1 << a->log_n;
+    dim3 grid((unsigned)((a->rows + 1) / 2), a->channels);
+    onepass_kernel<<<grid, threads_for(n_fft), onepass_smem(a->log_n), stream>>>(*a);
+    return cudaGetLastError();
+}
+
+const gf_smfft_shape gf_smfft_onepass = {
+    onepass_tables, onepass_smem, 0, onepass_allow_smem, onepass_spectrum, onepass_run,
+};

@@ -1,0 +1,238 @@
+/*
+ * args.c - `gfir batch` options into batch_options, and its help page.
+ */
+#include "batch/args.h"
+#include "argparse.h"
+#include "filter/filter.h"
+#include "message.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BLOCK_FRAMES ((size_t)1 << 24)
+
+static const char usage_line[] = "usage: gfir batch --manifest FILE [--shard K/N] [options]";
+
+static void print_help(void)
+{
+    printf("%s\n", usage_line);
+    fputs(
+"Runs many jobs (INPUT, OUTPUT, filter) from a manifest: every output written\n"
+"exactly once, plans reused from file to file, several files in flight. Made\n"
+"to be the worker of a Slurm job array or a Kubernetes Indexed Job: each task\n"
+"runs its shard, and a task killed and run again finishes what is left.\n"
+"docs/batch.md has scripts for both.\n"
+"\n"
+"Examples:\n"
+"  gfir batch --manifest jobs.tsv                       every job, here\n"
+"  gfir batch --manifest jobs.tsv --shard 2/8           the third of 8 shards\n"
+"  sbatch --array=0-7 --wrap 'gfir batch --manifest jobs.tsv'\n"
+"  gfir batch --manifest jobs.tsv --merge done.jsonl    after every shard\n"
+"\n"
+"The manifest: TSV or CSV with a header line, or JSONL (one object a line).\n"
+"Fields: input, output (required); ir, preset, taps (a filter, the syntax of\n"
+"gfir's options; a row with none takes the command line's); gain (dB), align\n"
+"(same|causal|full), format (CONTAINER[:SAMPLES]), id, seed. An ir naming a\n"
+"directory, or a list (.txt, .list, .lst, .scp: a path a line), gives each\n"
+"job one IR from it, chosen by the seed and the job's id (else its output).\n"
+"Paths are relative to the current directory; missing output directories are\n"
+"made. A bad line stops every shard before it starts, with its line number.\n"
+"\n"
+"Shards (job i, counted from 0 in file order, belongs to shard i mod N):\n"
+"      --shard K/N      run shard K (from 0) of N. Without it: Slurm's\n"
+"                       SLURM_ARRAY_TASK_ID and _COUNT, else Kubernetes'\n"
+"                       JOB_COMPLETION_INDEX with --shards, else everything\n"
+"      --shards N       the number of shards, with JOB_COMPLETION_INDEX\n"
+"      --receipts DIR   where each shard keeps its receipts, DIR/shard-K-of-N.jsonl\n"
+"                       (default: MANIFEST.receipts)\n"
+"      --merge FILE     write every shard's receipts, in manifest order, to FILE\n"
+"                       (JSONL); fails, writing nothing, if a job has none\n"
+"  -j, --jobs N         files in flight (default: two per CPU, at most 16)\n"
+"      --seed S         seed for rows without one (default 0)\n"
+"\n"
+"Defaults for rows that give none (as for gfir INPUT OUTPUT):\n"
+"  -p, --preset, -t, --taps, -i, --ir, -g, --gain, -a, --align, -f, --format\n"
+"For every job:\n"
+"  -n, --normalize none|peak, --no-dither, -b, --backend, -k, --kernel,\n"
+"      --block, --no-fold\n"
+"\n"
+"  -q, --quiet          no progress bar and no summary unless a job failed\n"
+"  -v, --verbose        say which plans were made\n"
+"  -h, --help           this page\n"
+"\n"
+"Exactly once: an output is written to a temporary file beside it and renamed\n"
+"when whole; then its receipt (id, line, input, output, filter, frames, peak,\n"
+"clipped samples, seconds, ...) is appended and synced. A job whose receipt\n"
+"matches its input, output and filter, and whose output still has the\n"
+"receipt's size and time, is skipped. A failed job prints one line (MANIFEST:\n"
+"LINE: why) and never stops the others.\n"
+"Exit status: 0 when every job of the shard is done, 1 when one failed or the\n"
+"manifest is bad, 2 for wrong usage.\n",
+        stdout);
+}
+
+static const cli_args parsing = {usage_line, "gfir batch --help"};
+
+enum {
+    OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
+    OPT_NO_DITHER, OPT_NO_FOLD
+};
+
+static const struct option long_options[] = {
+    {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"shards", required_argument, NULL, OPT_SHARDS},
+    {"receipts", required_argument, NULL, OPT_RECEIPTS},
+    {"merge", required_argument, NULL, OPT_MERGE},
+    {"jobs", required_argument, NULL, 'j'},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"preset", required_argument, NULL, 'p'},
+    {"taps", required_argument, NULL, 't'},
+    {"ir", required_argument, NULL, 'i'},
+    {"gain", required_argument, NULL, 'g'},
+    {"normalize", required_argument, NULL, 'n'},
+    {"align", required_argument, NULL, 'a'},
+    {"format", required_argument, NULL, 'f'},
+    {"no-dither", no_argument, NULL, OPT_NO_DITHER},
+    {"backend", required_argument, NULL, 'b'},
+    {"kernel", required_argument, NULL, 'k'},
+    {"block", required_argument, NULL, OPT_BLOCK},
+    {"no-fold", no_argument, NULL, OPT_NO_FOLD},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static int add_stage(batch_options *bo, stage_kind kind, const char *spec)
+{
+    cli_filter *f;
+    int rc = 0;
+    if (bo->nstages == sizeof bo->stages / sizeof bo->stages[0])
+        return cli_usage_error(&parsing, "more than %zu filter stages", bo->nstages);
+    if (kind == STAGE_DESIGN) {
+        /* a preset that does not load is refused now, not once per job */
+        f = cli_filter_new();
+        if (!f)
+            return cli_error("out of memory");
+        rc = cli_filter_add_preset(f, spec);
+        cli_filter_free(f);
+    }
+    bo->stages[bo->nstages++] = (batch_stage){kind, spec};
+    return rc;
+}
+
+/* One option; -1 to go on, else an exit code. */
+static int apply_option(int c, const char *arg, batch_options *bo)
+{
+    static const char *const aligns[] = {"same", "causal", "full", NULL};
+    static const char *const normalizes[] = {"none", "peak", NULL};
+    unsigned long long v = 0;
+    int i = 0;
+
+    switch (c) {
+    case OPT_MANIFEST:
+        bo->manifest = arg;
+        return -1;
+    case OPT_SHARD:
+        bo->shard_spec = arg;
+        return -1;
+    case OPT_SHARDS:
+        if (cli_arg_whole(&parsing, "--shards", arg, 1, 1000000, &v))
+            return 2;
+        bo->shards = (unsigned long)v;
+        return -1;
+    case OPT_RECEIPTS:
+        bo->receipts = arg;
+        return -1;
+    case OPT_MERGE:
+        bo->merge = arg;
+        return -1;
+    case 'j':
+        if (cli_arg_whole(&parsing, "--jobs", arg, 1, BATCH_MAX_JOBS, &v))
+            return 2;
+        bo->jobs = (unsigned)v;
+        return -1;
+    case OPT_SEED:
+        if (cli_arg_whole(&parsing, "--seed", arg, 0, UINT64_MAX, &v))
+            return 2;
+        bo->seed = v;
+        return -1;
+    case 'p':
+        return add_stage(bo, STAGE_DESIGN, arg) ? 1 : -1;
+    case 't':
+        return add_stage(bo, STAGE_TAPS, arg) ? 1 : -1;
+    case 'i':
+        return add_stage(bo, STAGE_IR, arg) ? 1 : -1;
+    case 'g':
+        return cli_arg_double(&parsing, "--gain", arg, &bo->gain_db) ? 2 : -1;
+    case 'n':
+        if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
+            return 2;
+        bo->normalize_peak = i;
+        return -1;
+    case 'a':
+        if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
+            return 2;
+        bo->align = (cli_align)i;
+        return -1;
+    case 'f':
+        bo->format = arg;
+        return -1;
+    case OPT_NO_DITHER:
+        bo->engine.no_dither = 1;
+        return -1;
+    case 'b':
+        if (gfir_backend_from_name(arg, &bo->engine.backend) != GFIR_OK)
+            return cli_usage_error(&parsing, "--backend %s: unknown backend (auto, cpu, cuda)", arg);
+        return -1;
+    case 'k':
+        if (gfir_kernel_from_name(arg, &bo->engine.kernel) != GFIR_OK)
+            return cli_usage_error(&parsing, "--kernel %s: unknown kernel (gfir --help lists them)", arg);
+        return -1;
+    case OPT_BLOCK:
+        if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &v))
+            return 2;
+        bo->engine.block_frames = (size_t)v;
+        return -1;
+    case OPT_NO_FOLD:
+        bo->engine.no_fold = 1;
+        return -1;
+    case 'q':
+        bo->engine.quiet = 1;
+        return -1;
+    case 'v':
+        bo->engine.verbose = 1;
+        return -1;
+    case 'h':
+        print_help();
+        return 0;
+    default:
+        return 2;
+    }
+}
+
+int batch_parse_args(int argc, char **argv, batch_options *bo)
+{
+    int c, rc;
+    memset(bo, 0, sizeof *bo);
+    bo->align = CLI_ALIGN_DEFAULT;
+    bo->engine.align = CLI_ALIGN_DEFAULT;
+    optind = 1;
+    while ((c = cli_next_option(&parsing, argc, argv, ":j:p:t:i:g:n:a:f:b:k:qvh", long_options)) !=
+           -1) {
+        if (c == CLI_ARGS_BAD)
+            return 2;
+        rc = apply_option(c, optarg, bo);
+        if (rc >= 0)
+            return rc;
+    }
+    if (optind < argc)
+        return cli_usage_error(&parsing, "gfir batch takes no operands ('%s'): jobs come from --manifest",
+                           argv[optind]);
+    if (!bo->manifest)
+        return cli_usage_error(&parsing, "no --manifest given");
+    return -1;
+}

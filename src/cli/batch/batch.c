@@ -1,0 +1,53 @@
+/*
+ * batch.c - `gfir batch`: options, the manifest, this shard's receipts, then
+ * the run or the merge (batch.h).
+ */
+#include "batch/batch.h"
+#include "batch/args.h"
+#include "batch/manifest.h"
+#include "batch/merge.h"
+#include "batch/receipt.h"
+#include "batch/runner.h"
+#include "batch/shard.h"
+#include "message.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *real_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+int cli_run_batch(int argc, char **argv)
+{
+    batch_options bo;
+    shard sh, whole = {0, 1, "the whole manifest"};
+    manifest m;
+    receipt_book book;
+    char *dir = NULL;
+    int rc = batch_parse_args(argc, argv, &bo);
+
+    if (rc >= 0)
+        return rc;
+    if (!bo.merge && (rc = shard_choose(bo.shard_spec, bo.shards, real_getenv, &sh)) != 0)
+        return rc;
+    if (!bo.receipts) {
+        dir = malloc(strlen(bo.manifest) + sizeof ".receipts");
+        if (!dir)
+            return cli_error("out of memory");
+        sprintf(dir, "%s.receipts", bo.manifest);
+    }
+    if (manifest_read(&bo, bo.merge ? &whole : &sh, &m)) {
+        free(dir);
+        return 1;
+    }
+    rc = receipts_open(&book, dir ? dir : bo.receipts, bo.merge ? NULL : &sh);
+    if (!rc)
+        rc = bo.merge ? batch_merge(&m, &book, bo.merge) : batch_run(&bo, &sh, &m, &book);
+    receipts_close(&book);
+    manifest_free(&m);
+    free(dir);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * batch.h - `gfir batch`: a manifest of jobs (INPUT, OUTPUT, filter), this
+ * process's shard of it, each output written exactly once, run as the worker
+ * of a Slurm job array or a Kubernetes Indexed Job (docs/batch.md).
+ *
+ * options.c parses argv; manifest.c reads the jobs; receipt.c keeps what is
+ * done; runner.c runs the rest on a few workers with plans reused.
+ */
+#ifndef GFIR_CLI_BATCH_H
+#define GFIR_CLI_BATCH_H
+
+#include "cli.h"
+#include "filter/stage.h"
+
+#include <stdint.h>
+
+/* Files in flight at most: each holds a temporary output that a signal
+ * handler must be able to remove (output.h keeps that many). */
+#define BATCH_MAX_JOBS 16
+
+/* One stage of the command line's filter, as given. */
+typedef struct batch_stage {
+    stage_kind kind;            /* STAGE_DESIGN for --preset */
+    const char *spec;
+} batch_stage;
+
+typedef struct batch_options {
+    const char *manifest;       /* --manifest */
+    const char *shard_spec;     /* --shard K/N, or NULL */
+    unsigned long shards;       /* --shards N, or 0 */
+    const char *receipts;       /* --receipts DIR, or NULL for MANIFEST.receipts */
+    const char *merge;          /* --merge FILE, or NULL */
+    unsigned jobs;              /* --jobs: files in flight, 0 = one per CPU */
+    uint64_t seed;              /* --seed: for IR sets, where a row gives none */
+    batch_stage stages[64];     /* --preset, --taps, --ir: the filter of rows without one */
+    size_t nstages;
+    double gain_db;             /* --gain: for rows without a gain */
+    int normalize_peak;         /* --normalize peak: every job */
+    cli_align align;            /* --align: for rows without one */
+    const char *format;         /* --format: for rows without one */
+    cli_options engine;         /* --backend, --kernel, --block, --no-fold, --no-dither, -q, -v */
+} batch_options;
+
+/* The whole of `gfir batch ARGS` (argv[0] is "batch"): the exit code. */
+int cli_run_batch(int argc, char **argv);
+
+#endif

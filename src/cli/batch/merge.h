@@ -1,0 +1,17 @@
+/*
+ * merge.h - every shard's receipts as one JSONL manifest of the outputs, in
+ * the manifest's order: the check, after a job array, that every job was
+ * done exactly once.
+ */
+#ifndef GFIR_CLI_BATCH_MERGE_H
+#define GFIR_CLI_BATCH_MERGE_H
+
+#include "batch/manifest.h"
+#include "batch/receipt.h"
+
+/* Writes one receipt per job of m (the whole manifest) to path, whole or not
+ * at all. 0; or 1 after a line per job without a valid receipt (the first
+ * few) and a count, and path is not written. */
+int batch_merge(const manifest *m, const receipt_book *book, const char *path);
+
+#endif

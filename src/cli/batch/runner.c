@@ -1,0 +1,580 @@
+/*
+ * runner.c - a shard's jobs on a few workers (runner.h).
+ */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include "batch/runner.h"
+#include "batch/dirs.h"
+#include "batch/sweep.h"
+#include "chain.h"
+#include "file/file.h"
+#include "file/format.h"
+#include "file/metadata.h"
+#include "file/output.h"
+#include "file/render.h"
+#include "filter/filter.h"
+#include "message.h"
+#include "progress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Filters whose plans a worker keeps. Jobs come sorted by filter, so one
+ * would do for a single rate and layout; a few more cover manifests that mix
+ * rates or channel counts within a filter. */
+#define CHAINS_PER_WORKER 4
+/* Receipts are synced in groups: at most this many outputs, or this long
+ * after the first of them finished, wait for their receipt. */
+#define GROUP_OUTPUTS 64
+#define GROUP_SECONDS 0.5
+#define BAR_WIDTH 30
+#define BAR_AFTER_S 1.0
+#define BAR_EVERY_S 0.1
+
+typedef struct outcome {
+    size_t job;                 /* into the manifest's jobs */
+    int failed;
+    char why[1024];             /* the job's messages, when it failed */
+    receipt_facts facts;
+    struct outcome *next;
+} outcome;
+
+typedef struct cached_chain {
+    char *key;                  /* filter, rate and channels; NULL when empty */
+    cli_chain chain;
+    uint64_t used;              /* for least recently used */
+} cached_chain;
+
+typedef struct runner runner;
+
+typedef struct worker {
+    runner *r;
+    pthread_t thread;
+    cached_chain cache[CHAINS_PER_WORKER];
+    uint64_t clock;
+    pthread_mutex_t why_mu;     /* its job's threads may all say something */
+    outcome *current;
+    cli_message_sink sink;
+} worker;
+
+struct runner {
+    const batch_options *bo;
+    const manifest *m;
+    size_t *todo;               /* jobs to run, by index into m->jobs */
+    size_t ntodo;
+    atomic_size_t next;         /* the next of todo to take */
+    atomic_int stop;            /* receipts cannot be written: take no more */
+    size_t block;
+    /* building a filter reads presets and taps with strtok: one at a time */
+    pthread_mutex_t build_mu;
+    /* finished jobs, for the calling thread */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    outcome *head, *tail;
+    unsigned running;
+};
+
+/* ---- one job ---------------------------------------------------------------- */
+
+static void on_message(void *ctx, const char *message)
+{
+    worker *w = ctx;
+    pthread_mutex_lock(&w->why_mu);
+    if (w->current) {
+        char *why = w->current->why;
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof w->current->why - len, "%s%s", len ? "; " : "", message);
+    }
+    pthread_mutex_unlock(&w->why_mu);
+}
+
+static char *chain_key(const manifest_job *j, int rate_hz, int channels)
+{
+    size_t n = strlen(j->filter) + 64;
+    char *key = malloc(n);
+    if (key)
+        snprintf(key, n, "%s\n%d Hz\n%d channels", j->filter, rate_hz, channels);
+    return key;
+}
+
+static cli_filter *filter_for(const batch_options *bo, const manifest_job *j)
+{
+    cli_filter *f = cli_filter_new();
+    int rc = 0;
+    if (!f) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    if (j->preset || j->taps || j->ir) {
+        if (j->preset)
+            rc |= cli_filter_add_preset(f, j->preset);
+        if (j->taps && !rc)
+            rc |= cli_filter_add_file(f, STAGE_TAPS, j->taps);
+        if (j->ir && !rc)
+            rc |= cli_filter_add_file(f, STAGE_IR, j->ir);
+    } else {
+        for (size_t i = 0; i < bo->nstages && !rc; i++)
+            rc = bo->stages[i].kind == STAGE_DESIGN
+                     ? cli_filter_add_preset(f, bo->stages[i].spec)
+                     : cli_filter_add_file(f, bo->stages[i].kind, bo->stages[i].spec);
+    }
+    f->gain_db = j->gain_db;
+    f->normalize_peak = bo->normalize_peak;
+    if (rc) {
+        cli_filter_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* The plans for j's filter at this rate and layout: kept ones, reset, or new. */
+static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *info)
+{
+    runner *r = w->r;
+    cached_chain *slot = &w->cache[0];
+    char *key = chain_key(j, info->samplerate, info->channels);
+    cli_options o = r->bo->engine;
+    size_t taken, remaining, expected;
+    int rc = 1;
+
+    if (!key) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < CHAINS_PER_WORKER; i++) {
+        cached_chain *c = &w->cache[i];
+        if (c->key && !strcmp(c->key, key)) {
+            free(key);
+            c->used = ++w->clock;
+            for (size_t p = 0; p < c->chain.nplans; p++) {
+                gfir_status st = gfir_plan_reset(c->chain.plans[p]);
+                if (st != GFIR_OK) {
+                    cli_error("cannot reset a plan: %s", cli_chain_error(&c->chain, st));
+                    cli_chain_destroy(&c->chain);
+                    free(c->key);
+                    c->key = NULL;
+                    return NULL;
+                }
+            }
+            return &c->chain;
+        }
+        if (!c->key || c->used < slot->used)
+            slot = c;
+    }
+    if (slot->key) {
+        cli_chain_destroy(&slot->chain);
+        free(slot->key);
+        slot->key = NULL;
+    }
+    /* AUTO weighs a GPU's start-up against the work: here the rest of the shard */
+    taken = atomic_load(&r->next);
+    remaining = taken < r->ntodo ? r->ntodo - taken + 1 : 1;
+    expected = (size_t)info->frames < SIZE_MAX / 2 / remaining ? (size_t)info->frames * remaining
+                                                                : SIZE_MAX / 2;
+    pthread_mutex_lock(&r->build_mu);
+    o.filter = filter_for(r->bo, j);
+    o.quiet = 1;
+    if (o.filter)
+        rc = cli_chain_create(&o, info->samplerate, (unsigned)info->channels, r->block, expected,
+                              &slot->chain);
+    cli_filter_free(o.filter);
+    pthread_mutex_unlock(&r->build_mu);
+    if (rc) {
+        free(key);
+        return NULL;
+    }
+    slot->key = key;
+    slot->used = ++w->clock;
+    return &slot->chain;
+}
+
+static void run_job(worker *w, const manifest_job *j, outcome *out)
+{
+    const batch_options *bo = w->r->bo;
+    const double t0 = progress_now();
+    SNDFILE *in = NULL;
+    SF_INFO in_info, out_info;
+    file_metadata meta = {0};
+    char *dir = dirs_parent(j->output);
+    render_target t = {j->output, &out_info, &meta, j->align, bo->engine.no_dither,
+                       w->r->block};
+    render_result res;
+    cli_chain *chain;
+    struct stat sb;
+
+    out->failed = 1;
+    if (!dir) {
+        cli_error("out of memory");
+        goto done;
+    }
+    if (output_check(j->input, j->output) || cli_open_input(j->input, &in, &in_info) ||
+        metadata_read(in, in_info.channels, &meta) ||
+        format_choose(j->format, j->output, 1, &in_info, meta.layout != NULL, &out_info) ||
+        dirs_make(dir, "OUTPUT's directory"))
+        goto done;
+    chain = chain_for(w, j, &in_info);
+    if (!chain)
+        goto done;
+    if (render_file(in, j->input, (unsigned)in_info.channels, chain, &t, NULL, &res))
+        goto done;
+    if (stat(j->output, &sb) != 0) {
+        cli_error("OUTPUT '%s' is gone after its rename: %s", j->output, strerror(errno));
+        goto done;
+    }
+    out->facts = (receipt_facts){
+        .frames = res.written,
+        .rate_hz = (unsigned)out_info.samplerate,
+        .channels = (unsigned)out_info.channels,
+        .peak = res.peak,
+        .clipped = res.clipped,
+        .seconds = progress_now() - t0,
+        .bytes = (uint64_t)sb.st_size,
+        .mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec,
+    };
+    out->failed = 0;
+done:
+    if (in)
+        sf_close(in);
+    metadata_free(&meta);
+    free(dir);
+}
+
+static void finish(runner *r, outcome *o)
+{
+    pthread_mutex_lock(&r->mu);
+    if (r->tail)
+        r->tail->next = o;
+    else
+        r->head = o;
+    r->tail = o;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    runner *r = w->r;
+    size_t i;
+
+    w->sink = (cli_message_sink){on_message, w};
+    cli_message_redirect(&w->sink);
+    while (!atomic_load(&r->stop) && (i = atomic_fetch_add(&r->next, 1)) < r->ntodo) {
+        outcome *o = calloc(1, sizeof *o);
+        if (!o) {
+            atomic_store(&r->stop, 1);
+            break;
+        }
+        o->job = r->todo[i];
+        pthread_mutex_lock(&w->why_mu);
+        w->current = o;
+        pthread_mutex_unlock(&w->why_mu);
+        run_job(w, &r->m->jobs[o->job], o);
+        pthread_mutex_lock(&w->why_mu);
+        w->current = NULL;
+        pthread_mutex_unlock(&w->why_mu);
+        finish(r, o);
+    }
+    cli_message_redirect(NULL);
+    for (int c = 0; c < CHAINS_PER_WORKER; c++) {
+        if (w->cache[c].key)
+            cli_chain_destroy(&w->cache[c].chain);
+        free(w->cache[c].key);
+    }
+    pthread_mutex_lock(&r->mu);
+    r->running--;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* ---- gathering: receipts, failures, the bar, the summary ------------------- */
+
+typedef struct tally {
+    size_t done_before, written, failed, clipped_outputs;
+    double audio_s;
+    /* receipts waiting for their group's sync */
+    json_buf group;
+    size_t group_count;
+    double group_since;
+    char **dirs;                /* the group's outputs' directories, each once */
+    size_t ndirs;
+    /* the bar */
+    int bar;
+    int bar_shown;
+    double start_s, bar_last_s;
+} tally;
+
+static void bar_clear(tally *t)
+{
+    if (t->bar_shown)
+        fprintf(stderr, "\r%*s\r", BAR_WIDTH + 60, "");
+    t->bar_shown = 0;
+}
+
+static void bar_draw(tally *t, size_t total, double now)
+{
+    char bar[BAR_WIDTH + 1];
+    size_t done = t->done_before + t->written + t->failed;
+    double elapsed = now - t->start_s, frac = total ? (double)done / total : 1;
+    double rate = (double)(t->written + t->failed) / elapsed;
+    double left_s = rate > 0 ? (double)(total - done) / rate : 0;
+    if (!t->bar || elapsed < BAR_AFTER_S || now - t->bar_last_s < BAR_EVERY_S)
+        return;
+    t->bar_last_s = now;
+    for (int i = 0; i < BAR_WIDTH; i++)
+        bar[i] = i < (int)(frac * BAR_WIDTH) ? '#' : '.';
+    bar[BAR_WIDTH] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%  %zu/%zu files  %.1f/s  %d:%02d left", bar, (int)(frac * 100),
+            done, total, rate, (int)left_s / 60, (int)left_s % 60);
+    if (t->failed)
+        fprintf(stderr, "  %zu failed", t->failed);
+    fprintf(stderr, " ");
+    fflush(stderr);
+    t->bar_shown = 1;
+}
+
+/* Remembers the directory of an output in this group. */
+static int note_dir(tally *t, const char *output)
+{
+    char *dir = dirs_parent(output), **dirs;
+    if (!dir)
+        return cli_error("out of memory");
+    for (size_t i = 0; i < t->ndirs; i++) {
+        if (!strcmp(t->dirs[i], dir)) {
+            free(dir);
+            return 0;
+        }
+    }
+    dirs = realloc(t->dirs, (t->ndirs + 1) * sizeof *dirs);
+    if (!dirs) {
+        free(dir);
+        return cli_error("out of memory");
+    }
+    t->dirs = dirs;
+    t->dirs[t->ndirs++] = dir;
+    return 0;
+}
+
+/* Makes the group's renames durable, then its receipts. A receipt must never
+ * reach the disk before the rename it vouches for. */
+static int commit_group(tally *t, receipt_book *book)
+{
+    int rc = 0;
+    for (size_t i = 0; i < t->ndirs; i++) {
+        int fd = open(t->dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || fsync(fd) != 0)
+            rc = rc ? rc : cli_error("cannot sync directory '%s': %s", t->dirs[i], strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(t->dirs[i]);
+    }
+    t->ndirs = 0;
+    if (t->group.failed)
+        rc = rc ? rc : cli_error("out of memory for receipts");
+    if (!rc && t->group_count)
+        rc = receipts_append(book, t->group.text, t->group.len);
+    t->group.len = 0;
+    t->group.failed = 0;
+    t->group_count = 0;
+    return rc;
+}
+
+static void take(runner *r, tally *t, outcome *o)
+{
+    const manifest_job *j = &r->m->jobs[o->job];
+    if (o->failed) {
+        bar_clear(t);
+        fprintf(stderr, "gfir: %s:%zu: %s\n", r->m->path, j->line,
+                o->why[0] ? o->why : "failed");
+        t->failed++;
+        return;
+    }
+    if (!t->group_count)
+        t->group_since = progress_now();
+    receipt_format(&t->group, j, &o->facts);
+    t->group_count++;
+    if (note_dir(t, j->output))
+        t->group.failed = 1;
+    t->written++;
+    t->audio_s += o->facts.rate_hz ? (double)o->facts.frames / o->facts.rate_hz : 0;
+    t->clipped_outputs += o->facts.clipped > 0;
+}
+
+static int by_filter(const void *a, const void *b, void *jobs)
+{
+    const manifest_job *ja = &((const manifest_job *)jobs)[*(const size_t *)a];
+    const manifest_job *jb = &((const manifest_job *)jobs)[*(const size_t *)b];
+    int c = strcmp(ja->filter, jb->filter);
+    return c ? c : (ja->index > jb->index) - (ja->index < jb->index);
+}
+
+/* Two files in flight per CPU this process may use: a job waits for the disk
+ * as its output is synced and renamed, and another job uses the CPU
+ * meanwhile. On the 2-core development machine, 1000 files of 10 s through
+ * 0.5 s rooms took 3.0-3.3 s with 4 workers against 3.6-4.2 s with 2
+ * (tools/bench/batch.sh's corpus, a shared machine). */
+static unsigned default_workers(void)
+{
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                         : sysconf(_SC_NPROCESSORS_ONLN);
+    n *= 2;
+    return n < 1 ? 1 : n > BATCH_MAX_JOBS ? BATCH_MAX_JOBS : (unsigned)n;
+}
+
+static void summary(const batch_options *bo, const shard *sh, const manifest *m,
+                    const tally *t, double seconds)
+{
+    char where[160] = "";
+    if (bo->engine.quiet && !t->failed)
+        return;
+    if (sh->n > 1)
+        snprintf(where, sizeof where, "shard %lu/%lu (%s): ", sh->k, sh->n, sh->source);
+    fprintf(stderr, "gfir: %s%zu job%s: %zu written, %zu done before, %zu failed", where,
+            m->njobs, m->njobs == 1 ? "" : "s", t->written, t->done_before, t->failed);
+    if (t->written)
+        fprintf(stderr, "; %.1f s of audio in %.2f s (%.1fx realtime)", t->audio_s, seconds,
+                seconds > 0 ? t->audio_s / seconds : 0.0);
+    if (t->clipped_outputs)
+        fprintf(stderr, "; %zu output%s clipped (their receipts count the samples)",
+                t->clipped_outputs, t->clipped_outputs == 1 ? "" : "s");
+    fputc('\n', stderr);
+}
+
+/* Takes what the workers finish until they all stop. */
+static int gather(runner *r, receipt_book *book, tally *t)
+{
+    int rc = 0;
+    for (;;) {
+        outcome *list;
+        unsigned running;
+        struct timespec until;
+        double now;
+
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += (long)(BAR_EVERY_S * 1e9);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&r->mu);
+        if (!r->head && r->running)
+            pthread_cond_timedwait(&r->cv, &r->mu, &until);
+        list = r->head;
+        r->head = r->tail = NULL;
+        running = r->running;
+        pthread_mutex_unlock(&r->mu);
+        while (list) {
+            outcome *next = list->next;
+            take(r, t, list);
+            free(list);
+            list = next;
+        }
+        now = progress_now();
+        if (!rc && t->group_count &&
+            (t->group_count >= GROUP_OUTPUTS || now - t->group_since >= GROUP_SECONDS ||
+             !running)) {
+            rc = commit_group(t, book);
+            if (rc)
+                atomic_store(&r->stop, 1);
+        }
+        bar_draw(t, r->m->njobs, now);
+        if (!running)
+            break;
+    }
+    bar_clear(t);
+    return rc;
+}
+
+int batch_run(const batch_options *bo, const shard *sh, const manifest *m, receipt_book *book)
+{
+    runner r;
+    tally t;
+    worker *workers = NULL;
+    unsigned nworkers;
+    size_t swept;
+    int rc = 1;
+
+    memset(&r, 0, sizeof r);
+    memset(&t, 0, sizeof t);
+    r.bo = bo;
+    r.m = m;
+    r.block = bo->engine.block_frames ? bo->engine.block_frames : CLI_FILE_BLOCK_FRAMES;
+    t.start_s = progress_now();
+    t.bar = !bo->engine.quiet && isatty(STDERR_FILENO);
+    r.todo = malloc((m->njobs ? m->njobs : 1) * sizeof *r.todo);
+    if (!r.todo)
+        return cli_error("out of memory");
+    for (size_t i = 0; i < m->njobs; i++) {
+        if (receipts_find(book, &m->jobs[i]))
+            t.done_before++;
+        else
+            r.todo[r.ntodo++] = i;
+    }
+    swept = sweep_temporaries(m->jobs, r.todo, r.ntodo);
+    if (swept)
+        cli_note(bo->engine.quiet, "note: removed %zu unfinished output%s that a killed run left",
+                 swept, swept == 1 ? "" : "s");
+    qsort_r(r.todo, r.ntodo, sizeof *r.todo, by_filter, m->jobs);
+    nworkers = bo->jobs ? bo->jobs : default_workers();
+    if (nworkers > r.ntodo)
+        nworkers = r.ntodo ? (unsigned)r.ntodo : 1;
+    workers = calloc(nworkers, sizeof *workers);
+    if (!workers) {
+        free(r.todo);
+        return cli_error("out of memory");
+    }
+    pthread_mutex_init(&r.build_mu, NULL);
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cv, NULL);
+    output_catch_signals();
+    for (unsigned i = 0; i < nworkers; i++) {
+        workers[i].r = &r;
+        pthread_mutex_init(&workers[i].why_mu, NULL);
+        pthread_mutex_lock(&r.mu);
+        r.running++;
+        pthread_mutex_unlock(&r.mu);
+        if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0) {
+            pthread_mutex_lock(&r.mu);
+            r.running--;
+            pthread_mutex_unlock(&r.mu);
+            nworkers = i;
+            break;
+        }
+    }
+    if (nworkers == 0) {
+        cli_error("cannot start a worker thread");
+    } else {
+        rc = gather(&r, book, &t);
+        for (unsigned i = 0; i < nworkers; i++)
+            pthread_join(workers[i].thread, NULL);
+        /* outcomes that came after the last look, if receipts failed */
+        for (outcome *o = r.head, *next; o; o = next) {
+            next = o->next;
+            free(o);
+        }
+        summary(bo, sh, m, &t, progress_now() - t.start_s);
+        if (t.written + t.done_before < m->njobs && !t.failed && !rc)
+            rc = cli_error("%zu jobs were not run", m->njobs - t.written - t.done_before);
+        rc = rc || t.failed;
+    }
+    for (unsigned i = 0; i < nworkers; i++)
+        pthread_mutex_destroy(&workers[i].why_mu);
+    free(workers);
+    pthread_mutex_destroy(&r.build_mu);
+    pthread_mutex_destroy(&r.mu);
+    pthread_cond_destroy(&r.cv);
+    json_buf_free(&t.group);
+    free(t.dirs);
+    free(r.todo);
+    return rc;
+}

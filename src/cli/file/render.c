@@ -1,0 +1,237 @@
+/*
+ * render.c - one input through a chain into OUTPUT (render.h).
+ */
+#include "file/render.h"
+#include "file/condition.h"
+#include "file/file.h"
+#include "file/format.h"
+#include "file/output.h"
+#include "file/pipeline.h"
+#include "file/stream.h"
+#include "message.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct render {
+    const render_target *t;
+    const char *input;
+    SNDFILE *in, *out;
+    cli_chain *chain;
+    unsigned channels;
+    /* alignment: frames dropped from the front, frames written */
+    size_t skip_left;
+    uint64_t written;
+    float peak;
+    conditioner cond;
+    short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
+    uint64_t frames_in;
+    /* the reader's: samples read, and those that were not finite (float input) */
+    int scan_input;
+    uint64_t samples_in, nonfinite_in, first_nonfinite_in;
+} render;
+
+/* ---- the pipeline's three steps -------------------------------------------- */
+
+/* NaN or infinity in a float INPUT would spread through the filter, over an
+ * FFT block or ntaps frames (3 gave 5843): each is filtered as silence, and
+ * counted. */
+static void silence_nonfinite(render *r, float *buf, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += !(fabsf(buf[i]) <= FLT_MAX);
+    for (size_t i = 0; bad && i < n; i++) {
+        if (!(fabsf(buf[i]) <= FLT_MAX)) {
+            if (!r->nonfinite_in)
+                r->first_nonfinite_in = r->samples_in + i;
+            r->nonfinite_in++;
+            buf[i] = 0.0f;
+        }
+    }
+}
+
+static long render_read(void *ctx, float *buf, size_t max)
+{
+    render *r = ctx;
+    sf_count_t got = sf_readf_float(r->in, buf, (sf_count_t)max);
+    if (got <= 0)
+        return sf_error(r->in) != 0 ? -1 : 0;
+    if (r->scan_input)
+        silence_nonfinite(r, buf, (size_t)got * r->channels);
+    r->samples_in += (uint64_t)got * r->channels;
+    return (long)got;
+}
+
+static int render_filter(void *ctx, const float *in, float *out, size_t frames)
+{
+    render *r = ctx;
+    gfir_status st = in ? cli_chain_execute(r->chain, in, out, frames)
+                        : cli_chain_flush(r->chain, out, frames);
+    if (st != GFIR_OK)
+        return cli_error("filtering failed: %s", cli_chain_error(r->chain, st));
+    return 0;
+}
+
+/* The largest magnitude in buf and peak. Non-negative floats order as their
+ * bit patterns do, so this is an integer maximum, which vectorises where a
+ * float one (NaN's rules) does not; a NaN counts as infinity. */
+static float peak_of(const float *buf, size_t n, float peak)
+{
+    uint32_t top, bits;
+    memcpy(&top, &peak, sizeof top);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&bits, &buf[i], sizeof bits);
+        bits &= 0x7FFFFFFFu;
+        top = bits > top ? bits : top;
+    }
+    top = top > 0x7F800000u ? 0x7F800000u : top;
+    memcpy(&peak, &top, sizeof peak);
+    return peak;
+}
+
+/* Writes frames of filtered output, dropping the alignment's first frames and
+ * anything past `limit` frames. */
+static int render_write(void *ctx, float *buf, size_t frames, uint64_t limit)
+{
+    render *r = ctx;
+    size_t drop = frames < r->skip_left ? frames : r->skip_left;
+    sf_count_t done;
+    r->skip_left -= drop;
+    buf += drop * r->channels;
+    frames -= drop;
+    if (frames > limit - r->written)
+        frames = (size_t)(limit - r->written);
+    if (frames == 0)
+        return 0;
+    r->peak = peak_of(buf, frames * r->channels, r->peak);
+    condition_block(&r->cond, buf, frames * r->channels, r->pcm);
+    done = r->pcm ? sf_writef_short(r->out, r->pcm, (sf_count_t)frames)
+                  : sf_writef_float(r->out, buf, (sf_count_t)frames);
+    if (done != (sf_count_t)frames)
+        return cli_error("cannot write OUTPUT '%s': %s", r->t->output, sf_strerror(r->out));
+    r->written += frames;
+    return 0;
+}
+
+/* The whole input, then the tail that alignment owes. */
+static int run_pipeline(render *r, pipeline *p, progress *pg)
+{
+    const cli_align align = r->t->align;
+    const size_t ntaps = r->chain->ntaps, block = r->t->block;
+    /* the writer drops these first: the engine's latency, and for `same` the
+     * filter's delay; the tail below owes them back */
+    const uint64_t skip =
+        r->chain->latency_frames + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
+    uint64_t frames_in = 0, total, owed;
+    pipe_slot in;
+    int rc = 0;
+
+    r->skip_left = (size_t)skip;
+    while (!rc && pipeline_next_input(p, &in)) {
+        rc = pipeline_emit(p, in.buf, in.frames, UINT64_MAX);
+        frames_in += in.frames;
+        pipeline_release_input(p, in);
+        if (pg)
+            progress_update(pg, (double)frames_in);
+    }
+    r->frames_in = frames_in;
+    if (rc)
+        return rc;
+    if (pipeline_read_failed(p))
+        return cli_error("cannot read INPUT '%s': %s", r->input, sf_strerror(r->in));
+    if (frames_in == 0)
+        return cli_error("INPUT '%s' has no audio frames", r->input);
+    /* The tail: what the skipped frames and --align full still owe. */
+    total = frames_in + (align == CLI_ALIGN_FULL ? ntaps - 1 : 0);
+    for (owed = total + skip - frames_in; !rc && owed > 0;) {
+        size_t n = owed < block ? (size_t)owed : block;
+        rc = pipeline_emit(p, NULL, n, total);
+        owed -= n;
+    }
+    return rc;
+}
+
+static int filter_all(render *r, progress *pg)
+{
+    const pipeline_io io = {r, render_read, render_filter, render_write};
+    pipeline p;
+    int rc, write_failed;
+    if (pipeline_start(&p, &io, r->t->block, r->channels))
+        return 1;
+    rc = run_pipeline(r, &p, pg);
+    write_failed = pipeline_finish(&p);
+    return rc || write_failed; /* render_write said why */
+}
+
+/* The output's writer: libsndfile's own where it can seek back, else one
+ * that streams (a pipe), told the length to come where INPUT knows it. */
+static int open_output(render *r, const output_file *of, SF_INFO *info, const SF_INFO *in_info)
+{
+    uint64_t frames = cli_input_frames(in_info);
+    if (of->seekable) {
+        r->out = sf_open_fd(of->fd, SFM_WRITE, info, SF_FALSE);
+        return r->out ? 0
+                      : cli_error("cannot write OUTPUT '%s': %s", r->t->output, sf_strerror(NULL));
+    }
+    if (frames && r->t->align == CLI_ALIGN_FULL)
+        frames += r->chain->ntaps - 1;
+    return stream_open(of->fd, r->t->output, info, frames ? frames : STREAM_FRAMES_UNKNOWN,
+                       &r->out);
+}
+
+int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *chain,
+                const render_target *t, progress *pg, render_result *res)
+{
+    render r = {.t = t, .input = input, .in = in, .chain = chain, .channels = channels};
+    output_file of = OUTPUT_FILE_INIT;
+    SF_INFO info = *t->info, in_info;
+    int rc = 1, subtype = info.format & SF_FORMAT_SUBMASK, in_subtype;
+
+    memset(res, 0, sizeof *res);
+    memset(&in_info, 0, sizeof in_info);
+    sf_command(in, SFC_GET_CURRENT_SF_INFO, &in_info, sizeof in_info);
+    in_subtype = in_info.format & SF_FORMAT_SUBMASK;
+    r.scan_input = in_subtype == SF_FORMAT_FLOAT || in_subtype == SF_FORMAT_DOUBLE;
+    if (output_begin(&of, t->output) || open_output(&r, &of, &info, &in_info))
+        goto done;
+    if (format_configure(r.out, &info, t->output))
+        goto done;
+    /* a stream's WAV header is written already: tags have no place left */
+    if (t->meta && !of.stream)
+        metadata_write(r.out, t->meta);
+    condition_init(&r.cond, subtype, t->no_dither);
+    /* libsndfile clips instead of wrapping integers that overflow. */
+    sf_command(r.out, SFC_SET_CLIPPING, NULL, SF_TRUE);
+    if (subtype == SF_FORMAT_PCM_16) {
+        r.pcm = malloc(t->block * channels * sizeof *r.pcm);
+        if (!r.pcm) {
+            cli_error("out of memory for blocks of %zu frames", t->block);
+            goto done;
+        }
+    }
+    rc = filter_all(&r, pg);
+    if (sf_close(r.out) != 0 && !rc)
+        rc = cli_error("cannot finish OUTPUT '%s': %s", t->output, sf_strerror(NULL));
+    r.out = NULL;
+    if (!rc)
+        rc = output_commit(&of);
+    res->written = r.written;
+    res->clipped = r.cond.clipped;
+    res->clip_peak = r.cond.peak;
+    res->peak = r.peak;
+    res->frames_in = r.frames_in;
+    res->nonfinite_in = r.nonfinite_in;
+    res->first_nonfinite_in = r.first_nonfinite_in;
+    res->nonfinite_out = r.cond.nonfinite;
+    res->first_nonfinite_out = r.cond.first_nonfinite;
+    res->streamed = of.stream;
+done:
+    if (r.out)
+        sf_close(r.out);
+    output_end(&of);
+    free(r.pcm);
+    return rc;
+}

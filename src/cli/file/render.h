@@ -1,0 +1,52 @@
+/*
+ * render.h - one job's work: an open INPUT through a chain of plans into
+ * OUTPUT, as `gfir INPUT OUTPUT` does once and `gfir batch` does for every
+ * line of a manifest, on plans it keeps from file to file.
+ *
+ * The writer drops the frames that alignment removes (the engine's latency
+ * and, for --align same, the filter's delay), the tail makes them up at the
+ * end, 8- and 16-bit output is dithered and clipping counted, and OUTPUT
+ * appears whole or not at all (output.h). Reading, filtering and writing
+ * overlap (pipeline.h).
+ */
+#ifndef GFIR_CLI_RENDER_H
+#define GFIR_CLI_RENDER_H
+
+#include "chain.h"
+#include "file/metadata.h"
+#include "progress.h"
+
+#include <sndfile.h>
+#include <stdint.h>
+
+typedef struct render_target {
+    const char *output;         /* OUTPUT */
+    const SF_INFO *info;        /* its format (format_choose) */
+    const file_metadata *meta;  /* INPUT's tags and layout, or NULL */
+    cli_align align;            /* same, causal or full */
+    int no_dither;
+    size_t block;               /* frames per block */
+} render_target;
+
+typedef struct render_result {
+    uint64_t written;           /* frames */
+    uint64_t clipped;           /* samples clipped */
+    float clip_peak;            /* largest magnitude among them, else 0 */
+    float peak;                 /* largest magnitude written, before clipping */
+    uint64_t frames_in;         /* frames read from INPUT */
+    /* samples that were not finite: INPUT's (filtered as silence) and the
+     * output's (an overflow), each with the first one's interleaved index */
+    uint64_t nonfinite_in, first_nonfinite_in;
+    uint64_t nonfinite_out, first_nonfinite_out;
+    int streamed;               /* OUTPUT was written straight through (a pipe, a device) */
+} render_result;
+
+/*
+ * Filters in (named input in messages) through chain, new or reset, into
+ * t->output. pg, when not NULL, follows the input frames read. 0, or 1
+ * after one line on stderr; OUTPUT is then as it was.
+ */
+int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *chain,
+                const render_target *t, progress *pg, render_result *res);
+
+#endif

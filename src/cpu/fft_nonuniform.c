@@ -1,0 +1,730 @@
+/*
+ * fft_nonuniform.c - zero-latency non-uniformly partitioned convolution on
+ * the CPU (see fft_nonuniform.h for the partitions and their deadlines).
+ *
+ * The state keeps three sides apart, as routing (a filter as paths from
+ * input channels to output channels) and live filter swaps will need:
+ *   the filter   per tap set: the direct head's taps and every level's
+ *                partition spectra, computed once at create;
+ *   the inputs   per input channel: the time history (one ring that every
+ *                level reads its windows from) and per level the
+ *                frequency-domain delay line of past input spectra;
+ *   the outputs  per output channel: per level the accumulated spectrum and
+ *                two time-domain output blocks (one read, one being made).
+ * A lane joins one input, one tap set and one output (today lane c is
+ * channel c with tap set c or 0) and carries the schedule of its levels'
+ * blocks. Lanes are independent, so large calls can run one per thread.
+ *
+ * Calls are cut into segments that end on the first level's block
+ * boundaries (multiples of N frames). In each segment: the input enters the
+ * ring, the head is convolved directly, the levels' current output blocks are
+ * added, and the output leaves; then every level whose block just completed
+ * starts it (the first level also finishes it at once), and the levels
+ * advance their blocks' work, lists of units (transform slices and
+ * multiply-accumulates over ranges of bins and partitions), until together
+ * they have done the share of their slack that has elapsed (advance()).
+ */
+#include "cpu/fft_nonuniform.h"
+#include "cpu/cmac.h"
+#include "cpu/direct.h"
+#include "cpu/engine.h"
+#include "cpu/fft_sliced.h"
+#include "cpu/ftz.h"
+#include "cpu/pool.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Spectra are padded to 16 floats so every one starts 64-byte aligned. */
+#define ALIGN_FLOATS ((size_t)16)
+/* Bins times partitions per multiply-accumulate unit: about a microsecond. */
+#define MAC_UNIT_BINS ((size_t)2048)
+/* Calls from this many frames on share their lanes (channels) out to worker
+ * threads, when the plan has several channels and threads; shorter calls,
+ * audio callbacks among them, stay on the calling thread and take no lock. */
+#define PARALLEL_MIN_FRAMES ((size_t)4096)
+/* Nanoseconds per bin and partition of the multiply-accumulate, to weigh it
+ * against the transform slices (fft_sliced.c's figures). */
+#define NS_MAC 0.25
+
+enum unit_kind { UNIT_FORWARD, UNIT_MAC, UNIT_INVERSE };
+
+typedef struct nu_unit {
+    enum unit_kind kind;
+    size_t slice;          /* forward or inverse slice */
+    size_t k0, k1;         /* bins [k0, k1) of the multiply-accumulate */
+    size_t j0, j1;         /* partitions [j0, j1) */
+    double cost_before;    /* of the units before this one */
+} nu_unit;
+
+/* One level's shape and the work of one of its blocks, shared by every lane. */
+typedef struct nu_level {
+    size_t part;           /* P */
+    size_t offset;         /* first tap */
+    size_t nparts;
+    size_t bstride;        /* P + 1 rounded up to ALIGN_FLOATS */
+    int sync;              /* the first level: a block's work all at once */
+    gf_sliced_fft fft;
+    nu_unit *units;
+    size_t nunits;
+    double total;          /* cost of every unit */
+} nu_level;
+
+typedef struct nu_filter {
+    float *head;                            /* the first taps, reversed */
+    float *spectra[GF_NU_MAX_LEVELS + 1];   /* nparts x (re, im) x bstride, scaled 1 / 2P */
+} nu_filter;
+
+typedef struct nu_input {
+    float *ring;                            /* ring_len, then mirror_len copied again */
+    float *fdl[GF_NU_MAX_LEVELS + 1];       /* nparts x (re, im) x bstride */
+    size_t newest[GF_NU_MAX_LEVELS + 1];    /* slot of the newest spectrum */
+    float *work[GF_NU_MAX_LEVELS + 1];      /* a forward transform between slices */
+} nu_input;
+
+typedef struct nu_output {
+    float *y;                               /* one segment of outputs */
+    float *acc[GF_NU_MAX_LEVELS + 1];       /* (re, im) x bstride */
+    float *block[GF_NU_MAX_LEVELS + 1][2];  /* 2P each; the upper half is the block */
+    int cur[GF_NU_MAX_LEVELS + 1];          /* the block being read */
+} nu_output;
+
+typedef struct nu_lane {
+    nu_input *in;
+    const nu_filter *filter;
+    nu_output *out;
+    unsigned channel;
+    float *scratch;                         /* for one slice at a time */
+    size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
+    size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
+} nu_lane;
+
+typedef struct nu_state {
+    size_t grid;           /* N: the head's length in the scheme, the segments' bound */
+    size_t head_taps;      /* min(N, ntaps) */
+    size_t nlevels;
+    nu_level level[GF_NU_MAX_LEVELS + 1];
+    size_t ring_len;       /* a power of two, at least 4 max(P, N) */
+    size_t mirror_len;     /* max(P, N): windows and the head's history never wrap */
+    size_t now;            /* frames since the last reset */
+    gf_cpu_conv_fn conv;
+    gf_cmac_run_fn mac;
+    nu_filter *filters;
+    nu_input *inputs;
+    nu_output *outputs;
+    nu_lane *lanes;
+    unsigned channels;
+    gf_pool *pool;         /* NULL: every call on the calling thread */
+    const float *task_in;  /* the call the pool's lanes work on */
+    float *task_out;
+    size_t task_n;
+} nu_state;
+
+/* ---- the partition scheme -------------------------------------------------- */
+
+/*
+ * Head 128 (the first level's partitions too, from tap 128), then levels of
+ * 1024, 8192 and 65536, each once the filter is longer than 4 times its
+ * partition: a level starts at twice its size, so the one before it then
+ * holds 14 partitions (the first 15) and this one at least 3.
+ *
+ * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
+ * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
+ * level up to 65536), whose fastest schemes came within 10% of each other,
+ * then the thresholds timed side by side with `cpu_nupc_bench --compare TAPS
+ * SCHEME... --runs 5` (2-core development VM, AMD EPYC, 2026-11-23, shared
+ * and busy; medians, thread CPU time; ns a frame and channel):
+ *     4096 taps    128 11.8, 128,1024 13.7 (64,256,1024 16.5)
+ *     8192         128 19.0, 128,1024 14.7
+ *     32768        128,1024 21.3, 128,1024,8192 21.5
+ *     65536        128,1024 29.6, 128,1024,8192 23.5 (64,256,...,16384 29.5)
+ *     262144       128,1024,8192 32.0, with 65536 36.4
+ *     524288       128,1024,8192 60.6, with 65536 43.0
+ *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
+ * The cost model behind it (Wefers): every level costs one forward and one
+ * inverse transform per frame, about what the uniform engine's whole
+ * transform costs (2.5 to 4 ns a frame here), and every partition one
+ * multiply-accumulate per bin (0.2 ns from the L2 cache, several times that
+ * from memory); a head of 128 rather than 64 costs 64 direct multiply-adds a
+ * frame (about 1.3 ns) but saves a level. Partitions stay at 65536 and below,
+ * as in the uniform engine, whose longer transforms were no faster.
+ */
+#define SCHEME_HEAD ((size_t)128)
+
+void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
+{
+    static const size_t sizes[] = {1024, 8192, 65536};
+    memset(scheme, 0, sizeof *scheme);
+    scheme->head = SCHEME_HEAD;
+    for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
+        scheme->sizes[scheme->nlevels++] = sizes[i];
+}
+
+/*
+ * Against the direct engine (both without latency): the engine from
+ * crossover_taps[i] taps on when max_block_frames rounds down to 16 << i
+ * (below 16: row 0; above 32768: the last row).
+ *
+ * Measured with `cpu_nupc_bench --crossover 3` (one thread, mono, calls of
+ * the block size, AVX-512 direct kernel; 2-core development VM, AMD EPYC,
+ * 2026-11-23, shared and busy; medians of 3 runs, thread CPU time), run twice:
+ * the tap count from which the non-uniform engine is at least as fast as
+ * direct at every larger tap count of the grid (16 to 4096 taps). Both runs
+ * gave the same table. Up to 128 taps the engine is its direct head alone,
+ * as fast as direct give or take 10%; at 192 and 256 its first partitions
+ * cost more than direct's extra taps (0.6 to 0.9 times direct's speed); at
+ * 384 it breaks even (1.01 to 1.13) and at 512 it is 1.15 to 1.44 times
+ * faster, 3 to 6 times at 2048 and beyond. At 16-frame calls direct pays
+ * for sliding its history every call and the engine wins from 192 taps.
+ */
+static const size_t crossover_taps[] = {
+    /*    16 */ 192,
+    /*    32 */ 384,
+    /*    64 */ 384,
+    /*   128 */ 384,
+    /*   256 */ 384,
+    /*   512 */ 384,
+    /*  1024 */ 384,
+    /*  2048 */ 384,
+    /*  4096 */ 384,
+    /*  8192 */ 384,
+    /* 16384 */ 384,
+    /* 32768 */ 384,
+};
+
+int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames)
+{
+    const size_t rows = sizeof crossover_taps / sizeof crossover_taps[0];
+    size_t i = 0;
+    while (i + 1 < rows && ((size_t)16 << (i + 1)) <= block_frames)
+        i++;
+    return ntaps >= crossover_taps[i];
+}
+
+/*
+ * The cost model of the scheme's comment with its figures: 0.02 ns per head
+ * tap, 3 ns per level for its two transforms, and per partition 0.3 ns
+ * while a level's spectra stay in the caches, 0.7 ns from 8192 on, where
+ * they stream from memory. Against `cpu_nupc_bench --table` (stereo,
+ * 2026-11-23, the development VM), modelled and measured: 4096 taps 14.9 and
+ * 11 to 13.7; 65536 24.5 and 21 to 23; 262144 41.3 and 28 to 32; 2^20 42.9
+ * and 51 to 56.
+ */
+double gf_cpu_fft_nonuniform_ns(size_t ntaps)
+{
+    gf_nu_scheme s;
+    double ns;
+    gf_cpu_fft_nonuniform_scheme(ntaps, &s);
+    ns = 0.02 * (double)(ntaps < s.head ? ntaps : s.head);
+    for (size_t i = 0; i <= s.nlevels && ntaps > s.head; i++) {
+        const size_t part = i ? s.sizes[i - 1] : s.head, first = i ? 2 * part : part;
+        const size_t end = i < s.nlevels ? 2 * s.sizes[i] : ntaps;
+        const double parts = (double)((end - first + part - 1) / part);
+        ns += 3.0 + parts * (part >= 8192 ? 0.7 : 0.3);
+    }
+    return ns;
+}
+
+/* ---- memory ------------------------------------------------------------------ */
+
+/* fftwf_malloc of a x b floats, NULL when that overflows. */
+static float *alloc_floats(size_t a, size_t b)
+{
+    if (b && a > SIZE_MAX / sizeof(float) / b)
+        return NULL;
+    return fftwf_malloc(a * b * sizeof(float));
+}
+
+static void nu_destroy(gfir_plan *plan)
+{
+    nu_state *st = plan->impl;
+    if (!st)
+        return;
+    gf_pool_destroy(st->pool);
+    for (size_t l = 0; l < st->nlevels; l++) {
+        gf_sliced_destroy(&st->level[l].fft);
+        free(st->level[l].units);
+    }
+    if (st->filters)
+        for (unsigned f = 0; f < plan->filter_channels; f++) {
+            fftwf_free(st->filters[f].head);
+            for (size_t l = 0; l < st->nlevels; l++)
+                fftwf_free(st->filters[f].spectra[l]);
+        }
+    if (st->inputs)
+        for (unsigned c = 0; c < plan->channels; c++) {
+            fftwf_free(st->inputs[c].ring);
+            for (size_t l = 0; l < st->nlevels; l++) {
+                fftwf_free(st->inputs[c].fdl[l]);
+                fftwf_free(st->inputs[c].work[l]);
+            }
+        }
+    if (st->outputs)
+        for (unsigned c = 0; c < plan->channels; c++) {
+            fftwf_free(st->outputs[c].y);
+            for (size_t l = 0; l < st->nlevels; l++) {
+                fftwf_free(st->outputs[c].acc[l]);
+                fftwf_free(st->outputs[c].block[l][0]);
+                fftwf_free(st->outputs[c].block[l][1]);
+            }
+        }
+    if (st->lanes)
+        for (unsigned c = 0; c < plan->channels; c++)
+            fftwf_free(st->lanes[c].scratch);
+    free(st->filters);
+    free(st->inputs);
+    free(st->outputs);
+    free(st->lanes);
+    free(st);
+    plan->impl = NULL;
+}
+
+/* ---- levels and their units ---------------------------------------------------- */
+
+/* Checks the scheme and lays its levels over the filter. 0 if malformed. */
+static int lay_levels(nu_state *st, const gf_nu_scheme *scheme, size_t ntaps)
+{
+    const size_t n = scheme->head;
+    if (n < 16 || (n & (n - 1)) || scheme->nlevels > GF_NU_MAX_LEVELS)
+        return 0;
+    for (size_t i = 0; i < scheme->nlevels; i++) {
+        const size_t p = scheme->sizes[i], prev = i ? scheme->sizes[i - 1] : n;
+        if ((p & (p - 1)) || p < prev || (i && p == prev))
+            return 0;
+    }
+    st->grid = n;
+    st->head_taps = ntaps < n ? ntaps : n;
+    st->nlevels = 0;
+    for (size_t i = 0; i <= scheme->nlevels; i++) {
+        const size_t part = i ? scheme->sizes[i - 1] : n;
+        const size_t offset = i ? 2 * part : n;
+        size_t end = i < scheme->nlevels ? 2 * scheme->sizes[i] : ntaps;
+        nu_level *lv = &st->level[st->nlevels];
+        if (offset >= ntaps)
+            break;
+        if (end > ntaps)
+            end = ntaps;
+        lv->part = part;
+        lv->offset = offset;
+        lv->nparts = (end - offset + part - 1) / part;
+        lv->bstride = (part + 1 + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
+        lv->sync = i == 0;
+        st->nlevels++;
+    }
+    return 1;
+}
+
+/* The units of one block: the forward slices, the multiply-accumulates by
+ * ranges of bins (each range's first unit clears its accumulators), the
+ * inverse slices. */
+static int list_units(nu_level *lv)
+{
+    const size_t nslices = gf_sliced_count(&lv->fft);
+    const size_t kc = lv->bstride < MAC_UNIT_BINS ? lv->bstride : MAC_UNIT_BINS;
+    const size_t jc = MAC_UNIT_BINS / kc > 1 ? MAC_UNIT_BINS / kc : 1;
+    const size_t nmac = (lv->bstride + kc - 1) / kc * ((lv->nparts + jc - 1) / jc);
+    size_t u = 0;
+    double cost = 0.0;
+    lv->units = calloc(2 * nslices + nmac, sizeof *lv->units);
+    if (!lv->units)
+        return 0;
+    for (size_t s = 0; s < nslices; s++, u++) {
+        lv->units[u] = (nu_unit){UNIT_FORWARD, s, 0, 0, 0, 0, cost};
+        cost += gf_sliced_cost(&lv->fft, s);
+    }
+    for (size_t k0 = 0; k0 < lv->bstride; k0 += kc) {
+        const size_t k1 = k0 + kc < lv->bstride ? k0 + kc : lv->bstride;
+        for (size_t j0 = 0; j0 < lv->nparts; j0 += jc, u++) {
+            const size_t j1 = j0 + jc < lv->nparts ? j0 + jc : lv->nparts;
+            lv->units[u] = (nu_unit){UNIT_MAC, 0, k0, k1, j0, j1, cost};
+            cost += NS_MAC * (double)((k1 - k0) * (j1 - j0));
+        }
+    }
+    for (size_t s = 0; s < nslices; s++, u++) {
+        lv->units[u] = (nu_unit){UNIT_INVERSE, s, 0, 0, 0, 0, cost};
+        cost += gf_sliced_cost(&lv->fft, nslices - 1 - s);
+    }
+    lv->nunits = u;
+    lv->total = cost;
+    return 1;
+}
+
+/* ---- the filter side ----------------------------------------------------------- */
+
+/* Every level's partition spectra of one tap set, scaled by 1 / 2P since
+ * the inverse transforms are unnormalised; window, work and scratch are big
+ * enough for the largest level. */
+static void transform_taps(const nu_state *st, nu_filter *flt, const float *taps, size_t ntaps,
+                           float *window, float *work, float *scratch)
+{
+    for (size_t k = 0; k < st->head_taps; k++)
+        flt->head[k] = taps[st->head_taps - 1 - k];
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const nu_level *lv = &st->level[l];
+        const size_t P = lv->part, nslices = gf_sliced_count(&lv->fft);
+        const float scale = 1.0f / (float)(2 * P);
+        for (size_t j = 0; j < lv->nparts; j++) {
+            float *re = flt->spectra[l] + j * 2 * lv->bstride, *im = re + lv->bstride;
+            const size_t first = lv->offset + j * P;
+            const size_t len = ntaps - first < P ? ntaps - first : P;
+            memset(window, 0, 2 * P * sizeof *window);
+            for (size_t k = 0; k < len; k++)
+                window[k] = taps[first + k] * scale;
+            for (size_t s = 0; s < nslices; s++)
+                gf_sliced_forward(&lv->fft, s, window, work, scratch, re, im);
+            memset(re + P + 1, 0, (lv->bstride - P - 1) * sizeof *re);
+            memset(im + P + 1, 0, (lv->bstride - P - 1) * sizeof *im);
+        }
+    }
+}
+
+/* ---- create, reset ----------------------------------------------------------------- */
+
+static void nu_reset(gfir_plan *plan);
+
+static gfir_status nu_create(gfir_plan *plan, const float *taps)
+{
+    gf_nu_scheme scheme;
+    gf_cpu_fft_nonuniform_scheme(plan->ntaps, &scheme);
+    return gf_cpu_fft_nonuniform_create_scheme(plan, taps, &scheme);
+}
+
+static size_t max_part(const nu_state *st)
+{
+    size_t p = st->grid;
+    for (size_t l = 0; l < st->nlevels; l++)
+        if (st->level[l].part > p)
+            p = st->level[l].part;
+    return p;
+}
+
+/* Allocates the inputs, outputs and lanes; 0 when out of memory. */
+static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
+{
+    const unsigned ch = plan->channels;
+    st->inputs = calloc(ch, sizeof *st->inputs);
+    st->outputs = calloc(ch, sizeof *st->outputs);
+    st->lanes = calloc(ch, sizeof *st->lanes);
+    if (!st->inputs || !st->outputs || !st->lanes)
+        return 0;
+    for (unsigned c = 0; c < ch; c++) {
+        nu_input *in = &st->inputs[c];
+        nu_output *out = &st->outputs[c];
+        nu_lane *lane = &st->lanes[c];
+        in->ring = alloc_floats(st->ring_len + st->mirror_len, 1);
+        out->y = alloc_floats(st->grid, 1);
+        lane->scratch = alloc_floats(scratch_floats, 1);
+        if (!in->ring || !out->y || !lane->scratch)
+            return 0;
+        for (size_t l = 0; l < st->nlevels; l++) {
+            const nu_level *lv = &st->level[l];
+            const size_t work = gf_sliced_work_floats(&lv->fft);
+            in->fdl[l] = alloc_floats(lv->nparts * 2, lv->bstride);
+            in->work[l] = work ? alloc_floats(work, 1) : NULL;
+            out->acc[l] = alloc_floats(2, lv->bstride);
+            out->block[l][0] = alloc_floats(2, lv->part);
+            out->block[l][1] = alloc_floats(2, lv->part);
+            if (!in->fdl[l] || (work && !in->work[l]) || !out->acc[l] || !out->block[l][0] ||
+                !out->block[l][1])
+                return 0;
+        }
+        lane->in = in;
+        lane->out = out;
+        lane->filter = &st->filters[plan->filter_channels == 1 ? 0 : c];
+        lane->channel = c;
+    }
+    return 1;
+}
+
+/* Allocates the tap sets and transforms them; 0 when out of memory. */
+static int make_filters(gfir_plan *plan, nu_state *st, const float *taps, size_t scratch_floats)
+{
+    const size_t pmax = max_part(st);
+    float *window = alloc_floats(2, pmax), *work = alloc_floats(2, pmax);
+    float *scratch = alloc_floats(scratch_floats, 1);
+    int ok = window && work && scratch;
+    st->filters = calloc(plan->filter_channels, sizeof *st->filters);
+    ok = ok && st->filters;
+    for (unsigned f = 0; ok && f < plan->filter_channels; f++) {
+        nu_filter *flt = &st->filters[f];
+        flt->head = alloc_floats(st->head_taps, 1);
+        ok = flt->head != NULL;
+        for (size_t l = 0; ok && l < st->nlevels; l++) {
+            flt->spectra[l] = alloc_floats(st->level[l].nparts * 2, st->level[l].bstride);
+            ok = flt->spectra[l] != NULL;
+        }
+        if (ok)
+            transform_taps(st, flt, taps + f * plan->ntaps, plan->ntaps, window, work, scratch);
+    }
+    fftwf_free(window);
+    fftwf_free(work);
+    fftwf_free(scratch);
+    return ok;
+}
+
+gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *taps,
+                                                const gf_nu_scheme *scheme)
+{
+    nu_state *st = calloc(1, sizeof *st);
+    size_t scratch = 0, pmax;
+    unsigned threads;
+    if (!st)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    plan->impl = st;
+    if (!lay_levels(st, scheme, plan->ntaps)) {
+        nu_destroy(plan);
+        return gf_fail(plan, GFIR_ERR_ARG, "malformed non-uniform partition scheme");
+    }
+    for (size_t l = 0; l < st->nlevels; l++) {
+        nu_level *lv = &st->level[l];
+        if (!gf_sliced_make(&lv->fft, lv->part)) {
+            nu_destroy(plan);
+            return gf_fail(plan, GFIR_ERR_NOMEM, "FFTW could not plan a real FFT of size %zu",
+                           2 * lv->part);
+        }
+        if (!list_units(lv))
+            goto nomem;
+        if (gf_sliced_scratch_floats(&lv->fft) > scratch)
+            scratch = gf_sliced_scratch_floats(&lv->fft);
+    }
+    pmax = max_part(st);
+    st->mirror_len = pmax;
+    st->ring_len = 4 * pmax;
+    st->conv = gf_cpu_direct_select(NULL);
+    st->mac = gf_cmac_run_select();
+    if (!make_filters(plan, st, taps, scratch ? scratch : 1) ||
+        !alloc_streams(plan, st, scratch ? scratch : 1))
+        goto nomem;
+    st->channels = plan->channels;
+    threads = plan->threads ? plan->threads : gf_cpu_count();
+    if (threads > 1 && plan->channels > 1 && plan->block_frames >= PARALLEL_MIN_FRAMES) {
+        const unsigned workers = (plan->channels < threads ? plan->channels : threads) - 1;
+        if (gf_pool_create(&st->pool, workers) != GFIR_OK) {
+            nu_destroy(plan);
+            return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
+        }
+    }
+    nu_reset(plan);
+    plan->latency_frames = 0;
+    return GFIR_OK;
+
+nomem:
+    nu_destroy(plan);
+    return gf_fail(plan, GFIR_ERR_NOMEM,
+                   "out of host memory for a %zu-tap non-uniformly partitioned filter, "
+                   "%u channels", plan->ntaps, plan->channels);
+}
+
+static void nu_reset(gfir_plan *plan)
+{
+    nu_state *st = plan->impl;
+    for (unsigned c = 0; c < plan->channels; c++) {
+        nu_input *in = &st->inputs[c];
+        nu_output *out = &st->outputs[c];
+        nu_lane *lane = &st->lanes[c];
+        memset(in->ring, 0, (st->ring_len + st->mirror_len) * sizeof *in->ring);
+        for (size_t l = 0; l < st->nlevels; l++) {
+            const nu_level *lv = &st->level[l];
+            /* Padding bins are multiplied too; they stay zero. */
+            memset(in->fdl[l], 0, lv->nparts * 2 * lv->bstride * sizeof *in->fdl[l]);
+            in->newest[l] = 0;
+            memset(out->block[l][0], 0, 2 * lv->part * sizeof *out->block[l][0]);
+            memset(out->block[l][1], 0, 2 * lv->part * sizeof *out->block[l][1]);
+            out->cur[l] = 0;
+            /* Nothing in flight: the block finished at the first boundary
+             * is the silence before the input. */
+            lane->done[l] = lv->nunits;
+            lane->start[l] = 0;
+        }
+    }
+    st->now = 0;
+}
+
+/* ---- one lane's blocks ------------------------------------------------------------- */
+
+/* Sizes are powers of two: frame % n is frame & (n - 1). */
+static size_t ring_index(const nu_state *st, size_t frame, size_t back)
+{
+    return (frame - back) & (st->ring_len - 1);
+}
+
+static void run_unit(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
+{
+    const nu_level *lv = &st->level[l];
+    const size_t bs = lv->bstride, newest = lane->in->newest[l];
+    nu_output *out = lane->out;
+    float *ar = out->acc[l], *ai = ar + bs;
+    switch (u->kind) {
+    case UNIT_FORWARD: {
+        const float *window = lane->in->ring + ring_index(st, lane->start[l], 2 * lv->part);
+        float *re = lane->in->fdl[l] + newest * 2 * bs;
+        gf_sliced_forward(&lv->fft, u->slice, window, lane->in->work[l], lane->scratch, re,
+                          re + bs);
+        break;
+    }
+    case UNIT_MAC: {
+        /* Partitions j0.. use the slots from newest + j0 on, which wrap
+         * around the delay line once at most: two runs. */
+        const size_t len = u->k1 - u->k0, first = (newest + u->j0) % lv->nparts;
+        const size_t count = u->j1 - u->j0;
+        const size_t before_wrap = lv->nparts - first < count ? lv->nparts - first : count;
+        const float *h = lane->filter->spectra[l] + u->j0 * 2 * bs + u->k0;
+        const float *x = lane->in->fdl[l] + u->k0;
+        if (u->j0 == 0) {
+            memset(ar + u->k0, 0, len * sizeof *ar);
+            memset(ai + u->k0, 0, len * sizeof *ai);
+        }
+        st->mac(ar + u->k0, ai + u->k0, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, len);
+        if (count > before_wrap)
+            st->mac(ar + u->k0, ai + u->k0, h + before_wrap * 2 * bs, x, bs, 2 * bs,
+                    count - before_wrap, len);
+        break;
+    }
+    case UNIT_INVERSE:
+        gf_sliced_inverse(&lv->fft, u->slice, ar, ai, lane->scratch,
+                          out->block[l][!out->cur[l]]);
+        break;
+    }
+}
+
+/* The block whose input completes at frame b: its spectrum goes in the slot
+ * of the oldest. */
+static void start_block(const nu_state *st, nu_lane *lane, size_t l, size_t b)
+{
+    const nu_level *lv = &st->level[l];
+    size_t *newest = &lane->in->newest[l];
+    *newest = *newest == 0 ? lv->nparts - 1 : *newest - 1;
+    lane->done[l] = 0;
+    lane->start[l] = b;
+}
+
+static void finish_block(const nu_state *st, nu_lane *lane, size_t l)
+{
+    const nu_level *lv = &st->level[l];
+    for (; lane->done[l] < lv->nunits; lane->done[l]++)
+        run_unit(st, lane, l, &lv->units[lane->done[l]]);
+    lane->out->cur[l] = !lane->out->cur[l];
+}
+
+/* The cost a spread level's block should have done by frame t, less what
+ * it has done: its share of the level's slack (P frames) that has passed. */
+static double behind(const nu_level *lv, const nu_lane *lane, size_t l, size_t t)
+{
+    const double target = lv->total * (double)(t - lane->start[l]) / (double)lv->part;
+    return lane->done[l] < lv->nunits ? target - lv->units[lane->done[l]].cost_before : 0.0;
+}
+
+/*
+ * Frame t ends a segment: blocks complete, and the levels' work catches up
+ * with the time that has passed. The catching up is shared between the
+ * levels: the unit of whichever level is furthest behind runs, until the
+ * levels together have done what they owe. Each level alone could overrun
+ * its share by up to a unit in every segment; together they overrun by one.
+ */
+static void advance(const nu_state *st, nu_lane *lane, size_t t)
+{
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const nu_level *lv = &st->level[l];
+        if ((t & (lv->part - 1)) == 0) {
+            if (lv->sync) {
+                start_block(st, lane, l, t);
+                finish_block(st, lane, l);
+                continue;
+            }
+            finish_block(st, lane, l);
+            start_block(st, lane, l, t);
+        }
+    }
+    for (;;) {
+        double owed = 0.0, most = 0.0;
+        size_t pick = 0;
+        for (size_t l = 0; l < st->nlevels; l++) {
+            const nu_level *lv = &st->level[l];
+            double b;
+            if (lv->sync)
+                continue;
+            b = behind(lv, lane, l, t);
+            owed += b;
+            if (b > most) {
+                most = b;
+                pick = l;
+            }
+        }
+        if (owed <= 0.0 || most <= 0.0)
+            return;
+        run_unit(st, lane, pick, &st->level[pick].units[lane->done[pick]]);
+        lane->done[pick]++;
+    }
+}
+
+/* One call for one lane, from frame st->now on. Each segment's input is read
+ * before its output is written, which makes in == out safe. */
+static void lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const float *in,
+                     float *out, size_t n)
+{
+    const size_t c = lane->channel, hist = st->head_taps - 1;
+    float *ring = lane->in->ring, *y = lane->out->y;
+    size_t t = st->now;
+    while (n > 0) {
+        const size_t left = st->grid - (t & (st->grid - 1)), m = left < n ? left : n;
+        const size_t idx = t & (st->ring_len - 1);
+        float *x = ring + idx;
+        if (in)
+            for (size_t i = 0; i < m; i++)
+                x[i] = in[i * channels + c];
+        else
+            memset(x, 0, m * sizeof *x);
+        if (idx < st->mirror_len)
+            memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
+        st->conv(idx >= hist ? x - hist : ring + st->ring_len + idx - hist, lane->filter->head,
+                 st->head_taps, y, m);
+        for (size_t l = 0; l < st->nlevels; l++) {
+            const size_t P = st->level[l].part;
+            const float *b = lane->out->block[l][lane->out->cur[l]] + P + (t & (P - 1));
+            for (size_t i = 0; i < m; i++)
+                y[i] += b[i];
+        }
+        for (size_t i = 0; i < m; i++)
+            out[i * channels + c] = y[i];
+        t += m;
+        if (in)
+            in += m * channels;
+        out += m * channels;
+        n -= m;
+        advance(st, lane, t);
+    }
+}
+
+/* ---- execute ------------------------------------------------------------------------- */
+
+static void lane_task(void *arg, size_t c)
+{
+    const nu_state *st = arg;
+    lane_run(st, &st->lanes[c], st->channels, st->task_in, st->task_out, st->task_n);
+}
+
+static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    nu_state *st = plan->impl;
+    unsigned csr = gf_ftz_enter();
+    if (st->pool && n >= PARALLEL_MIN_FRAMES) {
+        st->task_in = in;
+        st->task_out = out;
+        st->task_n = n;
+        gf_pool_run(st->pool, lane_task, st, plan->channels);
+    } else
+        for (unsigned c = 0; c < plan->channels; c++)
+            lane_run(st, &st->lanes[c], plan->channels, in, out, n);
+    st->now += n;
+    gf_ftz_leave(csr);
+    return GFIR_OK;
+}
+
+const gf_cpu_engine gf_cpu_fft_nonuniform_engine = {
+    .name = "fft-nonuniform",
+    .create = nu_create,
+    .execute = nu_execute,
+    .reset = nu_reset,
+    .destroy = nu_destroy,
+};

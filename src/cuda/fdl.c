@@ -1,0 +1,352 @@
+/*
+ * fdl.c - the low-latency partitioned CUDA engine (fdl.h), on the kernels of
+ * kernels/fdl/fdl.h.
+ *
+ * A call of n frames is cut at block boundaries (every B frames since the
+ * plan began, whatever the chunking). Each piece is staged into the inputs'
+ * current block and its outputs computed (head plus the block's tail). At a
+ * boundary the next block's tail is made: forward transforms of the
+ * completed windows, the multiply-accumulate, the inverse transforms. When
+ * the call ends on a boundary, as a live caller's periods do, the output copy
+ * is queued before that work, so the call returns as soon as its own output
+ * is back and the tail is ready long before the next period arrives.
+ */
+#include "cuda/fdl.h"
+#include "core/route.h"
+#include "cuda_status.h"
+#include "fdl/fdl.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Partitions per multiply-accumulate chunk: enough work per thread to hide
+ * the loads' latency, enough chunks to fill the GPU when outputs are few. A
+ * 480,000-tap filter at B = 64 has 7,499 partitions: 118 chunks per output. */
+#define PER_CHUNK 64
+
+typedef struct fdl_state {
+    size_t part, head_len, tparts, chunks;
+    unsigned inputs, outputs, sets;
+    size_t npaths;
+    cudaStream_t stream;
+    cudaEvent_t out_ready;
+    float *h_in, *h_out;            /* pinned: block_frames x inputs, x outputs */
+    float *d_in, *d_out;
+    float *d_xw, *d_head, *d_tail;
+    float2 *d_x, *d_h, *d_partial, *d_tw;
+    unsigned *d_out_start, *d_path_in, *d_path_set;
+    float *d_path_gain;
+    size_t pos;                     /* frames of the current block so far */
+    size_t next_slot;               /* where the next window's spectrum goes */
+    int parity;                     /* which half of xw is the current block */
+} fdl_state;
+
+size_t gf_cuda_fdl_partition(size_t block_frames)
+{
+    size_t p = GF_FDL_MIN_PART;
+    while (p * 2 <= block_frames && p * 2 <= GF_FDL_MAX_PART)
+        p *= 2;
+    return p;
+}
+
+/* The library's CUDA error convention (cuda_status.h), into the plan's detail. */
+static gfir_status fail(gfir_plan *plan, cudaError_t e, const char *what)
+{
+    return gf_cuda_fail(e, what, plan->detail, sizeof plan->detail);
+}
+
+#define TRY(call) GF_CUDA_TRY(call, plan->detail, sizeof plan->detail)
+
+void gf_cuda_fdl_destroy(gfir_plan *plan)
+{
+    fdl_state *st = plan->impl;
+    if (!st)
+        return;
+    cudaSetDevice(plan->device);
+    if (st->stream)
+        cudaStreamSynchronize(st->stream);
+    cudaFreeHost(st->h_in);
+    cudaFreeHost(st->h_out);
+    void *dev[] = {st->d_in,      st->d_out,     st->d_xw,      st->d_head,       st->d_tail,
+                   st->d_x,       st->d_h,       st->d_partial, st->d_tw,         st->d_out_start,
+                   st->d_path_in, st->d_path_set, st->d_path_gain};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        cudaFree(dev[i]);
+    if (st->out_ready)
+        cudaEventDestroy(st->out_ready);
+    if (st->stream)
+        cudaStreamDestroy(st->stream);
+    cudaGetLastError();
+    free(st);
+    plan->impl = NULL;
+}
+
+static gfir_status upload(gfir_plan *plan, void **dst, const void *src, size_t bytes,
+                          cudaStream_t stream)
+{
+    TRY(cudaMalloc(dst, bytes ? bytes : 4));
+    if (bytes)
+        TRY(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, stream));
+    return GFIR_OK;
+}
+
+/* Waits for what create queued on the engine's stream. */
+static gfir_status finish_stream(gfir_plan *plan, fdl_state *st, const char *what)
+{
+    cudaError_t e = cudaStreamSynchronize(st->stream);
+    return e == cudaSuccess ? GFIR_OK : fail(plan, e, what);
+}
+
+/* The paths in output order (a stable counting sort), on the device. Without
+ * a route: channel c through tap set c (or 0) into output c, gain 1. */
+static gfir_status upload_paths(gfir_plan *plan, fdl_state *st)
+{
+    const gf_route *r = plan->route;
+    const size_t np = r ? r->npaths : plan->inputs;
+    unsigned *start = calloc(st->outputs + 1, sizeof *start);
+    unsigned *in = malloc(np * sizeof *in), *set = malloc(np * sizeof *set);
+    float *gain = malloc(np * sizeof *gain);
+    gfir_status s = GFIR_ERR_NOMEM;
+    if (!start || !in || !set || !gain) {
+        gf_fail(plan, s, "out of host memory for %zu paths", np);
+        goto done;
+    }
+    for (size_t p = 0; p < np; p++)
+        start[(r ? r->paths[p].output : p) + 1]++;
+    for (unsigned o = 0; o < st->outputs; o++)
+        start[o + 1] += start[o];
+    {
+        unsigned *fill = calloc(st->outputs, sizeof *fill);
+        if (!fill) {
+            gf_fail(plan, s, "out of host memory for %zu paths", np);
+            goto done;
+        }
+        for (size_t p = 0; p < np; p++) {
+            const unsigned o = r ? r->paths[p].output : (unsigned)p;
+            const unsigned at = start[o] + fill[o]++;
+            in[at] = r ? r->paths[p].input : (unsigned)p;
+            set[at] = r ? r->paths[p].taps : (plan->filter_channels == 1 ? 0 : (unsigned)p);
+            gain[at] = r ? r->paths[p].gain : 1.0f;
+        }
+        free(fill);
+    }
+    st->npaths = np;
+    s = upload(plan, (void **)&st->d_out_start, start, (st->outputs + 1) * sizeof *start,
+               st->stream);
+    if (s == GFIR_OK)
+        s = upload(plan, (void **)&st->d_path_in, in, np * sizeof *in, st->stream);
+    if (s == GFIR_OK)
+        s = upload(plan, (void **)&st->d_path_set, set, np * sizeof *set, st->stream);
+    if (s == GFIR_OK)
+        s = upload(plan, (void **)&st->d_path_gain, gain, np * sizeof *gain, st->stream);
+    /* the copies read these host arrays: wait before freeing them */
+    if (s == GFIR_OK)
+        s = finish_stream(plan, st, "cudaStreamSynchronize (paths)");
+done:
+    free(start);
+    free(in);
+    free(set);
+    free(gain);
+    return s;
+}
+
+/* The head taps and the partitions' spectra; synchronous (create may wait). */
+static gfir_status make_filter(gfir_plan *plan, fdl_state *st, const float *taps)
+{
+    const size_t B = st->part, sets = st->sets, ntaps = plan->ntaps;
+    float2 *tw = malloc(B * sizeof *tw);
+    float *head = calloc(sets * B, sizeof *head);
+    float *d_taps = NULL;
+    gfir_status s = GFIR_ERR_NOMEM;
+    if (!tw || !head) {
+        gf_fail(plan, s, "out of host memory for the filter's spectra");
+        goto done;
+    }
+    for (size_t k = 0; k < B; k++) {
+        const double a = -2.0 * 3.14159265358979323846 * (double)k / (double)(2 * B);
+        tw[k].x = (float)cos(a);
+        tw[k].y = (float)sin(a);
+    }
+    for (size_t set = 0; set < sets; set++)
+        memcpy(head + set * B, taps + set * ntaps, st->head_len * sizeof *head);
+    s = upload(plan, (void **)&st->d_tw, tw, B * sizeof *tw, st->stream);
+    if (s == GFIR_OK)
+        s = upload(plan, (void **)&st->d_head, head, sets * B * sizeof *head, st->stream);
+    if (s == GFIR_OK && st->tparts) {
+        s = upload(plan, (void **)&d_taps, taps, sets * ntaps * sizeof *taps, st->stream);
+        if (s == GFIR_OK) {
+            cudaError_t e = cudaMalloc((void **)&st->d_h, sets * st->tparts * B * sizeof(float2));
+            if (e == cudaSuccess)
+                e = gf_launch_fdl_spectra(d_taps, ntaps, (unsigned)sets, B, st->tparts, st->d_tw,
+                                          st->d_h, st->stream);
+            if (e != cudaSuccess)
+                s = fail(plan, e, "the filter's partition spectra");
+        }
+    }
+    if (s == GFIR_OK)
+        s = finish_stream(plan, st, "cudaStreamSynchronize (filter)");
+done:
+    cudaFree(d_taps);
+    free(tw);
+    free(head);
+    return s;
+}
+
+static gfir_status alloc_state(gfir_plan *plan, fdl_state *st)
+{
+    const size_t B = st->part, block = plan->block_frames;
+    TRY(cudaHostAlloc((void **)&st->h_in, block * st->inputs * sizeof(float), 0));
+    TRY(cudaHostAlloc((void **)&st->h_out, block * st->outputs * sizeof(float), 0));
+    TRY(cudaMalloc((void **)&st->d_in, block * st->inputs * sizeof(float)));
+    TRY(cudaMalloc((void **)&st->d_out, block * st->outputs * sizeof(float)));
+    TRY(cudaMalloc((void **)&st->d_xw, st->inputs * 2 * B * sizeof(float)));
+    TRY(cudaMalloc((void **)&st->d_tail, st->outputs * B * sizeof(float)));
+    if (st->tparts) {
+        TRY(cudaMalloc((void **)&st->d_x, st->inputs * st->tparts * B * sizeof(float2)));
+        TRY(cudaMalloc((void **)&st->d_partial, st->outputs * st->chunks * B * sizeof(float2)));
+    }
+    return GFIR_OK;
+}
+
+gfir_status gf_cuda_fdl_reset(gfir_plan *plan)
+{
+    fdl_state *st = plan->impl;
+    const size_t B = st->part;
+    TRY(cudaSetDevice(plan->device));
+    TRY(cudaMemsetAsync(st->d_xw, 0, st->inputs * 2 * B * sizeof(float), st->stream));
+    TRY(cudaMemsetAsync(st->d_tail, 0, st->outputs * B * sizeof(float), st->stream));
+    if (st->tparts)
+        TRY(cudaMemsetAsync(st->d_x, 0, st->inputs * st->tparts * B * sizeof(float2),
+                            st->stream));
+    TRY(cudaStreamSynchronize(st->stream));
+    st->pos = 0;
+    st->next_slot = 0;
+    st->parity = 0;
+    return GFIR_OK;
+}
+
+static gfir_status fdl_execute(gfir_plan *plan, fdl_state *st, const float *in, float *out,
+                               size_t n);
+
+/* One block of silence through every kernel, so the first real call does not
+ * pay for CUDA loading the kernels (lazily, on first launch: milliseconds,
+ * several periods of a live stream). */
+static gfir_status warm_up(gfir_plan *plan, fdl_state *st)
+{
+    const size_t step = plan->block_frames < st->part ? plan->block_frames : st->part;
+    float *out = malloc(step * st->outputs * sizeof *out);
+    gfir_status s = GFIR_OK;
+    if (!out)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    for (size_t done = 0; s == GFIR_OK && done < st->part; done += step)
+        s = fdl_execute(plan, st, NULL, out, step);
+    free(out);
+    return s;
+}
+
+gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
+{
+    fdl_state *st = calloc(1, sizeof *st);
+    gfir_status s;
+    if (!st)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
+    plan->impl = st;
+    st->part = plan->partition;
+    st->head_len = plan->ntaps < st->part ? plan->ntaps : st->part;
+    st->tparts = (plan->ntaps + st->part - 1) / st->part - 1;
+    st->chunks = (st->tparts + PER_CHUNK - 1) / PER_CHUNK;
+    st->inputs = plan->inputs;
+    st->outputs = plan->outputs;
+    st->sets = plan->filter_channels;
+    {
+        cudaError_t e = cudaSetDevice(plan->device);
+        if (e == cudaSuccess)
+            e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&st->out_ready, cudaEventDisableTiming);
+        s = e == cudaSuccess ? GFIR_OK : fail(plan, e, "setting up the device and a stream");
+    }
+    if (s == GFIR_OK)
+        s = alloc_state(plan, st);
+    if (s == GFIR_OK)
+        s = upload_paths(plan, st);
+    if (s == GFIR_OK)
+        s = make_filter(plan, st, taps);
+    if (s == GFIR_OK)
+        s = warm_up(plan, st);
+    if (s == GFIR_OK)
+        s = gf_cuda_fdl_reset(plan);
+    if (s != GFIR_OK) {
+        gf_cuda_fdl_destroy(plan);
+        return s;
+    }
+    plan->latency_frames = 0;
+    return GFIR_OK;
+}
+
+/* The next block's tail from the block that just completed. */
+static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
+{
+    const size_t newest = st->next_slot;
+    TRY(gf_launch_fdl_forward(st->d_xw, st->inputs, st->part, st->parity, st->d_tw, st->d_x,
+                              st->tparts, newest, st->stream));
+    TRY(gf_launch_fdl_mac(st->d_x, st->d_h, paths, st->outputs, st->part, st->tparts, newest,
+                          PER_CHUNK, st->chunks, st->d_partial, st->stream));
+    TRY(gf_launch_fdl_inverse(st->d_partial, st->outputs, st->part, st->chunks, st->d_tw,
+                              st->d_tail, st->stream));
+    st->next_slot = newest + 1 == st->tparts ? 0 : newest + 1;
+    return GFIR_OK;
+}
+
+gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    return fdl_execute(plan, plan->impl, in, out, n);
+}
+
+static gfir_status fdl_execute(gfir_plan *plan, fdl_state *st, const float *in, float *out,
+                               size_t n)
+{
+    const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
+                                st->d_path_gain};
+    const size_t out_bytes = n * st->outputs * sizeof(float);
+    int copied = 0;
+    gfir_status s;
+    TRY(cudaSetDevice(plan->device));
+    if (in) {
+        memcpy(st->h_in, in, n * st->inputs * sizeof(float));
+        TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
+                            cudaMemcpyHostToDevice, st->stream));
+    }
+    for (size_t done = 0; done < n;) {
+        const size_t len = n - done < st->part - st->pos ? n - done : st->part - st->pos;
+        TRY(gf_launch_fdl_stage(in ? st->d_in + done * st->inputs : NULL, st->inputs, len,
+                                st->d_xw, st->part, st->pos, st->parity, st->stream));
+        TRY(gf_launch_fdl_head(st->d_xw, st->d_head, st->d_tail, paths, st->outputs, st->part,
+                               st->head_len, st->pos, len, st->parity,
+                               st->d_out + done * st->outputs, st->stream));
+        st->pos += len;
+        done += len;
+        if (st->pos < st->part)
+            continue;
+        if (done == n) { /* the call's output first; the tail work after it */
+            TRY(cudaMemcpyAsync(st->h_out, st->d_out, out_bytes, cudaMemcpyDeviceToHost,
+                                st->stream));
+            TRY(cudaEventRecord(st->out_ready, st->stream));
+            copied = 1;
+        }
+        if (st->tparts && (s = next_tail(plan, st, paths)) != GFIR_OK)
+            return s;
+        st->parity ^= 1;
+        st->pos = 0;
+    }
+    if (!copied) {
+        TRY(cudaMemcpyAsync(st->h_out, st->d_out, out_bytes, cudaMemcpyDeviceToHost,
+                            st->stream));
+        TRY(cudaEventRecord(st->out_ready, st->stream));
+    }
+    TRY(cudaEventSynchronize(st->out_ready));
+    memcpy(out, st->h_out, out_bytes);
+    return GFIR_OK;
+}

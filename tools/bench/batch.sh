@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# `gfir batch` on a reverberation corpus, the issue-16 benchmark: FILES files
+# of 10 s, 16 kHz mono 16-bit (noise shaped like speech: bursts and pauses),
+# each convolved with a room chosen by seed from 50 room impulse responses of
+# 0.5 s (8000 taps, a direct path and a decaying tail), --align full. Timed,
+# median wall time of RUNS runs after one warm-up, with the files in the page
+# cache:
+#   - gfir batch over the manifest, on the CPU (and on CUDA where a GPU is)
+#   - gfir batch with a 1-tap filter: reading and writing the same files with
+#     no filter, the floor the target compares with (within 1.5x)
+#   - a shell loop of one `gfir IN OUT --ir ROOM` per file, the same rooms
+#   - the same loop of `sox IN OUT fir ROOM.txt`
+# Checks 20 outputs of gfir batch against a float64 SciPy convolution (within
+# 2 LSB: TPDF dither and rounding) and writes the batch section of
+# docs/BENCHMARKS.md with the machine, date, commit and load average.
+#   bash tools/bench/batch.sh [FILES [RUNS]]
+#     FILES  corpus size (default 1000)
+#     RUNS   runs per command, median reported (default 3; the loops are slow:
+#            about 15 s and 150 s per run for 1000 files on 2 cores)
+#   GFIR_BUILD_DIR  build directory (default build)
+#   GFIR_COMMIT     commit to record (default: git's HEAD)
+#   GFIR_BENCH_DIR  where the corpus goes (default a temporary directory;
+#                   1000 files take about 1 GB with the outputs)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+build=${GFIR_BUILD_DIR:-build}
+files=${1:-1000}
+runs=${2:-3}
+gfir=$(realpath "$build/gfir")
+[ -x "$gfir" ] || { echo "batch.sh: no $gfir; build first (tools/setup.sh)" >&2; exit 1; }
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if [ -n "${GFIR_BENCH_DIR:-}" ]; then
+    work=$GFIR_BENCH_DIR
+    mkdir -p "$work"
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
+commit=${GFIR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+
+echo "batch.sh: making $files files and 50 rooms in $work" >&2
+"$py" - "$work" "$files" <<'PY'
+import os, sys, wave
+import numpy as np
+work, files = sys.argv[1], int(sys.argv[2])
+rate, seconds = 16000, 10
+rng = np.random.default_rng(16)
+
+def write16(path, x):
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.clip(np.round(x * 32767), -32768, 32767).astype("<i2").tobytes())
+
+os.makedirs(f"{work}/in", exist_ok=True)
+os.makedirs(f"{work}/rooms", exist_ok=True)
+# syllable-rate bursts (4 Hz) over noise, pauses between words
+t = np.arange(rate * seconds) / rate
+for i in range(files):
+    envelope = np.maximum(0, np.sin(2 * np.pi * (3.5 + rng.random()) * t + rng.random() * 6))
+    envelope *= rng.random(seconds * 2).repeat(rate // 2) > 0.3
+    write16(f"{work}/in/u{i:04d}.wav", rng.standard_normal(len(t)) * envelope * 0.08)
+taps = rate // 2
+decay = np.exp(-np.arange(taps) / rate / 0.08)
+for k in range(50):
+    h = rng.standard_normal(taps) * decay * 0.04
+    h[: 16 + k] = 0
+    h[16 + k] = 0.6
+    with wave.open(f"{work}/rooms/r{k:02d}.wav", "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.round(h * 32767).astype("<i2").tobytes())
+    # sox's fir reads coefficients as text: the same 16-bit values
+    np.savetxt(f"{work}/rooms/r{k:02d}.txt", np.round(h * 32767) / 32768, fmt="%.9g")
+with open(f"{work}/jobs.tsv", "w") as f:
+    f.write("input\toutput\tir\tseed\n")
+    for i in range(files):
+        f.write(f"in/u{i:04d}.wav\tout/u{i:04d}.wav\trooms\t16\n")
+with open(f"{work}/copy.tsv", "w") as f:
+    f.write("input\toutput\n")
+    for i in range(files):
+        f.write(f"in/u{i:04d}.wav\tcopy/u{i:04d}.wav\n")
+with open(f"{work}/one.txt", "w") as f:
+    f.write("1\n")
+PY
+cd "$work"
+
+# Median wall time in seconds of RUNS runs of a command that must succeed,
+# after one run that is not timed. Each batch run gets new receipts, so it
+# does every job again. Every run starts with nothing left to write back
+# (sync): gfir syncs each output before its rename, and would otherwise wait
+# for what the run before it (or the corpus's making) left dirty.
+median_time() {
+    local times=() t0 t1
+    for ((r = 0; r <= runs; r++)); do
+        rm -rf receipts
+        sync
+        t0=$(date +%s.%N)
+        "$@" >/dev/null 2>"$work/err" || { echo "batch.sh: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+        t1=$(date +%s.%N)
+        ((r == 0)) || times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')")
+    done
+    printf '%s\n' "${times[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
+
+batch() { "$gfir" batch --receipts receipts -q "$@"; }
+t_cpu=$(median_time batch --manifest jobs.tsv --backend cpu)
+echo "batch.sh: gfir batch (cpu) $t_cpu s" >&2
+# the rooms the batch chose, for the loops
+"$py" - <<'PY'
+import json, shlex
+with open("receipts/shard-0-of-1.jsonl") as f, open("loop.txt", "w") as out:
+    for line in f:
+        r = json.loads(line)
+        words = shlex.split(r["filter"])
+        room = words[words.index("--ir") + 1]
+        out.write(f"{r['input']} {r['output']} {room}\n")
+PY
+verdict=$("$py" - <<'PY'
+import wave
+import numpy as np
+from scipy import signal
+def read(path):
+    with wave.open(path) as w:
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64)
+lines = open("loop.txt").read().splitlines()
+worst = 0.0
+for line in lines[:: max(1, len(lines) // 20)]:
+    x, y, room = line.split()
+    want = np.clip(np.round(signal.fftconvolve(read(x), read(room) / 32768)), -32768, 32767)
+    got = read(y)
+    worst = max(worst, float(np.abs(got - want).max()) if got.shape == want.shape else 1e9)
+print("ok" if worst <= 2 else f"OFF BY {worst:g} LSB")
+PY
+)
+echo "batch.sh: gfir batch output checked: $verdict" >&2
+
+t_cuda=-
+if nvidia-smi -L >/dev/null 2>&1; then
+    t_cuda=$(median_time batch --manifest jobs.tsv --backend cuda)
+    echo "batch.sh: gfir batch (cuda) $t_cuda s" >&2
+fi
+t_floor=$(median_time batch --manifest copy.tsv --taps one.txt --backend cpu)
+echo "batch.sh: gfir batch, 1 tap $t_floor s" >&2
+t_loop=$(median_time bash -c 'while read -r x y room; do
+    "$0" "$x" "$y" --ir "$room" --backend cpu -q || exit 1; done < loop.txt' "$gfir")
+echo "batch.sh: loop of gfir $t_loop s" >&2
+t_sox=$(median_time bash -c 'while read -r x y room; do
+    sox "$x" "$y" fir "${room%.wav}.txt" || exit 1; done < loop.txt')
+echo "batch.sh: loop of sox $t_sox s" >&2
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-") print "-"; else printf "%.2fx", a / b}'; }
+per_s() { awk -v t="$1" -v n="$files" 'BEGIN {if (t == "-") print "-"; else printf "%.0f", n / t}'; }
+row() { echo "| $1 | $2 | $(per_s "$2") | $(ratio "$2" "$t_floor") |"; }
+model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || true)
+section=$(cat <<EOF
+## Batch: a reverberation corpus
+
+$files files of 10 s, 16 kHz mono 16-bit, each convolved with one of 50 room
+impulse responses of 0.5 s (8000 taps) chosen by seed, output with the tail
+(10.5 s). Median wall time of $runs runs after a warm-up, files in the page
+cache. $model, $(nproc) CPUs${gpu:+, $gpu}; load average at the start $load;
+$(date -u +%Y-%m-%d), commit $commit. gfir batch's output against a float64
+SciPy convolution (20 files, 2 LSB allowed for dither): $verdict.
+
+| command | seconds | files/s | / 1-tap floor |
+|---|---|---|---|
+$(row "gfir batch --backend cpu" "$t_cpu")
+$(row "gfir batch --backend cuda" "$t_cuda")
+$(row "gfir batch, 1 tap (read and write only)" "$t_floor")
+$(row "shell loop of gfir IN OUT --ir ROOM" "$t_loop")
+$(row "shell loop of sox IN OUT fir ROOM.txt" "$t_sox")
+
+Made by \`bash tools/bench/batch.sh $files $runs\`.
+EOF
+)
+cd - >/dev/null
+echo "$section" | "$py" tools/bench/put-section.py docs/BENCHMARKS.md batch
+echo "batch.sh: wrote the batch section of docs/BENCHMARKS.md" >&2
+echo "$section"
+[ "$verdict" = ok ]

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# gpu_check.sh - what every change to GPU code must pass on a machine with a
+# GPU: the GPU tests (the CUDA kernels and FFT engines, the delay-line engine,
+# routed plans and the AUTO policy on CUDA), then compute-sanitizer's memcheck
+# and racecheck over the kernel tests in their quick form.
+#
+#   tools/bench/gpu_check.sh [BUILD_DIR]     (default build; built if missing)
+#
+# Exits non-zero if any test or sanitizer run fails; the sanitizers' logs go
+# to BUILD_DIR/sanitizer-*.log.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+build=${1:-build}
+if [ ! -f "$build/build.ninja" ]; then
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGFIR_CUDA=ON >/dev/null || exit 1
+fi
+cmake --build "$build" || exit 1
+status=0
+ctest --test-dir "$build" --output-on-failure \
+    -R '^(cuda_test|cuda_fft_test|fdl_test|routing_test|policy_test|streaming_test)$' || status=1
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+# Each test in its smaller form (the full ones take tens of minutes under the
+# sanitizers); racecheck, slower still, runs the CUDA kernels alone.
+for run in "memcheck cuda_test --quick" "memcheck cuda_fft_test --quick" \
+    "memcheck fdl_test --quick" "racecheck cuda_test --kernels" \
+    "racecheck cuda_fft_test --quick" "racecheck fdl_test --quick"; do
+    set -- $run
+    tool=$1 name=$2 t="$2 $3"
+    log="$build/sanitizer-$tool-$name.log"
+    if timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
+        "$build/tests/cuda/$name" "$3" >"$log" 2>&1; then
+        echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+    else
+        echo "$tool $t: FAILED (see $log)"
+        tail -20 "$log"
+        status=1
+    fi
+done
+exit $status
