@@ -39,27 +39,42 @@
  * ran better on the CPU). */
 #define AUTO_CUDA_MIN_SAMPLES 8192
 
+/* The cheaper of the CPU's FFT forms, by their cost models: the uniform one
+ * at partition `part` (within the budget) or the zero-latency one. A small
+ * budget can make the uniform engine's partitions short and many: 2^20 taps
+ * at P = 256 ran at 2489 ns a frame against 54 for the zero-latency engine
+ * (tools/cpu_nupc_bench, 2026-11-23). */
+static void cheaper_fft_form(gfir_plan *plan, size_t part)
+{
+    gfir_plan uniform = *plan, nonuniform = *plan;
+    uniform.form = GF_FORM_UNIFORM;
+    uniform.partition = part;
+    nonuniform.form = GF_FORM_NONUNIFORM;
+    nonuniform.partition = 0;
+    *plan = gf_cpu_seconds(&uniform, 1.0) <= gf_cpu_seconds(&nonuniform, 1.0) ? uniform
+                                                                                : nonuniform;
+}
+
 /* The CPU's kernel and form for AUTO, or for a named FFT kernel. */
 static void choose_cpu(gfir_plan *plan, gfir_kernel requested)
 {
     const size_t budget = plan->max_latency_frames;
     const size_t part = gf_cpu_fft_partition(plan->ntaps, plan->block_frames, budget);
+    const int uniform_wins = part && plan->ntaps >= gf_cpu_fft_uniform_min_taps(part);
+    const int nonuniform_wins = gf_cpu_fft_nonuniform_preferred(plan->ntaps, plan->block_frames);
     plan->form = GF_FORM_PLAIN;
     plan->partition = 0;
+    plan->kernel = requested;
     if (requested == GFIR_KERNEL_AUTO) {
-        if (part && plan->ntaps >= gf_cpu_fft_uniform_min_taps(part)) {
-            plan->kernel = GFIR_KERNEL_FFT;
-            plan->form = GF_FORM_UNIFORM;
-            plan->partition = part;
-        } else if (gf_cpu_fft_nonuniform_preferred(plan->ntaps, plan->block_frames)) {
-            plan->kernel = GFIR_KERNEL_FFT;
+        plan->kernel = uniform_wins || nonuniform_wins ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT;
+        if (uniform_wins && nonuniform_wins)
+            cheaper_fft_form(plan, part);
+        else if (uniform_wins)
+            plan->form = GF_FORM_UNIFORM, plan->partition = part;
+        else if (nonuniform_wins)
             plan->form = GF_FORM_NONUNIFORM;
-        } else {
-            plan->kernel = GFIR_KERNEL_DIRECT;
-        }
         return;
     }
-    plan->kernel = requested;
     if (requested == GFIR_KERNEL_FFT) {
         plan->form = part ? GF_FORM_UNIFORM : GF_FORM_NONUNIFORM;
         plan->partition = part;

@@ -11,6 +11,7 @@
 
 #include "core/plan.h"
 #include "cpu/fft_nonuniform.h"
+#include "cpu/cost.h"
 #include "cpu/fft_uniform.h"
 
 #include <setjmp.h>
@@ -44,10 +45,22 @@ static gfir_plan *make(const float *taps, size_t ntaps, gfir_backend backend,
     return plan;
 }
 
+/* Where both FFT forms beat direct, AUTO took the one its cost model says is
+ * cheaper. */
+static void check_cheaper(const gfir_plan *plan, size_t part)
+{
+    gfir_plan uniform = *plan, nonuniform = *plan;
+    uniform.form = GF_FORM_UNIFORM;
+    uniform.partition = part;
+    nonuniform.form = GF_FORM_NONUNIFORM;
+    nonuniform.partition = 0;
+    const int uniform_cheaper = gf_cpu_seconds(&uniform, 1.0) <= gf_cpu_seconds(&nonuniform, 1.0);
+    assert_int_equal(plan->form, uniform_cheaper ? GF_FORM_UNIFORM : GF_FORM_NONUNIFORM);
+}
+
 /* AUTO on the CPU, over tap counts, call sizes and budgets: the latency is
- * within the budget, the uniform FFT is used exactly where its rule and
- * table say it pays within that budget, and elsewhere the zero-latency FFT
- * where its crossover says it beats direct. */
+ * within the budget, and each FFT form is used where its table says it
+ * beats direct within that budget (the cheaper by model where both do). */
 static void auto_respects_every_budget(void **state)
 {
     static const size_t ntaps[] = {1, 15, 63, 191, 192, 255, 1023, 4095, 65535};
@@ -63,15 +76,21 @@ static void auto_respects_every_budget(void **state)
                                        blocks[b], budget);
                 const size_t part = gf_cpu_fft_partition(ntaps[t], blocks[b], budget);
                 const int uniform = part && ntaps[t] >= gf_cpu_fft_uniform_min_taps(part);
-                const int fft =
-                    uniform || gf_cpu_fft_nonuniform_preferred(ntaps[t], blocks[b]);
+                const int nonuniform = gf_cpu_fft_nonuniform_preferred(ntaps[t], blocks[b]);
                 const size_t latency = gfir_plan_latency(plan);
                 if (budget != GFIR_LATENCY_ANY && latency > budget)
                     fail_msg("%zu taps, block %zu: latency %zu over the budget %zu", ntaps[t],
                              blocks[b], latency, budget);
-                assert_int_equal(gfir_plan_kernel(plan),
-                                 fft ? GFIR_KERNEL_FFT : GFIR_KERNEL_DIRECT);
-                assert_int_equal(latency, uniform ? part : 0);
+                assert_int_equal(gfir_plan_kernel(plan), uniform || nonuniform
+                                                             ? GFIR_KERNEL_FFT
+                                                             : GFIR_KERNEL_DIRECT);
+                if (uniform && nonuniform)
+                    check_cheaper(plan, part);
+                else
+                    assert_int_equal(plan->form, uniform      ? GF_FORM_UNIFORM
+                                                 : nonuniform ? GF_FORM_NONUNIFORM
+                                                              : GF_FORM_PLAIN);
+                assert_int_equal(latency, plan->form == GF_FORM_UNIFORM ? part : 0);
                 gfir_plan_destroy(plan);
             }
         }
@@ -94,6 +113,22 @@ static void budgets_at_the_ends(void **state)
     assert_int_equal(gfir_plan_latency(plan), 0);
     gfir_plan_destroy(plan);
     plan = make(taps, 65535, GFIR_BACKEND_AUTO, GFIR_KERNEL_AUTO, 256, 0);
+    assert_int_equal(gfir_plan_latency(plan), 0);
+    gfir_plan_destroy(plan);
+    free(taps);
+}
+
+/* A small budget does not trap a long filter in short uniform partitions:
+ * 2^20 taps at a 256-frame budget take the zero-latency engine. */
+static void long_filters_under_small_budgets(void **state)
+{
+    const size_t ntaps = (size_t)1 << 20;
+    float *taps = random_taps(ntaps, 9);
+    gfir_plan *plan;
+    (void)state;
+    plan = make(taps, ntaps, GFIR_BACKEND_CPU, GFIR_KERNEL_AUTO, 256, 256);
+    assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
+    assert_int_equal(plan->form, GF_FORM_NONUNIFORM);
     assert_int_equal(gfir_plan_latency(plan), 0);
     gfir_plan_destroy(plan);
     free(taps);
@@ -196,6 +231,7 @@ int main(void)
         cmocka_unit_test(auto_respects_every_budget),
         cmocka_unit_test(budgets_at_the_ends),
         cmocka_unit_test(named_fft_fits_the_budget),
+        cmocka_unit_test(long_filters_under_small_budgets),
         cmocka_unit_test(defaults_are_exact),
     };
     setenv("GFIR_FFTW_PLANNER", "estimate", 1);
