@@ -95,6 +95,10 @@ void condition_block(conditioner *c, float *restrict buf, size_t n, short *restr
         }
     } else if (c->count_clips) {
         for (size_t i = 0; i < n; i++)
-            buf[i] = buf[i] > 1.0f ? 1.0f : buf[i] < -1.0f ? -1.0f : buf[i];
+            /* NaN: silence, as on the 8- and 16-bit grid above */
+            buf[i] = buf[i] > 1.0f    ? 1.0f
+                     : buf[i] < -1.0f ? -1.0f
+                     : buf[i] == buf[i] ? buf[i]
+                                        : 0.0f;
     }
 }

@@ -48,7 +48,7 @@ static void say_where(char *buf, size_t len, uint64_t sample, unsigned channels)
 
 /* Samples that were not finite, and an INPUT shorter than its header: one
  * line each, like clipping. */
-static void report_damage(const render_result *r, const SF_INFO *in_info, int integer_output)
+static void report_damage(const render_result *r, const SF_INFO *in_info)
 {
     const unsigned channels = (unsigned)in_info->channels;
     char where[64];
@@ -62,7 +62,7 @@ static void report_damage(const render_result *r, const SF_INFO *in_info, int in
         say_where(where, sizeof where, r->first_nonfinite_out, channels);
         fprintf(stderr, "gfir: %llu output samples are not finite (the filter overflowed), the "
                 "first at %s; written as %s\n", (unsigned long long)r->nonfinite_out, where,
-                integer_output ? "silence or full scale" : "NaN or infinity");
+                r->clips ? "silence or full scale" : "NaN or infinity");
     }
     if (cli_input_frames(in_info) > r->frames_in)
         fprintf(stderr, "gfir: INPUT ended after %llu frames, %llu short of what its header "
@@ -123,7 +123,7 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
     const size_t frames = cli_input_frames(in_info);
     const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block};
     char tags[320];
-    int rc = 1, subtype;
+    int rc = 1;
     double t0;
 
     if (output_check(o->input, o->output))
@@ -143,9 +143,8 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
         progress_done(&pg);
     progress_end(&pg);
     if (!rc) {
-        subtype = out_info.format & SF_FORMAT_SUBMASK;
         report(o, &res, out_info.samplerate, progress_now() - t0);
-        report_damage(&res, in_info, subtype != SF_FORMAT_FLOAT && subtype != SF_FORMAT_DOUBLE);
+        report_damage(&res, in_info);
         /* a stream cannot be read back, and its header took no tags */
         metadata_describe(&meta, tags, sizeof tags);
         if (!res.streamed)

@@ -228,6 +228,7 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     res->nonfinite_out = r.cond.nonfinite;
     res->first_nonfinite_out = r.cond.first_nonfinite;
     res->streamed = of.stream;
+    res->clips = r.cond.count_clips;
 done:
     if (r.out)
         sf_close(r.out);

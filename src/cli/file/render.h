@@ -39,6 +39,8 @@ typedef struct render_result {
     uint64_t nonfinite_in, first_nonfinite_in;
     uint64_t nonfinite_out, first_nonfinite_out;
     int streamed;               /* OUTPUT was written straight through (a pipe, a device) */
+    int clips;                  /* its samples were held to full scale (integer formats):
+                                   NaN went out as silence, infinities as full scale */
 } render_result;
 
 /*
