@@ -259,6 +259,99 @@ GFIR_API const char *gfir_plan_error_detail(const gfir_plan *plan);
 GFIR_API void gfir_plan_destroy(gfir_plan *plan);
 
 /*
+ * Device memory (CUDA). These calls filter samples that already lie on the
+ * GPU, in memory of the plan's device (gfir_config.device) from any
+ * allocator (cudaMalloc, CuPy, PyTorch), with no copy to or from the host.
+ * stream is the caller's cudaStream_t, passed as a void * so that this
+ * header needs no CUDA header; NULL is the legacy default stream. A call
+ * queues its work after everything queued on stream before it, and
+ * everything queued on stream after it waits for that work; it returns
+ * without waiting for the device, so the results are there once the
+ * stream gets there, and a device fault inside the work shows at a later
+ * call or at the caller's own synchronisation. The caller keeps its buffers
+ * alive until then.
+ *
+ * A buffer is described as FFTW's advanced interface describes one: sample
+ * (frame i, channel c) lies at p[i * stride + c * dist], counted in floats.
+ * Interleaved frames have stride = channels and dist = 1; planar rows of
+ * pitch P (channel c from p + c * P) have stride = 1 and dist = P. Input
+ * with stride 1 whose rows do not overlap is read where it lies, apart from
+ * each call's first ntaps - 1 frames; other layouts, and silence, are
+ * staged planar through the plan's own buffers (one more pass over the
+ * samples). The output must not overlap the input, nor its channels and
+ * frames each other.
+ *
+ * Everything else is gfir_plan_execute()'s: the history carries from call to
+ * call, host and device calls may be mixed on one plan (in the order the
+ * caller makes them), any frame count is allowed and calls above
+ * max_block_frames are split. A plan for device calls is made as any other,
+ * with backend GFIR_BACKEND_CUDA (AUTO may pick the CPU).
+ *
+ * Errors: GFIR_ERR_UNAVAILABLE when the plan's backend cannot read device
+ * memory (the CPU backend, so every plan of a build without CUDA);
+ * GFIR_ERR_UNSUPPORTED for a plan with paths; GFIR_ERR_ARG for an output
+ * whose samples collide or that overlaps the input; GFIR_ERR_DEVICE when
+ * queueing the work fails (gfir_plan_error_detail() says how). As after a
+ * host call's failure, reset the plan before using it again.
+ */
+GFIR_API gfir_status gfir_plan_execute_device(gfir_plan *plan, const float *in, size_t in_stride,
+                                              size_t in_dist, float *out, size_t out_stride,
+                                              size_t out_dist, size_t frames, void *stream);
+
+/* As gfir_plan_execute_device() with frames frames of silence as input:
+ * the device form of gfir_plan_flush(). */
+GFIR_API gfir_status gfir_plan_flush_device(gfir_plan *plan, float *out, size_t out_stride,
+                                            size_t out_dist, size_t frames, void *stream);
+
+/*
+ * One whole signal on the device, as a new plan filters it: writes frames
+ * start .. start + length - 1 of the full convolution y = h * x of the
+ * signal in (frames frames, zeros before and after it, so y has frames +
+ * ntaps - 1 frames and frames beyond those are zeros) to out, which holds
+ * length frames. NumPy's and SciPy's modes are windows of it: "full" start
+ * 0, length frames + ntaps - 1; "same" start (ntaps - 1) / 2, length
+ * frames; "valid" start ntaps - 1, length frames - ntaps + 1. The history is
+ * neither read nor kept: it is clear when the call returns. Planar input
+ * with stride 1 is read where it lies, the FFT kernel's zeros before and
+ * after the signal are its own, and no pass is spent on the modes' windows,
+ * so one call costs what the kernel does; layouts, streams and errors as for
+ * gfir_plan_execute_device().
+ */
+GFIR_API gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in, size_t in_stride,
+                                               size_t in_dist, size_t frames, float *out,
+                                               size_t out_stride, size_t out_dist, size_t start,
+                                               size_t length, void *stream);
+
+/*
+ * Replaces the plan's taps with new ones in device memory: filter_channels
+ * sets of the plan's ntaps floats, one after another, as gfir_plan_create()
+ * takes them (a shorter filter padded with zeros), and clears the history
+ * as gfir_plan_reset() does: new taps start a new signal. Queued on stream
+ * as the calls above are; taps must stay valid until the stream gets
+ * there. The values are not checked: NaN or infinite taps give such output.
+ * Errors as for gfir_plan_execute_device().
+ *
+ * Batches. B signals, each through its own filter, are one plan with
+ * channels = filter_channels = B (at most GFIR_MAX_CHANNELS; more are
+ * several plans): with the signals, filters and outputs as planar rows on
+ * the device (stride 1, dist the row's length), gfir_plan_set_taps_device()
+ * and gfir_plan_convolve_device() (or the streaming calls) each filter the
+ * whole batch in one launch sequence, without waiting. Every filter has the
+ * plan's ntaps taps (pad shorter ones with zeros), and one plan, made once
+ * with max_block_frames at least the output's length, serves every later
+ * batch of the same shape:
+ *
+ *   cfg.channels = cfg.filter_channels = B; cfg.backend = GFIR_BACKEND_CUDA;
+ *   cfg.max_block_frames = T + M - 1;
+ *   gfir_plan_create(&plan, h_any, M, &cfg);            // B x M host taps, once
+ *   for each batch:                                     // d_x: B x T, d_h: B x M
+ *       gfir_plan_set_taps_device(plan, d_h, stream);   // the batch's filters
+ *       gfir_plan_convolve_device(plan, d_x, 1, T, T, d_y, 1, T + M - 1,
+ *                                 0, T + M - 1, stream); // d_y: B x (T + M - 1)
+ */
+GFIR_API gfir_status gfir_plan_set_taps_device(gfir_plan *plan, const float *taps, void *stream);
+
+/*
  * Filter design: Kaiser-window windowed sinc, as scipy.signal.firwin with
  * window=('kaiser', beta) and scale=True, with the length and beta of
  * scipy.signal.kaiserord. These are pure functions of their arguments.

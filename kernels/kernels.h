@@ -72,17 +72,33 @@ cudaError_t gf_launch_cached(const gf_conv_args *a, cudaStream_t stream);
 cudaError_t gf_launch_direct(const gf_conv_args *a, cudaStream_t stream);
 
 /*
- * Layout kernels of the streaming backend.
+ * Layout kernels of the streaming backend. A strided buffer holds sample
+ * (frame i, channel c) at p[i * stride + c * dist]: interleaved frames have
+ * (channels, 1), planar rows of pitch P have (1, P).
  * stage: builds a block's planar input: d_x_cur[c] = the last ntaps - 1 samples
  * of d_x_prev[c] (which held prev_n new samples behind its halo), then the n
- * new samples of channel c from interleaved d_in (zeros when d_in is NULL).
+ * new samples of channel c from strided d_in (zeros when d_in is NULL).
  */
 cudaError_t gf_launch_stage(const float *d_x_prev, size_t prev_n, float *d_x_cur,
-                              size_t x_stride, size_t halo, const float *d_in, size_t n,
-                              unsigned channels, cudaStream_t stream);
-/* interleave: d_out[i * channels + c] = d_y[c * y_stride + i]. */
-cudaError_t gf_launch_interleave(const float *d_y, size_t y_stride, float *d_out, size_t n,
-                                   unsigned channels, cudaStream_t stream);
+                              size_t x_stride, size_t halo, const float *d_in, size_t in_stride,
+                              size_t in_dist, size_t n, unsigned channels, cudaStream_t stream);
+/* window: a planar block for a window of a whole signal: d_x[c] gets lead
+ * zeros, then samples base, base + 1, ... of channel c of strided d_in
+ * (frames samples long), zeros past its end, len elements in all. */
+cudaError_t gf_launch_window(const float *d_in, size_t in_stride, size_t in_dist, size_t frames,
+                             size_t lead, size_t base, float *d_x, size_t x_stride, size_t len,
+                             unsigned channels, cudaStream_t stream);
+/* restride: n frames of `channels` channels from one strided buffer to
+ * another (planar rows to interleaved frames, or to a caller's layout). The
+ * two must not overlap. */
+cudaError_t gf_launch_restride(const float *d_src, size_t src_stride, size_t src_dist,
+                               float *d_dst, size_t dst_stride, size_t dst_dist, size_t n,
+                               unsigned channels, cudaStream_t stream);
+/* reverse_taps: `filters` tap sets of ntaps (natural order, one after
+ * another) into d_hr as gf_conv_args.d_taps holds them: set f reversed at
+ * d_hr + f * hr_stride. The padding beyond ntaps is left as it is (zeros). */
+cudaError_t gf_launch_reverse_taps(const float *d_taps, size_t ntaps, unsigned filters,
+                                   float *d_hr, size_t hr_stride, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@ packages=(
   libsndfile1-dev libinih-dev libfftw3-dev          # files, presets, FFT
   portaudio19-dev libsoxr-dev                       # live audio, IR resampling
   libcmocka-dev python3 python3-numpy python3-scipy # tests and golden data
+  python3-pip python3-pytest                        # the Python package: install, tests
   sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
   man-db bash-completion tmux                       # man gfir, completion, its tests
   slurm-wlm munge                                   # gfir batch under a real Slurm

@@ -72,6 +72,8 @@ struct gf_fft_filter {
     unsigned filters;
     float2 *d_spec;  /* filters * parts rows of fft_size / 2 + 1 bins */
     float2 *d_smfft_spec, *d_smfft_tw; /* smfft's spectra and twiddles, or NULL */
+    cufftHandle spec_plan; /* the rows' R2C, kept for gf_fft_filter_set_taps */
+    int has_spec_plan;
 };
 
 /* A batched transform, in place, of `count` rows of every channel. */
@@ -103,6 +105,8 @@ extern "C" void gf_fft_filter_destroy(gf_fft_filter *f)
 {
     if (!f)
         return;
+    if (f->has_spec_plan)
+        gf_cufft().destroy(f->spec_plan);
     cudaFree(f->d_spec);
     cudaFree(f->d_smfft_spec);
     cudaFree(f->d_smfft_tw);
@@ -116,7 +120,8 @@ extern "C" size_t gf_fft_filter_size(const gf_fft_filter *f)
 
 /* Uploads the scaled, zero-padded taps (partition p of tap set t in row
  * t * parts + p) into rows of n + 2 floats and transforms them in place
- * with cuFFT, on the stream; waits for it. */
+ * with cuFFT, on the stream; waits for it. The plan stays with the filter
+ * for new taps later (gf_fft_filter_set_taps). */
 static gfir_status cufft_spectrum(gf_fft_filter *f, const float *taps, cudaStream_t stream,
                                   char *why, size_t why_len)
 {
@@ -140,28 +145,24 @@ static gfir_status cufft_spectrum(gf_fft_filter *f, const float *taps, cudaStrea
         return gf_cuda_fail(e, "uploading the taps for their spectrum", why, why_len);
     }
 
-    cufftHandle plan;
     size_t work = 0;
     const char *call = "cufftCreate (filter spectrum)";
-    cufftResult r = gf_cufft().create(&plan);
-    const int made = r == CUFFT_SUCCESS;
+    cufftResult r = gf_cufft().create(&f->spec_plan);
+    f->has_spec_plan = r == CUFFT_SUCCESS;
     if (r == CUFFT_SUCCESS) {
         call = "cufftMakePlanMany64 (filter spectrum)";
-        r = gf_cufft_plan_many(plan, CUFFT_R2C, n, rows, row, n / 2 + 1, 1, &work);
+        r = gf_cufft_plan_many(f->spec_plan, CUFFT_R2C, n, rows, row, n / 2 + 1, 1, &work);
     }
     if (r == CUFFT_SUCCESS) {
         call = "cufftSetStream (filter spectrum)";
-        r = gf_cufft().set_stream(plan, stream);
+        r = gf_cufft().set_stream(f->spec_plan, stream);
     }
     if (r == CUFFT_SUCCESS) {
         call = "cufftExecR2C (filter spectrum)";
-        r = gf_cufft().exec_r2c(plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
+        r = gf_cufft().exec_r2c(f->spec_plan, (cufftReal *)f->d_spec, (cufftComplex *)f->d_spec);
     }
-    /* h feeds the upload and the plan's work area goes with the plan: both
-     * wait for the stream, which holds nothing of anyone else's */
+    /* h feeds the upload */
     e = cudaStreamSynchronize(stream);
-    if (made)
-        gf_cufft().destroy(plan);
     free(h);
     if (r != CUFFT_SUCCESS)
         return gf_cufft_fail(r, call, why, why_len);
@@ -234,11 +235,44 @@ extern "C" gfir_status gf_fft_filter_create(gf_fft_filter **out, const float *ta
     return GFIR_OK;
 }
 
+extern "C" gfir_status gf_fft_filter_set_taps(gf_fft_filter *f, const float *d_taps,
+                                              int with_cufft, cudaStream_t stream, char *why,
+                                              size_t why_len)
+{
+    if (!f || !d_taps)
+        return gf_detail(why, why_len, GFIR_ERR_NULL, "gf_fft_filter_set_taps: NULL argument");
+    const size_t n = f->fft_size;
+    cudaError_t e;
+    if (with_cufft || !f->d_smfft_spec) {
+        e = gf_fft_load_taps(d_taps, f->ntaps, f->filters, f->parts, f->part ? f->part : n,
+                             1.0f / (float)n, (float *)f->d_spec, n, stream);
+        if (e != cudaSuccess)
+            return gf_cuda_fail(e, "loading new taps for their spectrum", why, why_len);
+        GF_CUFFT_TRY(gf_cufft().set_stream(f->spec_plan, stream), "cufftSetStream (new taps)",
+                     why, why_len);
+        GF_CUFFT_TRY(gf_cufft().exec_r2c(f->spec_plan, (cufftReal *)f->d_spec,
+                                         (cufftComplex *)f->d_spec),
+                     "cufftExecR2C (new taps)", why, why_len);
+    }
+    if (f->d_smfft_spec) {
+        e = gf_smfft_spectrum_into(d_taps, f->ntaps, f->filters, n, f->d_smfft_tw,
+                                   f->d_smfft_spec, stream);
+        if (e != cudaSuccess)
+            return gf_cuda_fail(e, "gf_smfft_spectrum_into (new taps)", why, why_len);
+    }
+    return GFIR_OK;
+}
+
 /* ---- the engine ---------------------------------------------------------- */
 
 extern "C" int gf_fft_engine_smfft(const gf_fft_engine *e)
 {
     return e ? e->smfft : 0;
+}
+
+extern "C" size_t gf_fft_engine_max_n(const gf_fft_engine *e)
+{
+    return e ? e->max_n : 0;
 }
 
 extern "C" void gf_fft_engine_destroy(gf_fft_engine *e)
@@ -389,9 +423,9 @@ extern "C" gfir_status gf_fft_engine_create(gf_fft_engine **out, const gf_fft_fi
 }
 
 /* The cuFFT path: gather, R2C, multiply or multiply-accumulate, C2R, extract. */
-static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t n,
-                             float *d_out, size_t frame_stride, size_t channel_stride,
-                             char *why, size_t why_len)
+static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t lead,
+                             size_t avail, size_t n, float *d_out, size_t frame_stride,
+                             size_t channel_stride, char *why, size_t why_len)
 {
     const gf_fft_filter *f = e->f;
     const size_t n_fft = f->fft_size, halo = f->ntaps - 1, bins = n_fft / 2 + 1;
@@ -399,7 +433,7 @@ static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride
     shape(e, n, &segs, &rows);
     const fft_plan *fwd = covering(e->r2c, segs), *inv = covering(e->c2r, rows);
     float *in = f->part ? e->d_in : e->d_buf; /* partitioned: spectra kept apart */
-    cudaError_t ce = gf_fft_gather(d_x, x_stride, halo + n, f->front, in, n_fft, e->hop,
+    cudaError_t ce = gf_fft_gather(d_x, x_stride, avail, f->front + lead, in, n_fft, e->hop,
                                    fwd->count, e->channels, e->stream);
     if (ce != cudaSuccess)
         return gf_cuda_fail(ce, "the gather pass", why, why_len);
@@ -424,34 +458,49 @@ static gfir_status run_cufft(gf_fft_engine *e, const float *d_x, size_t x_stride
     return GFIR_OK;
 }
 
-extern "C" gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride,
-                                  size_t n, float *d_out, size_t frame_stride,
-                                  size_t channel_stride, char *why, size_t why_len)
+extern "C" gfir_status gf_fft_run_window(gf_fft_engine *e, const float *d_x, size_t x_stride,
+                                         size_t lead, size_t avail, size_t n, float *d_out,
+                                         size_t frame_stride, size_t channel_stride, char *why,
+                                         size_t why_len)
 {
     if (!e || !d_x || !d_out)
         return gf_detail(why, why_len, GFIR_ERR_NULL, "gf_fft_run: NULL argument");
     const gf_fft_filter *f = e->f;
     const size_t n_fft = f->fft_size, halo = f->ntaps - 1;
-    if (n > e->max_n || x_stride < halo + n)
+    if (n > e->max_n || (e->channels > 1 && x_stride < avail))
         return gf_detail(why, why_len, GFIR_ERR_ARG,
-                         "gf_fft_run: %zu frames with input pitch %zu (engine of %zu)", n,
-                         x_stride, e->max_n);
+                         "gf_fft_run: %zu frames, %zu samples at pitch %zu (engine of %zu)", n,
+                         avail, x_stride, e->max_n);
     if (n == 0)
         return GFIR_OK;
     if (!e->smfft)
-        return run_cufft(e, d_x, x_stride, n, d_out, frame_stride, channel_stride, why,
-                         why_len);
+        return run_cufft(e, d_x, x_stride, lead, avail, n, d_out, frame_stride, channel_stride,
+                         why, why_len);
     size_t segs, rows;
     shape(e, n, &segs, &rows);
     unsigned log_n = 0;
     while (((size_t)1 << log_n) < n_fft)
         log_n++;
-    const gf_smfft_args a = {d_x,          x_stride,        halo + n,        f->d_smfft_spec,
-                             f->d_smfft_tw, f->filters == 1, log_n,           e->hop,
-                             halo,         rows,            n,               d_out,
-                             frame_stride, channel_stride,  e->channels,     e->d_smfft_work};
+    const gf_smfft_args a = {d_x,          x_stride,        avail,          lead,
+                             f->d_smfft_spec, f->d_smfft_tw, f->filters == 1, log_n,
+                             e->hop,       halo,            rows,           n,
+                             d_out,        frame_stride,    channel_stride, e->channels,
+                             e->d_smfft_work};
     const cudaError_t ce = gf_smfft_run(&a, e->stream);
     if (ce != cudaSuccess)
         return gf_cuda_fail(ce, "gf_smfft_run", why, why_len);
     return GFIR_OK;
+}
+
+extern "C" gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride,
+                                  size_t n, float *d_out, size_t frame_stride,
+                                  size_t channel_stride, char *why, size_t why_len)
+{
+    const size_t halo = e ? e->f->ntaps - 1 : 0;
+    if (e && x_stride < halo + n)
+        return gf_detail(why, why_len, GFIR_ERR_ARG,
+                         "gf_fft_run: %zu frames with input pitch %zu (engine of %zu)", n,
+                         x_stride, e->max_n);
+    return gf_fft_run_window(e, d_x, x_stride, 0, halo + n, n, d_out, frame_stride,
+                             channel_stride, why, why_len);
 }

@@ -57,6 +57,14 @@ gfir_status gf_fft_filter_create(gf_fft_filter **out, const float *taps, size_t 
                                  unsigned filters, size_t fft_size, size_t part,
                                  cudaStream_t stream, char *why, size_t why_len);
 size_t gf_fft_filter_size(const gf_fft_filter *f);
+/* Remakes the spectra from filters x ntaps new taps in device memory
+ * (natural order, one set after another), queued on `stream` without
+ * waiting. No engine may be running on the filter meanwhile: the caller
+ * orders the streams. with_cufft 0 skips the spectra only cuFFT's passes
+ * read, for a filter whose engines all run smfft (gf_fft_engine_smfft);
+ * a filter without smfft spectra always remakes them. */
+gfir_status gf_fft_filter_set_taps(gf_fft_filter *f, const float *d_taps, int with_cufft,
+                                   cudaStream_t stream, char *why, size_t why_len);
 void gf_fft_filter_destroy(gf_fft_filter *f);
 
 /* An engine for `channels` channels on `stream`; f has 1 tap set (shared by
@@ -82,6 +90,20 @@ void gf_fft_engine_destroy(gf_fft_engine *e);
 gfir_status gf_fft_run(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t n,
                        float *d_out, size_t frame_stride, size_t channel_stride, char *why,
                        size_t why_len);
+
+/*
+ * As gf_fft_run, from input that is partly outside memory: sample j of
+ * channel c (j < ntaps - 1 + n) is d_x[c * x_stride + j - lead] for
+ * lead <= j < lead + avail, and zero elsewhere. So a window of a whole
+ * signal in the caller's rows needs no copy: the zeros before its first
+ * sample are lead, those after its last sample lie past avail. x_stride >=
+ * avail unless the engine has one channel.
+ */
+gfir_status gf_fft_run_window(gf_fft_engine *e, const float *d_x, size_t x_stride, size_t lead,
+                              size_t avail, size_t n, float *d_out, size_t frame_stride,
+                              size_t channel_stride, char *why, size_t why_len);
+/* The most frames one run of the engine takes. */
+size_t gf_fft_engine_max_n(const gf_fft_engine *e);
 
 #ifdef __cplusplus
 }

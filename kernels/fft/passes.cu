@@ -125,6 +125,32 @@ __global__ void extract_kernel(const float *__restrict__ buf, size_t n_fft, size
     }
 }
 
+/* Thread j of row r = t * parts + p: column j of partition p of tap set t,
+ * scaled, or zero past the partition's width or the taps. */
+__global__ void load_taps_kernel(const float *__restrict__ taps, size_t ntaps, size_t rows,
+                                 size_t parts, size_t width, float scale,
+                                 float *__restrict__ buf, size_t n_fft)
+{
+    const size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (j >= n_fft)
+        return;
+    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const size_t t = r / parts, k = (r % parts) * width + j;
+        buf[r * (n_fft + 2) + j] = j < width && k < ntaps ? taps[t * ntaps + k] * scale : 0.0f;
+    }
+}
+
+cudaError_t gf_fft_load_taps(const float *d_taps, size_t ntaps, unsigned filters, size_t parts,
+                             size_t width, float scale, float *d_rows, size_t n_fft,
+                             cudaStream_t stream)
+{
+    const size_t rows = (size_t)filters * parts;
+    dim3 grid((unsigned)((n_fft + PASS_THREADS - 1) / PASS_THREADS), grid_y(rows));
+    load_taps_kernel<<<grid, PASS_THREADS, 0, stream>>>(d_taps, ntaps, rows, parts, width, scale,
+                                                        d_rows, n_fft);
+    return cudaGetLastError();
+}
+
 cudaError_t gf_fft_gather(const float *d_x, size_t x_stride, size_t avail,
                           size_t front, float *d_rows, size_t n_fft, size_t hop,
                           size_t segs, unsigned channels, cudaStream_t stream)

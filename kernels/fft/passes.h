@@ -19,6 +19,13 @@ cudaError_t gf_fft_gather(const float *d_x, size_t x_stride, size_t avail, size_
                           float *d_rows, size_t n_fft, size_t hop, size_t segs,
                           unsigned channels, cudaStream_t stream);
 
+/* load_taps: the filter's rows before their transform, from device taps
+ * (filters x ntaps, natural order): row t * parts + p gets taps p * width ..
+ * p * width + width - 1 of set t times scale, zeros after them to n_fft. */
+cudaError_t gf_fft_load_taps(const float *d_taps, size_t ntaps, unsigned filters, size_t parts,
+                             size_t width, float scale, float *d_rows, size_t n_fft,
+                             cudaStream_t stream);
+
 /* multiply: every bin of the first rows rows by the same bin of the row's
  * channel's filter spectrum (of spectrum 0 when shared). */
 cudaError_t gf_fft_multiply(float2 *d_rows, const float2 *d_spec, size_t bins, size_t rows,

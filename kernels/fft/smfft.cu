@@ -135,6 +135,18 @@ extern "C" cudaError_t gf_smfft_spectrum(const float *d_taps, size_t ntaps, unsi
     return e;
 }
 
+extern "C" cudaError_t gf_smfft_spectrum_into(const float *d_taps, size_t ntaps,
+                                              unsigned filters, size_t n_fft,
+                                              const float2 *d_tw, float2 *d_spec,
+                                              cudaStream_t stream)
+{
+    if (!d_taps || !d_tw || !d_spec || !gf_smfft_fits(n_fft) || ntaps > n_fft || filters == 0 ||
+        filters > GF_GRID_Y_MAX)
+        return cudaErrorInvalidValue;
+    return shape_of(n_fft)->spectrum(d_taps, ntaps, filters, log2_of(n_fft), d_tw, d_spec,
+                                     stream);
+}
+
 extern "C" cudaError_t gf_smfft_run(const gf_smfft_args *a, cudaStream_t stream)
 {
     const size_t n_fft = (size_t)1 << a->log_n;

@@ -32,8 +32,9 @@ extern "C" {
 #define GF_SMFFT_MAX ((size_t)1 << 22)
 
 typedef struct gf_smfft_args {
-    const float *d_x;        /* as gf_fft_run's input */
-    size_t x_stride, avail;  /* avail: ntaps - 1 + n samples per channel */
+    const float *d_x;        /* as gf_fft_run_window's input: */
+    size_t x_stride, avail;  /* avail samples per channel from d_x on, */
+    size_t lead;             /* after lead zeros that are not in memory */
     const float2 *d_spec;    /* gf_smfft_spectrum's, N points per tap set */
     const float2 *d_tw;      /* its twiddles */
     int shared;              /* one tap set for every channel */
@@ -60,6 +61,12 @@ int gf_smfft_fits(size_t n_fft);
 cudaError_t gf_smfft_spectrum(const float *d_taps, size_t ntaps, unsigned filters,
                               size_t n_fft, cudaStream_t stream, float2 **d_tw,
                               float2 **d_spec);
+
+/* The same spectra for new taps, into the arrays gf_smfft_spectrum made for
+ * this shape (ntaps, filters, n_fft), queued on `stream` without waiting. */
+cudaError_t gf_smfft_spectrum_into(const float *d_taps, size_t ntaps, unsigned filters,
+                                   size_t n_fft, const float2 *d_tw, float2 *d_spec,
+                                   cudaStream_t stream);
 
 /* Bytes of work area for rows segments per channel (0: none needed). */
 size_t gf_smfft_work(size_t n_fft, size_t rows, unsigned channels);

@@ -62,11 +62,12 @@ static fourstep_shape fourstep_shape_of(unsigned log_n)
 }
 
 /* (A) Block (column group, pair, channel): columns n1_0 .. of segments 2 pair
- * and 2 pair + 1 of channel c (row c of x, x_stride apart, avail samples),
- * times scale, forward down the columns, into rows p of the work matrix. */
+ * and 2 pair + 1 of channel c (row c of x, x_stride apart, avail samples
+ * after lead zeros), times scale, forward down the columns, into rows p of
+ * the work matrix. */
 __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
-    fourstep_cols_fwd(const float *x, size_t x_stride, size_t avail, size_t hop, size_t rows,
-                      float scale, float2 *work, fourstep_shape sh,
+    fourstep_cols_fwd(const float *x, size_t x_stride, size_t avail, size_t lead, size_t hop,
+                      size_t rows, float scale, float2 *work, fourstep_shape sh,
                       const float2 *__restrict__ tw)
 {
     extern __shared__ float2 buf[];
@@ -79,8 +80,10 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
     for (unsigned i = threadIdx.x; i < total; i += blockDim.x) {
         const size_t idx =
             n1_0 + (i & ((1u << log_b) - 1)) + ((size_t)(i >> log_b) << sh.log_n1);
-        const float re = g0 + idx < avail ? xc[g0 + idx] * scale : 0.0f;
-        const float im = second && g1 + idx < avail ? xc[g1 + idx] * scale : 0.0f;
+        /* below lead the index wraps past avail: a zero, as after the input */
+        const size_t k0 = g0 + idx - lead, k1 = g1 + idx - lead;
+        const float re = k0 < avail ? xc[k0] * scale : 0.0f;
+        const float im = second && k1 < avail ? xc[k1] * scale : 0.0f;
         buf[at(i)] = make_float2(re, im);
     }
     __syncthreads();
@@ -222,7 +225,7 @@ static cudaError_t fourstep_spectrum(const float *d_taps, size_t ntaps, unsigned
     const size_t smem = fourstep_smem(log_n);
     const float scale = 1.0f / (float)((size_t)1 << log_n);
     fourstep_cols_fwd<<<fourstep_grid(sh, 1, filters), FOURSTEP_THREADS, smem, stream>>>(
-        d_taps, ntaps, ntaps, 0, 1, scale, d_spec, sh, d_tw);
+        d_taps, ntaps, ntaps, 0, 0, 1, scale, d_spec, sh, d_tw);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
@@ -237,7 +240,7 @@ static cudaError_t fourstep_run(const gf_smfft_args *a, cudaStream_t stream)
     const size_t smem = fourstep_smem(a->log_n), pairs = (a->rows + 1) / 2;
     const dim3 grid = fourstep_grid(sh, pairs, a->channels);
     fourstep_cols_fwd<<<grid, FOURSTEP_THREADS, smem, stream>>>(
-        a->d_x, a->x_stride, a->avail, a->hop, a->rows, 1.0f, a->d_work, sh, a->d_tw);
+        a->d_x, a->x_stride, a->avail, a->lead, a->hop, a->rows, 1.0f, a->d_work, sh, a->d_tw);
     fourstep_rows<<<grid, FOURSTEP_THREADS, smem, stream>>>(a->d_work, a->d_spec, a->shared, sh,
                                                             a->d_tw);
     fourstep_cols_inv<<<grid, FOURSTEP_THREADS, smem, stream>>>(*a, sh);

@@ -15,8 +15,10 @@ __global__ void onepass_kernel(gf_smfft_args a)
     const float *x = a.d_x + c * a.x_stride;
     const size_t g0 = s0 * a.hop, g1 = s1 * a.hop;
     for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
-        const float re = g0 + i < a.avail ? x[g0 + i] : 0.0f;
-        const float im = second && g1 + i < a.avail ? x[g1 + i] : 0.0f;
+        /* below lead the index wraps past avail: a zero, as after the input */
+        const size_t k0 = g0 + i - a.lead, k1 = g1 + i - a.lead;
+        const float re = k0 < a.avail ? x[k0] : 0.0f;
+        const float im = second && k1 < a.avail ? x[k1] : 0.0f;
         buf[at(i)] = make_float2(re, im);
     }
     __syncthreads();

@@ -9,6 +9,17 @@
 
 #include <stddef.h>
 
+/* One call of gfir_plan_execute_device() or gfir_plan_flush_device(), as a
+ * backend gets it: strided device buffers (gfir.h, "Device memory"), checked
+ * by the plan layer, and the caller's stream. */
+typedef struct gf_device_io {
+    const float *in;            /* NULL: silence */
+    size_t in_stride, in_dist;
+    float *out;
+    size_t out_stride, out_dist;
+    void *stream;               /* a cudaStream_t */
+} gf_device_io;
+
 typedef struct gf_backend_ops {
     const char *name;
     gfir_backend id;
@@ -30,6 +41,17 @@ typedef struct gf_backend_ops {
     /* Filters n <= plan->block_frames interleaved frames; in may be NULL for
      * silence; in == out allowed. Allocation-free. */
     gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
+    /* Device memory, NULL for a backend that has none: execute_device as
+     * execute, on n <= plan->block_frames frames of io, ordered on io's
+     * stream without waiting for the device; convolve_device writes outputs
+     * start .. start + length of the whole signal io->in (frames long, no
+     * history) and leaves the history cleared; set_taps_device replaces
+     * the plan's tap sets with device ones and clears the history, the same
+     * way. None is called for a routed plan. */
+    gfir_status (*execute_device)(gfir_plan *plan, const gf_device_io *io, size_t n);
+    gfir_status (*convolve_device)(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                   size_t start, size_t length);
+    gfir_status (*set_taps_device)(gfir_plan *plan, const float *taps, void *stream);
     /* Clears the history; a status < 0 when the device fails. */
     gfir_status (*reset)(gfir_plan *plan);
     void (*destroy)(gfir_plan *plan);

@@ -2,7 +2,8 @@
  * backend.c - the streaming CUDA backend: its ops table, the device a plan
  * runs on, the kernels it has, and create and destroy, which put together
  * the lanes (lanes.c) and the kernel's part (direct_plan.c or fft_plan.c),
- * or hand a small-call FFT plan to the delay-line engine (fdl.c).
+ * or hand a small-call FFT plan to the delay-line engine (fdl.c); calls on
+ * device memory go to device.c or the delay-line engine's own.
  * cuda_plan.h says what lives where; facts.c what the policy needs to know.
  */
 #include "cuda/cuda_plan.h"
@@ -70,6 +71,8 @@ static void cuda_destroy(gfir_plan *plan)
             cudaStreamSynchronize(st->lane[i].stream);
         gf_cuda_lane_destroy(&st->lane[i]);
     }
+    if (st->caller)
+        cudaEventDestroy(st->caller);
     cudaFree(st->d_taps);
     gf_fft_filter_destroy(st->fft_filter);
     free(st);
@@ -118,6 +121,12 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
 
     for (int i = 0; i < 2 && status == GFIR_OK; i++)
         status = gf_cuda_lane_create(plan, st, &st->lane[i]);
+    if (status == GFIR_OK) {
+        const cudaError_t e = cudaEventCreateWithFlags(&st->caller, cudaEventDisableTiming);
+        if (e != cudaSuccess)
+            status = gf_cuda_fail(e, "cudaEventCreateWithFlags", plan->detail,
+                                  sizeof plan->detail);
+    }
     if (status == GFIR_OK)
         status = plan->kernel == GFIR_KERNEL_FFT
                      ? gf_cuda_fft_create(plan, st, taps, st->lane[0].stream)
@@ -140,6 +149,27 @@ static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, si
                                      : gf_cuda_execute(plan, in, out, n);
 }
 
+static gfir_status cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
+{
+    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_execute_device(plan, io, n)
+                                     : gf_cuda_execute_device(plan, io, n);
+}
+
+static gfir_status cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                        size_t start, size_t length)
+{
+    return plan->form == GF_FORM_FDL
+               ? gf_cuda_fdl_convolve_device(plan, io, frames, start, length)
+               : gf_cuda_convolve_device(plan, io, frames, start, length);
+}
+
+static gfir_status cuda_set_taps_device(gfir_plan *plan, const float *taps, void *stream)
+{
+    return plan->form == GF_FORM_FDL
+               ? gf_cuda_fdl_set_taps_device(plan, taps, stream)
+               : gf_cuda_set_taps_device(plan, taps, (cudaStream_t)stream);
+}
+
 static gfir_status cuda_reset(gfir_plan *plan)
 {
     return plan->form == GF_FORM_FDL ? gf_cuda_fdl_reset(plan) : gf_cuda_reset(plan);
@@ -154,6 +184,9 @@ const gf_backend_ops gf_cuda_backend = {
     .startup_s = cuda_startup_s,
     .create = cuda_create,
     .execute = cuda_execute,
+    .execute_device = cuda_execute_device,
+    .convolve_device = cuda_convolve_device,
+    .set_taps_device = cuda_set_taps_device,
     .reset = cuda_reset,
     .destroy = cuda_destroy,
 };

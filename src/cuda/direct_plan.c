@@ -16,18 +16,24 @@ static gfir_status direct_lane(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane 
     return GFIR_OK;
 }
 
-static gfir_status direct_step(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me, size_t n)
+static gfir_status direct_step(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me,
+                               const float *x, size_t x_stride, size_t n, float *out,
+                               size_t out_stride, size_t out_dist)
 {
+    const unsigned ch = plan->channels;
+    const int rows = out_stride == 1; /* planar output: the kernel writes it itself */
     gf_conv_args a = {
-        .d_x = me->d_x, .x_stride = st->x_stride, .d_taps = st->d_taps,
+        .d_x = x, .x_stride = x_stride, .d_taps = st->d_taps,
         .taps_stride = st->taps_stride, .shared_taps = plan->filter_channels == 1,
-        .ntaps = plan->ntaps, .d_y = me->d_y, .y_stride = st->sub_frames, .n = n,
-        .channels = plan->channels, .block_threads = 0,
+        .ntaps = plan->ntaps, .d_y = rows ? out : me->d_y,
+        .y_stride = !rows ? st->sub_frames : ch == 1 ? n : out_dist, .n = n,
+        .channels = ch, .block_threads = 0,
     };
     GF_CUDA_TRY(st->launch(&a, me->stream), plan->detail, sizeof plan->detail);
-    GF_CUDA_TRY(gf_launch_interleave(me->d_y, st->sub_frames, me->d_out, n, plan->channels,
-                                     me->stream),
-                plan->detail, sizeof plan->detail);
+    if (!rows)
+        GF_CUDA_TRY(gf_launch_restride(me->d_y, 1, st->sub_frames, out, out_stride, out_dist, n,
+                                       ch, me->stream),
+                    plan->detail, sizeof plan->detail);
     return GFIR_OK;
 }
 

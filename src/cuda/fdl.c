@@ -15,6 +15,7 @@
 #include "core/route.h"
 #include "cuda_status.h"
 #include "fdl/fdl.h"
+#include "kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -32,6 +33,7 @@ typedef struct fdl_state {
     size_t npaths;
     cudaStream_t stream;
     cudaEvent_t out_ready;
+    cudaEvent_t caller;             /* device calls: the caller's stream so far */
     float *h_in, *h_out;            /* pinned: block_frames x inputs, x outputs */
     float *d_in, *d_out;
     float *d_xw, *d_head, *d_tail;
@@ -76,6 +78,8 @@ void gf_cuda_fdl_destroy(gfir_plan *plan)
         cudaFree(dev[i]);
     if (st->out_ready)
         cudaEventDestroy(st->out_ready);
+    if (st->caller)
+        cudaEventDestroy(st->caller);
     if (st->stream)
         cudaStreamDestroy(st->stream);
     cudaGetLastError();
@@ -210,39 +214,44 @@ static gfir_status alloc_state(gfir_plan *plan, fdl_state *st)
     return GFIR_OK;
 }
 
-gfir_status gf_cuda_fdl_reset(gfir_plan *plan)
+/* Zeros in every buffer that carries history, queued on the plan's stream. */
+static gfir_status clear(gfir_plan *plan, fdl_state *st)
 {
-    fdl_state *st = plan->impl;
     const size_t B = st->part;
-    TRY(cudaSetDevice(plan->device));
     TRY(cudaMemsetAsync(st->d_xw, 0, st->inputs * 2 * B * sizeof(float), st->stream));
     TRY(cudaMemsetAsync(st->d_tail, 0, st->outputs * B * sizeof(float), st->stream));
     if (st->tparts)
         TRY(cudaMemsetAsync(st->d_x, 0, st->inputs * st->tparts * B * sizeof(float2),
                             st->stream));
-    TRY(cudaStreamSynchronize(st->stream));
     st->pos = 0;
     st->next_slot = 0;
     st->parity = 0;
     return GFIR_OK;
 }
 
-static gfir_status fdl_execute(gfir_plan *plan, fdl_state *st, const float *in, float *out,
-                               size_t n);
+gfir_status gf_cuda_fdl_reset(gfir_plan *plan)
+{
+    fdl_state *st = plan->impl;
+    TRY(cudaSetDevice(plan->device));
+    gfir_status s = clear(plan, st);
+    if (s != GFIR_OK)
+        return s;
+    TRY(cudaStreamSynchronize(st->stream));
+    return GFIR_OK;
+}
+
+static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
+                       size_t n, size_t skip);
 
 /* One block of silence through every kernel, so the first real call does not
  * pay for CUDA loading the kernels (lazily, on first launch: milliseconds,
- * several periods of a live stream). */
+ * several periods of a live stream). The reset after it clears its traces. */
 static gfir_status warm_up(gfir_plan *plan, fdl_state *st)
 {
     const size_t step = plan->block_frames < st->part ? plan->block_frames : st->part;
-    float *out = malloc(step * st->outputs * sizeof *out);
     gfir_status s = GFIR_OK;
-    if (!out)
-        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     for (size_t done = 0; s == GFIR_OK && done < st->part; done += step)
-        s = fdl_execute(plan, st, NULL, out, step);
-    free(out);
+        s = run(plan, st, 1, NULL, step, 0);
     return s;
 }
 
@@ -266,6 +275,8 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
             e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
         if (e == cudaSuccess)
             e = cudaEventCreateWithFlags(&st->out_ready, cudaEventDisableTiming);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&st->caller, cudaEventDisableTiming);
         s = e == cudaSuccess ? GFIR_OK : fail(plan, e, "setting up the device and a stream");
     }
     if (s == GFIR_OK)
@@ -300,28 +311,35 @@ static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
     return GFIR_OK;
 }
 
-gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+/* The call's output leaves d_out: into the pinned buffer for a host call,
+ * into the caller's buffer for a device call (io), less its first `skip`
+ * frames; out_ready marks it. */
+static gfir_status send_output(gfir_plan *plan, fdl_state *st, const gf_device_io *io, size_t n,
+                               size_t skip)
 {
-    return fdl_execute(plan, plan->impl, in, out, n);
+    if (io && n > skip)
+        TRY(gf_launch_restride(st->d_out + skip * st->outputs, st->outputs, 1, io->out,
+                               io->out_stride, io->out_dist, n - skip, st->outputs,
+                               st->stream));
+    else if (!io)
+        TRY(cudaMemcpyAsync(st->h_out, st->d_out, n * st->outputs * sizeof(float),
+                            cudaMemcpyDeviceToHost, st->stream));
+    TRY(cudaEventRecord(st->out_ready, st->stream));
+    return GFIR_OK;
 }
 
-static gfir_status fdl_execute(gfir_plan *plan, fdl_state *st, const float *in, float *out,
-                               size_t n)
+/* The call's n frames, interleaved in d_in already (or silence), through
+ * the blocks into d_out, and out as send_output says. */
+static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
+                       size_t n, size_t skip)
 {
     const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
                                 st->d_path_gain};
-    const size_t out_bytes = n * st->outputs * sizeof(float);
-    int copied = 0;
+    int sent = 0;
     gfir_status s;
-    TRY(cudaSetDevice(plan->device));
-    if (in) {
-        memcpy(st->h_in, in, n * st->inputs * sizeof(float));
-        TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
-                            cudaMemcpyHostToDevice, st->stream));
-    }
     for (size_t done = 0; done < n;) {
         const size_t len = n - done < st->part - st->pos ? n - done : st->part - st->pos;
-        TRY(gf_launch_fdl_stage(in ? st->d_in + done * st->inputs : NULL, st->inputs, len,
+        TRY(gf_launch_fdl_stage(silence ? NULL : st->d_in + done * st->inputs, st->inputs, len,
                                 st->d_xw, st->part, st->pos, st->parity, st->stream));
         TRY(gf_launch_fdl_head(st->d_xw, st->d_head, st->d_tail, paths, st->outputs, st->part,
                                st->head_len, st->pos, len, st->parity,
@@ -331,22 +349,138 @@ static gfir_status fdl_execute(gfir_plan *plan, fdl_state *st, const float *in, 
         if (st->pos < st->part)
             continue;
         if (done == n) { /* the call's output first; the tail work after it */
-            TRY(cudaMemcpyAsync(st->h_out, st->d_out, out_bytes, cudaMemcpyDeviceToHost,
-                                st->stream));
-            TRY(cudaEventRecord(st->out_ready, st->stream));
-            copied = 1;
+            if ((s = send_output(plan, st, io, n, skip)) != GFIR_OK)
+                return s;
+            sent = 1;
         }
         if (st->tparts && (s = next_tail(plan, st, paths)) != GFIR_OK)
             return s;
         st->parity ^= 1;
         st->pos = 0;
     }
-    if (!copied) {
-        TRY(cudaMemcpyAsync(st->h_out, st->d_out, out_bytes, cudaMemcpyDeviceToHost,
-                            st->stream));
-        TRY(cudaEventRecord(st->out_ready, st->stream));
+    return sent ? GFIR_OK : send_output(plan, st, io, n, skip);
+}
+
+gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    fdl_state *st = plan->impl;
+    const size_t out_bytes = n * st->outputs * sizeof(float);
+    gfir_status s;
+    TRY(cudaSetDevice(plan->device));
+    if (in) {
+        memcpy(st->h_in, in, n * st->inputs * sizeof(float));
+        TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
+                            cudaMemcpyHostToDevice, st->stream));
     }
+    if ((s = run(plan, st, !in, NULL, n, 0)) != GFIR_OK)
+        return s;
     TRY(cudaEventSynchronize(st->out_ready));
     memcpy(out, st->h_out, out_bytes);
     return GFIR_OK;
+}
+
+/* Device calls: on the plan's stream after the caller's, which then waits
+ * for out_ready only, not for the tail work behind it. */
+static gfir_status execute_device(gfir_plan *plan, fdl_state *st, const gf_device_io *io,
+                                  size_t n)
+{
+    const cudaStream_t stream = (cudaStream_t)io->stream;
+    gfir_status s;
+    TRY(cudaEventRecord(st->caller, stream));
+    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
+    if (io->in)
+        TRY(gf_launch_restride(io->in, io->in_stride, io->in_dist, st->d_in, st->inputs, 1, n,
+                               st->inputs, st->stream));
+    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK)
+        return s;
+    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
+    return GFIR_OK;
+}
+
+/* A whole signal: the engine streams, so from a cleared history the
+ * signal and then silence go through it block by block, the outputs
+ * before `start` staying in d_out; cleared again after. */
+static gfir_status convolve_device(gfir_plan *plan, fdl_state *st, const gf_device_io *io,
+                                   size_t frames, size_t start, size_t length)
+{
+    const cudaStream_t stream = (cudaStream_t)io->stream;
+    const size_t end = start + length, block = plan->block_frames;
+    gfir_status s;
+    TRY(cudaEventRecord(st->caller, stream));
+    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
+    if ((s = clear(plan, st)) != GFIR_OK)
+        return s;
+    for (size_t pos = 0, n; pos < end; pos += n) {
+        n = end - pos < block ? end - pos : block;
+        const size_t k = pos < frames ? (frames - pos < n ? frames - pos : n) : 0;
+        const size_t skip = pos < start ? (start - pos < n ? start - pos : n) : 0;
+        if (k)
+            TRY(gf_launch_restride(io->in + pos * io->in_stride, io->in_stride, io->in_dist,
+                                   st->d_in, st->inputs, 1, k, st->inputs, st->stream));
+        if (k && k < n)
+            TRY(cudaMemsetAsync(st->d_in + k * st->inputs, 0, (n - k) * st->inputs * sizeof(float),
+                                st->stream));
+        gf_device_io piece = *io;
+        if (n > skip)
+            piece.out = io->out + (pos + skip - start) * io->out_stride;
+        if ((s = run(plan, st, k == 0, &piece, n, skip)) != GFIR_OK)
+            return s;
+    }
+    if ((s = clear(plan, st)) != GFIR_OK)
+        return s;
+    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
+    return GFIR_OK;
+}
+
+/* The head taps and the partitions' spectra from device taps, then the
+ * history cleared, as create makes them. */
+static gfir_status set_taps_device(gfir_plan *plan, fdl_state *st, const float *taps,
+                                   cudaStream_t stream)
+{
+    const size_t B = st->part, ntaps = plan->ntaps;
+    TRY(cudaEventRecord(st->caller, stream));
+    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
+    TRY(cudaMemcpy2DAsync(st->d_head, B * sizeof(float), taps, ntaps * sizeof(float),
+                          st->head_len * sizeof(float), st->sets, cudaMemcpyDeviceToDevice,
+                          st->stream));
+    if (st->tparts)
+        TRY(gf_launch_fdl_spectra(taps, ntaps, st->sets, B, st->tparts, st->d_tw, st->d_h,
+                                  st->stream));
+    gfir_status s = clear(plan, st);
+    if (s != GFIR_OK)
+        return s;
+    TRY(cudaEventRecord(st->out_ready, st->stream));
+    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
+    return GFIR_OK;
+}
+
+gfir_status gf_cuda_fdl_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
+{
+    int theirs;
+    TRY(cudaGetDevice(&theirs));
+    TRY(cudaSetDevice(plan->device));
+    const gfir_status s = execute_device(plan, plan->impl, io, n);
+    cudaSetDevice(theirs);
+    return s;
+}
+
+gfir_status gf_cuda_fdl_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                        size_t start, size_t length)
+{
+    int theirs;
+    TRY(cudaGetDevice(&theirs));
+    TRY(cudaSetDevice(plan->device));
+    const gfir_status s = convolve_device(plan, plan->impl, io, frames, start, length);
+    cudaSetDevice(theirs);
+    return s;
+}
+
+gfir_status gf_cuda_fdl_set_taps_device(gfir_plan *plan, const float *taps, void *stream)
+{
+    int theirs;
+    TRY(cudaGetDevice(&theirs));
+    TRY(cudaSetDevice(plan->device));
+    const gfir_status s = set_taps_device(plan, plan->impl, taps, (cudaStream_t)stream);
+    cudaSetDevice(theirs);
+    return s;
 }

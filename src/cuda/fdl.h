@@ -33,6 +33,14 @@ size_t gf_cuda_fdl_partition(size_t block_frames);
 gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps);
 gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n);
 gfir_status gf_cuda_fdl_reset(gfir_plan *plan);
+/* The device calls (backend.h): the caller's samples restrided into and out
+ * of the engine's own interleaved buffers on the device, everything ordered
+ * on the caller's stream by events, and the next block's tail work left
+ * running after the output is handed back, as for host calls. */
+gfir_status gf_cuda_fdl_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n);
+gfir_status gf_cuda_fdl_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                        size_t start, size_t length);
+gfir_status gf_cuda_fdl_set_taps_device(gfir_plan *plan, const float *taps, void *stream);
 void gf_cuda_fdl_destroy(gfir_plan *plan);
 
 #endif

@@ -17,16 +17,23 @@ size_t gf_cuda_fft_sub_frames(const gfir_plan *plan, size_t sub_frames)
     return sub_frames > fft_min ? sub_frames : fft_min;
 }
 
+/* Lane 0's engine takes whole blocks: device calls convolve most of a call
+ * in one run from the caller's memory (device.c), where sub-blocks would
+ * only add their overlap. */
 static gfir_status fft_lane(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l)
 {
-    return gf_fft_engine_create(&l->fft, st->fft_filter, plan->channels, st->sub_frames,
-                                l->stream, 0, plan->detail, sizeof plan->detail);
+    const size_t max_n = l == &st->lane[0] ? plan->block_frames : st->sub_frames;
+    return gf_fft_engine_create(&l->fft, st->fft_filter, plan->channels, max_n, l->stream, 0,
+                                plan->detail, sizeof plan->detail);
 }
 
-static gfir_status fft_step(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me, size_t n)
+static gfir_status fft_step(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me,
+                            const float *x, size_t x_stride, size_t n, float *out,
+                            size_t out_stride, size_t out_dist)
 {
-    return gf_fft_run(me->fft, me->d_x, st->x_stride, n, me->d_out, plan->channels, 1,
-                      plan->detail, sizeof plan->detail);
+    (void)st;
+    return gf_fft_run(me->fft, x, x_stride, n, out, out_stride, out_dist, plan->detail,
+                      sizeof plan->detail);
 }
 
 gfir_status gf_cuda_fft_create(gfir_plan *plan, gf_cuda_state *st, const float *taps,

@@ -88,31 +88,40 @@ gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane
     return GFIR_OK;
 }
 
-/* After a failure nothing in flight is handed back. */
+/* After a failure nothing in flight is handed back; a lane with no output
+ * pending holds nothing of the caller's, and is not waited for. */
 static void abandon(gf_cuda_state *st)
 {
     for (int i = 0; i < 2; i++) {
-        cudaStreamSynchronize(st->lane[i].stream);
+        if (st->lane[i].dest)
+            cudaStreamSynchronize(st->lane[i].stream);
         st->lane[i].dest = NULL;
     }
+}
+
+gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st)
+{
+    gf_cuda_lane *l = &st->lane[st->last];
+    char *why = plan->detail;
+    const size_t why_len = sizeof plan->detail;
+    /* the next block takes its halo from lane `last` at offset n: make it
+     * zeros, ordered before that staging as at create (only the halo: the
+     * rest of each row is never read as history) */
+    l->n = 0;
+    if (st->halo)
+        GF_CUDA_TRY(cudaMemset2DAsync(l->d_x, st->x_stride * sizeof(float), 0,
+                                      st->halo * sizeof(float), plan->channels, l->stream),
+                    why, why_len);
+    GF_CUDA_TRY(cudaEventRecord(l->staged, l->stream), why, why_len);
+    return GFIR_OK;
 }
 
 gfir_status gf_cuda_reset(gfir_plan *plan)
 {
     gf_cuda_state *st = plan->impl;
-    gf_cuda_lane *l = &st->lane[st->last];
-    char *why = plan->detail;
-    const size_t why_len = sizeof plan->detail;
-    GF_CUDA_TRY(cudaSetDevice(plan->device), why, why_len);
+    GF_CUDA_TRY(cudaSetDevice(plan->device), plan->detail, sizeof plan->detail);
     abandon(st);
-    /* the next block takes its halo from lane `last` at offset n: make it
-     * zeros, ordered before that staging as at create */
-    l->n = 0;
-    GF_CUDA_TRY(cudaMemsetAsync(l->d_x, 0, plan->channels * st->x_stride * sizeof(float),
-                                l->stream),
-                why, why_len);
-    GF_CUDA_TRY(cudaEventRecord(l->staged, l->stream), why, why_len);
-    return GFIR_OK;
+    return gf_cuda_clear(plan, st);
 }
 
 /* Queues one sub-block on lane `me`, after lane `prev` staged the previous one.
@@ -130,10 +139,10 @@ static gfir_status enqueue(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me,
                     why, why_len);
     GF_CUDA_TRY(cudaStreamWaitEvent(me->stream, prev->staged, 0), why, why_len);
     GF_CUDA_TRY(gf_launch_stage(prev->d_x, prev->n, me->d_x, st->x_stride, st->halo,
-                                src ? me->d_in : NULL, n, plan->channels, me->stream),
+                                src ? me->d_in : NULL, ch, 1, n, plan->channels, me->stream),
                 why, why_len);
     GF_CUDA_TRY(cudaEventRecord(me->staged, me->stream), why, why_len);
-    status = st->step(plan, st, me, n);
+    status = st->step(plan, st, me, me->d_x, st->x_stride, n, me->d_out, ch, 1);
     if (status != GFIR_OK)
         return status;
     GF_CUDA_TRY(cudaMemcpyAsync(dst, me->d_out, bytes, cudaMemcpyDeviceToHost, me->stream), why,

@@ -251,6 +251,35 @@ static void test_execute_errors(void **state)
     gfir_plan_destroy(plan);
 }
 
+/* Device calls need a plan on the CUDA backend: a CPU plan (every plan of a
+ * build without CUDA) refuses them, saying why, before touching a pointer. */
+static void test_device_calls_on_the_cpu(void **state)
+{
+    (void)state;
+    gfir_config cfg = cpu_config(2, 1);
+    gfir_plan *plan = NULL;
+    float buf[64];
+    assert_int_equal(gfir_plan_execute_device(NULL, buf, 2, 1, buf + 32, 2, 1, 8, NULL),
+                     GFIR_ERR_NULL);
+    assert_int_equal(gfir_plan_flush_device(NULL, buf, 2, 1, 8, NULL), GFIR_ERR_NULL);
+    assert_int_equal(gfir_plan_set_taps_device(NULL, buf, NULL), GFIR_ERR_NULL);
+    assert_int_equal(gfir_plan_convolve_device(NULL, buf, 1, 8, 8, buf + 32, 1, 16, 0, 12, NULL),
+                     GFIR_ERR_NULL);
+    assert_int_equal(gfir_plan_create(&plan, good_taps, NTAPS, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_execute_device(plan, buf, 2, 1, buf + 32, 2, 1, 8, NULL),
+                     GFIR_ERR_UNAVAILABLE);
+    assert_non_null(strstr(gfir_plan_error_detail(plan), "device memory"));
+    assert_int_equal(gfir_plan_flush_device(plan, buf, 2, 1, 8, NULL), GFIR_ERR_UNAVAILABLE);
+    assert_int_equal(gfir_plan_set_taps_device(plan, buf, NULL), GFIR_ERR_UNAVAILABLE);
+    assert_int_equal(gfir_plan_convolve_device(plan, buf, 1, 8, 8, buf + 32, 1, 16, 0, 12, NULL),
+                     GFIR_ERR_UNAVAILABLE);
+    /* the plan is unharmed */
+    float in[2] = {1.0f, 2.0f}, out[2];
+    assert_int_equal(gfir_plan_execute(plan, in, out, 1), GFIR_OK);
+    assert_true(out[0] == good_taps[0] && out[1] == 2.0f * good_taps[0]);
+    gfir_plan_destroy(plan);
+}
+
 /* The accessors and destroy accept NULL and give neutral values. */
 static void test_null_plan_accessors(void **state)
 {
@@ -389,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_create_cuda_availability),
         cmocka_unit_test(test_detail_follows_last_create),
         cmocka_unit_test(test_execute_errors),
+        cmocka_unit_test(test_device_calls_on_the_cpu),
         cmocka_unit_test(test_null_plan_accessors),
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_strerror),

@@ -1,0 +1,50 @@
+"""gfir.design against scipy.signal's firwin and kaiserord, and fold and
+the response against NumPy."""
+import numpy as np
+import pytest
+import scipy.signal
+
+import gfir
+from gfir import design
+
+
+@pytest.mark.parametrize("kind,cutoffs,pass_zero", [
+    ("lowpass", (4000.0,), True), ("highpass", (300.0,), False),
+    ("bandpass", (300.0, 3400.0), False), ("bandstop", (1000.0, 2000.0), True)])
+def test_kaiser_designs_match_firwin(kind, cutoffs, pass_zero):
+    rate, width, atten = 48000.0, 400.0, 70.0
+    taps = getattr(design, kind)(*cutoffs, rate, transition_hz=width, attenuation_db=atten)
+    n, beta = scipy.signal.kaiserord(atten, width / (rate / 2))
+    if kind in ("highpass", "bandstop"):
+        n |= 1  # odd, for gain at Nyquist
+    ref = scipy.signal.firwin(n, cutoffs, window=("kaiser", beta), pass_zero=pass_zero, fs=rate)
+    assert taps.dtype == np.float32 and taps.shape == ref.shape
+    assert np.max(np.abs(taps - ref)) < 1e-6
+
+
+def test_kaiserord():
+    n, beta = design.kaiserord(60.0, 500.0, 44100.0)
+    ref_n, ref_beta = scipy.signal.kaiserord(60.0, 500.0 / 22050.0)
+    assert n == ref_n and beta == pytest.approx(ref_beta, rel=1e-12)
+
+
+def test_fold_magnitude_peak(rng):
+    a, b = rng.uniform(-1, 1, 50).astype(np.float32), rng.uniform(-1, 1, 31).astype(np.float32)
+    folded = design.fold(a, b)
+    assert np.max(np.abs(folded - np.convolve(a.astype(np.float64), b))) < 1e-6
+    f = np.array([0.0, 1000.0, 12000.0])
+    _, resp = scipy.signal.freqz(a.astype(np.float64), worN=f, fs=48000.0)
+    assert np.allclose(design.magnitude(a, f, 48000.0), np.abs(resp), rtol=1e-9)
+    assert isinstance(design.magnitude(a, 100.0, 48000.0), float)
+    _, dense = scipy.signal.freqz(a.astype(np.float64), worN=1 << 16)
+    assert design.peak(a) == pytest.approx(np.max(np.abs(dense)), rel=1e-3)
+
+
+def test_design_errors_explain():
+    with pytest.raises(gfir.ArgumentError, match="lowpass at 30000 Hz") as e:
+        design.lowpass(30000.0, 48000.0, transition_hz=100.0)
+    assert e.value.name == "GFIR_ERR_ARG"
+    with pytest.raises(gfir.ArgumentError):
+        design.bandpass(3000.0, 1000.0, 48000.0, transition_hz=100.0)
+    with pytest.raises(ValueError, match="1-D"):
+        design.fold(np.ones((2, 2)), np.ones(3))
