@@ -77,7 +77,18 @@ static const cli_args parsing = {usage_line, "gfir batch --help"};
 
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
-    OPT_NO_DITHER, OPT_NO_FOLD
+    OPT_NO_DITHER, OPT_NO_FOLD, OPT_END
+};
+
+/* What --merge does not do (run jobs: choose a shard, filter), so options
+ * that only tune that are refused with it rather than ignored. The filter's
+ * own options stay: they make the recipes its receipts must match. */
+static const struct {
+    int opt;
+    const char *name;
+} run_only[] = {
+    {OPT_SHARD, "--shard"}, {OPT_SHARDS, "--shards"}, {'j', "--jobs"},     {'b', "--backend"},
+    {'k', "--kernel"},      {OPT_BLOCK, "--block"},   {OPT_NO_FOLD, "--no-fold"},
 };
 
 static const struct option long_options[] = {
@@ -216,6 +227,7 @@ static int apply_option(int c, const char *arg, batch_options *bo)
 
 int batch_parse_args(int argc, char **argv, batch_options *bo)
 {
+    unsigned char seen[OPT_END] = {0};
     int c, rc;
     memset(bo, 0, sizeof *bo);
     bo->align = CLI_ALIGN_DEFAULT;
@@ -228,11 +240,16 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
         rc = apply_option(c, optarg, bo);
         if (rc >= 0)
             return rc;
+        seen[c] = 1;
     }
     if (optind < argc)
         return cli_usage_error(&parsing, "gfir batch takes no operands ('%s'): jobs come from --manifest",
                            argv[optind]);
     if (!bo->manifest)
         return cli_usage_error(&parsing, "no --manifest given");
+    for (size_t i = 0; bo->merge && i < sizeof run_only / sizeof run_only[0]; i++)
+        if (seen[run_only[i].opt])
+            return cli_usage_error(&parsing, "%s applies only to running jobs, not to --merge",
+                                   run_only[i].name);
     return -1;
 }

@@ -120,7 +120,8 @@ static int writable(SF_INFO *info, int container, int subtype)
 
 const char *format_label(int format)
 {
-    static char label[32];
+    /* per thread: gfir batch's workers name formats at once */
+    static _Thread_local char label[32];
     SF_FORMAT_INFO fi;
     switch (format & SF_FORMAT_TYPEMASK) {
     case SF_FORMAT_WAVEX:

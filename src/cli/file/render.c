@@ -228,6 +228,8 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     res->nonfinite_out = r.cond.nonfinite;
     res->first_nonfinite_out = r.cond.first_nonfinite;
     res->streamed = of.stream;
+    res->bytes = of.bytes;
+    res->mtime_ns = of.mtime_ns;
     res->clips = r.cond.count_clips;
 done:
     if (r.out)

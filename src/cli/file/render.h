@@ -39,6 +39,8 @@ typedef struct render_result {
     uint64_t nonfinite_in, first_nonfinite_in;
     uint64_t nonfinite_out, first_nonfinite_out;
     int streamed;               /* OUTPUT was written straight through (a pipe, a device) */
+    uint64_t bytes;             /* else the file as written, before its rename: its size */
+    int64_t mtime_ns;           /* and modification time, since the epoch */
     int clips;                  /* its samples were held to full scale (integer formats):
                                    NaN went out as silence, infinities as full scale */
 } render_result;
