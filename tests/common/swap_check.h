@@ -44,6 +44,8 @@ typedef struct swap_case {
     size_t fade_min, fade_max;  /* crossfade lengths, at most `every` */
     size_t max_call;            /* calls of 1 .. max_call frames */
     int sampled;                /* compare SWAP_SAMPLES outputs, not all */
+    /* NULL: gfir_plan_execute; else how the test runs a call (device memory) */
+    gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
 } swap_case;
 
 typedef struct swap_run {
@@ -165,7 +167,8 @@ static inline void swap_stream(const swap_case *tc, swap_run *r, uint64_t *rng)
             n = next * tc->every - pos;
         if (pos + n > tc->frames)
             n = tc->frames - pos;
-        if (gfir_plan_execute(plan, r->x + pos * in_ch, r->y + pos * out_ch, n) != GFIR_OK)
+        if ((tc->execute ? tc->execute : gfir_plan_execute)(plan, r->x + pos * in_ch,
+                                                            r->y + pos * out_ch, n) != GFIR_OK)
             fail_msg("%s: execute at frame %zu: %s", tc->name, pos,
                      gfir_plan_error_detail(plan));
         pos += n;
@@ -242,9 +245,10 @@ static inline void swap_compare(const swap_case *tc, const swap_run *r, uint64_t
         size_t i = s, f = 0;
         if (tc->sampled) {
             /* half inside fades (a random swap's first frames), half anywhere */
-            const size_t g = swap_draw(rng, 1, r->nfilters - 1);
-            i = s % 2 && r->fade[g] ? r->at[g] + swap_draw(rng, 0, r->fade[g] - 1)
-                                    : swap_draw(rng, 0, frames - 1);
+            const size_t g = r->nfilters > 1 ? swap_draw(rng, 1, r->nfilters - 1) : 0;
+            i = s % 2 && r->nfilters > 1 && r->fade[g]
+                    ? r->at[g] + swap_draw(rng, 0, r->fade[g] - 1)
+                    : swap_draw(rng, 0, frames - 1);
             if (i >= frames)
                 i = frames - 1;
         }
@@ -299,6 +303,15 @@ static inline void swap_compare(const swap_case *tc, const swap_run *r, uint64_t
     free(ref);
 }
 
+static inline void swap_run_free(swap_run *r)
+{
+    free(r->taps);
+    free(r->at);
+    free(r->fade);
+    free(r->x);
+    free(r->y);
+}
+
 static inline void swap_check(const swap_case *tc)
 {
     uint64_t rng = 0x5eed5eedULL + tc->ntaps * 31 + tc->every;
@@ -306,11 +319,7 @@ static inline void swap_check(const swap_case *tc)
     memset(&r, 0, sizeof r);
     swap_stream(tc, &r, &rng);
     swap_compare(tc, &r, &rng);
-    free(r.taps);
-    free(r.at);
-    free(r.fade);
-    free(r.x);
-    free(r.y);
+    swap_run_free(&r);
 }
 
 #endif

@@ -30,63 +30,100 @@
 #include "swap_check.h"
 
 #define RATE 48000
-#define EVERY (RATE / 100)          /* 10 ms */
-#define FADES 0, RATE / 200         /* up to 5 ms */
+#define EVERY (RATE / 100) /* 10 ms */
+
+/* A CPU case of one channel on one thread, with a swap every 10 ms and
+ * fades of up to 5 ms, in calls of up to 1000 frames; each test changes
+ * what it needs. */
+static swap_case cpu_case(const char *name, gfir_kernel kernel, size_t ntaps, size_t block)
+{
+    const swap_case tc = {.name = name, .backend = GFIR_BACKEND_CPU, .kernel = kernel,
+                          .inputs = 1, .sets = 1, .ntaps = ntaps, .block = block, .threads = 1,
+                          .frames = RATE, .every = EVERY, .fade_min = 0, .fade_max = RATE / 200,
+                          .max_call = 1000};
+    return tc;
+}
 
 /* The case: 60 s, a swap every 10 ms. */
 static void test_sixty_seconds(void **state)
 {
     (void)state;
-    const swap_case cases[] = {
-        {"gold, stereo, 31 taps", GFIR_BACKEND_CPU, GFIR_KERNEL_GOLD, 0, 2, 0, 2, NULL, 0, 31,
-         256, 1, 60 * RATE, EVERY, FADES, 1000, 0},
-        {"direct, mono, 127 taps", GFIR_BACKEND_CPU, GFIR_KERNEL_DIRECT, 0, 1, 0, 1, NULL, 0, 127,
-         256, 1, 60 * RATE, EVERY, FADES, 1000, 0},
-        {"fft uniform, P 64, mono, 200 taps", GFIR_BACKEND_CPU, GFIR_KERNEL_FFT, 64, 1, 0, 1,
-         NULL, 0, 200, 256, 1, 60 * RATE, EVERY, FADES, 1000, 0},
-        {"fft zero latency, mono, 300 taps", GFIR_BACKEND_CPU, GFIR_KERNEL_FFT, 0, 1, 0, 1, NULL,
-         0, 300, 256, 1, 60 * RATE, EVERY, FADES, 1000, 0},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        swap_check(&cases[i]);
+    swap_case tc = cpu_case("gold, stereo, 31 taps", GFIR_KERNEL_GOLD, 31, 256);
+    tc.inputs = tc.sets = 2;
+    tc.frames = 60 * RATE;
+    swap_check(&tc);
+
+    tc = cpu_case("direct, mono, 127 taps", GFIR_KERNEL_DIRECT, 127, 256);
+    tc.frames = 60 * RATE;
+    swap_check(&tc);
+
+    tc = cpu_case("fft uniform, P 64, mono, 200 taps", GFIR_KERNEL_FFT, 200, 256);
+    tc.budget = 64;
+    tc.frames = 60 * RATE;
+    swap_check(&tc);
+
+    tc = cpu_case("fft zero latency, mono, 300 taps", GFIR_KERNEL_FFT, 300, 256);
+    tc.frames = 60 * RATE;
+    swap_check(&tc);
 }
 
 /* Long filters: the uniform engine's many partitions, and the zero-latency
  * engine's spread levels (1024 from 4097 taps, 8192 from 32769), swapped
- * while their blocks are in flight; fades of up to twice a partition. */
+ * while their blocks are in flight, with fades across blocks. */
 static void test_long_filters(void **state)
 {
     (void)state;
-    const swap_case cases[] = {
-        {"fft uniform, P 1024, stereo, 5000 taps", GFIR_BACKEND_CPU, GFIR_KERNEL_FFT, 1024, 2,
-         0, 2, NULL, 0, 5000, 1024, 1, 2 * RATE, EVERY, FADES, 1000, 0},
-        {"fft zero latency, stereo, 9000 taps", GFIR_BACKEND_CPU, GFIR_KERNEL_FFT, 0, 2, 0, 1,
-         NULL, 0, 9000, 256, 1, RATE, EVERY, FADES, 300, 0},
-        {"fft zero latency, mono, 40000 taps, fades across blocks", GFIR_BACKEND_CPU,
-         GFIR_KERNEL_FFT, 0, 1, 0, 1, NULL, 0, 40000, 512, 1, RATE, 3 * EVERY, 0, 3 * EVERY,
-         700, 1},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        swap_check(&cases[i]);
+    swap_case tc = cpu_case("fft uniform, P 1024, stereo, 5000 taps", GFIR_KERNEL_FFT, 5000,
+                            1024);
+    tc.budget = 1024;
+    tc.inputs = tc.sets = 2;
+    tc.frames = 2 * RATE;
+    swap_check(&tc);
+
+    tc = cpu_case("fft zero latency, stereo, 9000 taps", GFIR_KERNEL_FFT, 9000, 256);
+    tc.inputs = 2;
+    tc.max_call = 300;
+    swap_check(&tc);
+
+    tc = cpu_case("fft zero latency, mono, 40000 taps", GFIR_KERNEL_FFT, 40000, 512);
+    tc.every = tc.fade_max = 3 * EVERY;
+    tc.max_call = 700;
+    tc.sampled = 1;
+    swap_check(&tc);
 }
 
 /* Big calls on two threads, where each engine shares a block out to its
- * workers: the direct engine's output ranges, the uniform engine's channels
- * and (mono) its bins, the zero-latency engine's lanes. */
+ * workers: the direct engine's output ranges, the uniform engine's
+ * channels, the zero-latency engine's lanes. Fades of 2000 to 6000 frames,
+ * so that calls inside them are big too. */
+static swap_case threaded(swap_case tc)
+{
+    tc.threads = 2;
+    tc.every = 6000;
+    tc.fade_min = 2000;
+    tc.fade_max = 6000;
+    tc.max_call = 8192;
+    return tc;
+}
+
 static void test_threads(void **state)
 {
     (void)state;
-    const swap_case cases[] = {
-        {"direct, 4 channels, threads", GFIR_BACKEND_CPU, GFIR_KERNEL_DIRECT, 0, 4, 0, 4, NULL, 0,
-         512, 4096, 2, RATE, 6000, 2000, 6000, 8192, 0},
-        {"fft uniform, 4 channels, threads", GFIR_BACKEND_CPU, GFIR_KERNEL_FFT,
-         GFIR_LATENCY_ANY, 4, 0, 1, NULL, 0, 32768, 1024, 2, RATE / 2, 6000, 2000, 6000, 8192,
-         1},
-        {"fft zero latency, stereo, threads", GFIR_BACKEND_CPU, GFIR_KERNEL_FFT, 0, 2, 0, 2,
-         NULL, 0, 5000, 8192, 2, RATE, 6000, 2000, 6000, 8192, 0},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        swap_check(&cases[i]);
+    swap_case tc = threaded(cpu_case("direct, 4 channels, threads", GFIR_KERNEL_DIRECT, 512,
+                                     4096));
+    tc.inputs = tc.sets = 4;
+    swap_check(&tc);
+
+    tc = threaded(cpu_case("fft uniform, 4 channels, threads", GFIR_KERNEL_FFT, 32768, 1024));
+    tc.budget = GFIR_LATENCY_ANY;
+    tc.inputs = 4;
+    tc.frames = RATE / 2;
+    tc.sampled = 1;
+    swap_check(&tc);
+
+    tc = threaded(cpu_case("fft zero latency, stereo, threads", GFIR_KERNEL_FFT, 5000, 8192));
+    tc.inputs = tc.sets = 2;
+    swap_check(&tc);
 }
 
 /* The uniform engine shares one channel's multiply-accumulate out by bins
@@ -97,11 +134,16 @@ static void test_threads(void **state)
 static void test_threads_mono_bins(void **state)
 {
     (void)state;
-    swap_case tc = {"fft uniform, mono bins, threads", GFIR_BACKEND_CPU, GFIR_KERNEL_FFT,
-                    GFIR_LATENCY_ANY, 1, 0, 1, NULL, 0, 32 * 32768, 32768, 2, 6 * 32768,
-                    20000, 10000, 20000, 40000, 0};
+    swap_case tc = threaded(cpu_case("fft uniform, mono bins, threads", GFIR_KERNEL_FFT,
+                                     32 * 32768, 32768));
     swap_run two, one;
     uint64_t rng = 17;
+    tc.budget = GFIR_LATENCY_ANY;
+    tc.frames = 6 * 32768;
+    tc.every = 20000;
+    tc.fade_min = 10000;
+    tc.fade_max = 20000;
+    tc.max_call = 40000;
     memset(&two, 0, sizeof two);
     memset(&one, 0, sizeof one);
     swap_stream(&tc, &two, &rng);
@@ -112,16 +154,8 @@ static void test_threads_mono_bins(void **state)
     for (size_t i = 0; i < tc.frames; i++)
         if (two.y[i] != one.y[i])
             fail_msg("frame %zu: %.9g on two threads, %.9g on one", i, two.y[i], one.y[i]);
-    free(two.taps);
-    free(two.at);
-    free(two.fade);
-    free(two.x);
-    free(two.y);
-    free(one.taps);
-    free(one.at);
-    free(one.fade);
-    free(one.x);
-    free(one.y);
+    swap_run_free(&two);
+    swap_run_free(&one);
 }
 
 /* Routed plans: every path's channel fades, and the outputs are their sums. */
@@ -138,8 +172,15 @@ static void test_routed(void **state)
     static const char *const names[] = {"routed gold", "routed direct", "routed fft uniform",
                                         "routed fft zero latency"};
     for (size_t k = 0; k < 4; k++) {
-        const swap_case tc = {names[k], GFIR_BACKEND_CPU, kernels[k], budgets[k], 3, 2, 2,
-                              three_to_two, 5, taps[k], 256, 1, 2 * RATE, EVERY, FADES, 600, 0};
+        swap_case tc = cpu_case(names[k], kernels[k], taps[k], 256);
+        tc.budget = budgets[k];
+        tc.inputs = 3;
+        tc.outputs = 2;
+        tc.sets = 2;
+        tc.paths = three_to_two;
+        tc.npaths = 5;
+        tc.frames = 2 * RATE;
+        tc.max_call = 600;
         swap_check(&tc);
     }
 }
@@ -350,8 +391,7 @@ static void test_made_on_another_thread(void **state)
     for (size_t k = 0; k < 3; k++) {
         uint64_t rng = 99 + k;
         float *taps = malloc((COUNT + 1) * NT * sizeof *taps);
-        swap_case tc = {"filters from another thread", GFIR_BACKEND_CPU, kernels[k], budgets[k],
-                        1, 0, 1, NULL, 0, NT, CALL, 1, N, CALL, L, L, CALL, 0};
+        swap_case tc = cpu_case("filters from another thread", kernels[k], NT, CALL);
         swap_run r;
         mailbox m;
         pthread_t t;
@@ -365,6 +405,8 @@ static void test_made_on_another_thread(void **state)
         r.y = malloc(N * sizeof *r.y);
         assert_true(r.at && r.fade && r.x && r.y);
         test_fill(r.x, N, &rng);
+        tc.budget = budgets[k];
+        tc.frames = N;
         m.plan = mono_plan(kernels[k], budgets[k], taps, NT);
         m.taps = taps + NT;
         m.ntaps = NT;
@@ -401,11 +443,7 @@ static void test_made_on_another_thread(void **state)
         uint64_t rng2 = 5;
         swap_compare(&tc, &r, &rng2);
         gfir_plan_destroy(m.plan);
-        free(taps);
-        free(r.at);
-        free(r.fade);
-        free(r.x);
-        free(r.y);
+        swap_run_free(&r);
     }
 }
 
