@@ -73,6 +73,7 @@ struct live_reload {
     reload_change change;       /* what `ready` points at while published */
     char what[PATH_MAX + 64];   /* what changed, for the reload's line */
     size_t new_ntaps;
+    size_t delay, new_delay;    /* the filter's delay (filter.h), running and coming */
     int new_plan;
     _Atomic(const reload_change *) ready;
     _Atomic(gfir_plan *) retired_plan;
@@ -246,6 +247,7 @@ static int make_change(live_reload *r, const cli_design *d)
 {
     memset(&r->change, 0, sizeof r->change);
     r->new_ntaps = d->ntaps;
+    r->new_delay = d->delay_frames;
     r->new_plan = d->ntaps > r->plan_ntaps ||
                   (d->filter_channels != 1 && d->filter_channels != r->plan_sets);
     if (!r->new_plan) {
@@ -299,14 +301,20 @@ static void reload(live_reload *r)
 static void report_taken(live_reload *r)
 {
     const gfir_status st = atomic_load_explicit(&r->status, memory_order_relaxed);
+    char delay[64] = "";
     if (st != GFIR_OK) {
         cli_error("%s, but the new filter could not be swapped in: %s", r->what,
                   gfir_strerror(st));
         gfir_filter_destroy(r->change.filter);
         return;
     }
-    cli_note(r->o->quiet, "%s: reloaded the filter (%zu taps%s), crossfade %.0f ms", r->what,
-             r->new_ntaps, r->new_plan ? ", in a plan of its own" : "", r->o->crossfade_ms);
+    if (r->new_delay != r->delay)
+        snprintf(delay, sizeof delay, ", filter delay now %.1f ms",
+                 1000.0 * (double)r->new_delay / r->rate);
+    r->delay = r->new_delay;
+    cli_note(r->o->quiet, "%s: reloaded the filter (%zu taps%s%s), crossfade %.0f ms", r->what,
+             r->new_ntaps, r->new_plan ? ", in a plan of its own" : "", delay,
+             r->o->crossfade_ms);
 }
 
 /* Frees what the worker gave up. */
@@ -389,7 +397,7 @@ static int start_thread(live_reload *r)
 }
 
 int reload_start(live_reload **out, const cli_options *o, double rate_hz, unsigned channels,
-                 size_t block_frames, gfir_plan *plan, unsigned filter_sets)
+                 size_t block_frames, gfir_plan *plan, unsigned filter_sets, size_t delay)
 {
     live_reload *r = calloc(1, sizeof *r);
     struct sigaction sa;
@@ -403,6 +411,7 @@ int reload_start(live_reload **out, const cli_options *o, double rate_hz, unsign
     r->plan = plan;
     r->plan_sets = filter_sets;
     r->plan_ntaps = gfir_plan_ntaps(plan);
+    r->delay = delay;
     r->wake[0] = r->wake[1] = -1;
     r->inotify = -1;
     atomic_init(&r->ready, NULL);

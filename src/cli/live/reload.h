@@ -34,10 +34,11 @@ typedef struct reload_change {
 
 /* Starts the thread for a stream of `channels` channels at rate_hz whose
  * worker runs blocks of up to block_frames through `plan`, made from
- * o->filter with filter_sets tap sets. One line and 1 on failure (none:
- * reloads only on SIGHUP then, with a note, where files cannot be watched). */
+ * o->filter with filter_sets tap sets and a delay of delay frames
+ * (cli_design's). One line and 1 on failure (none: reloads only on SIGHUP
+ * then, with a note, where files cannot be watched). */
 int reload_start(live_reload **r, const cli_options *o, double rate_hz, unsigned channels,
-                 size_t block_frames, gfir_plan *plan, unsigned filter_sets);
+                 size_t block_frames, gfir_plan *plan, unsigned filter_sets, size_t delay);
 /* Stops the thread and frees everything it holds, the worker's plans
  * excepted. NULL is allowed. */
 void reload_stop(live_reload *r);

@@ -172,7 +172,7 @@ static int make_plan(live_session *s)
     s->filter_delay = d.delay_frames;
     if (!rc)
         rc = reload_start(&s->reload, s->o, s->rate, s->channels, s->period, s->plan,
-                          d.filter_channels);
+                          d.filter_channels, d.delay_frames);
     cli_design_free(&d);
     return rc;
 }
@@ -216,9 +216,9 @@ static void follow_host(live_session *s)
     s->pending_drift -= (long)(want - s->queued);
     s->queued = want;
     if (!s->o->quiet)
-        fprintf(stderr, "gfir: the audio device takes %zu frames at a time now; the latency "
-                        "grows to %.1f ms\n",
-                burst, 1000.0 * (double)(s->queued + s->filter_delay) / s->rate);
+        fprintf(stderr, "gfir: the audio device takes %zu frames at a time now; gfir queues "
+                        "%zu frames (%.1f ms) for it\n",
+                burst, s->queued, 1000.0 * (double)s->queued / s->rate);
 }
 
 int session_open(live_session *s, const PaStreamParameters *in,
