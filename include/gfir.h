@@ -294,10 +294,13 @@ GFIR_API void gfir_plan_destroy(gfir_plan *plan);
  *
  * Every engine of every backend swaps this way, routed plans included.
  * The one that does visible extra work in the first call after a swap is
- * the CPU's zero-latency FFT engine: it computes the new filter's share of
- * the partitions it spreads over calls (the outputs it would hand out in
- * that time) at once, about as much work as one block of its longest
- * partition.
+ * the CPU's zero-latency FFT engine (long filters with no latency budget):
+ * it computes the new filter's share of the partitions it spreads over
+ * calls at once, about as much work as one block of each level's
+ * partition, which for filters of several 10^5 taps can exceed a short
+ * period (tools/cpu_nupc_bench --swaps measures it). The uniform FFT
+ * engine remakes one block of its partition; the direct engines and CUDA's
+ * lanes do nothing extra, the CUDA delay line one block's tail.
  */
 typedef struct gfir_filter gfir_filter;
 

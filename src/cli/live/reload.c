@@ -47,6 +47,13 @@
 #define COLLECT_MS 100
 /* While the worker has a change to take, how often to look whether it has. */
 #define TAKEN_MS 10
+/* Beyond this many taps a CPU FFT plan's filter is not swapped but replaced
+ * by a plan of its own: the zero-latency engine makes the new filter's share
+ * of its partitions in flight in the first call after a swap, which for
+ * longer filters can be more than a short period's time at once
+ * (`cpu_nupc_bench --swaps`), while a new plan spreads its work over the
+ * calls as it fills its history. */
+#define SWAP_MAX_FFT_TAPS ((size_t)65536)
 
 typedef struct watched {
     int wd;                     /* the directory's watch */
@@ -249,7 +256,10 @@ static int make_change(live_reload *r, const cli_design *d)
     r->new_ntaps = d->ntaps;
     r->new_delay = d->delay_frames;
     r->new_plan = d->ntaps > r->plan_ntaps ||
-                  (d->filter_channels != 1 && d->filter_channels != r->plan_sets);
+                  (d->filter_channels != 1 && d->filter_channels != r->plan_sets) ||
+                  (gfir_plan_backend(r->plan) == GFIR_BACKEND_CPU &&
+                   gfir_plan_kernel(r->plan) == GFIR_KERNEL_FFT &&
+                   r->plan_ntaps > SWAP_MAX_FFT_TAPS);
     if (!r->new_plan) {
         float *taps = taps_for_plan(d, r->plan_sets);
         gfir_status st;
