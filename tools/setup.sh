@@ -18,6 +18,8 @@ packages=(
   sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
   man-db bash-completion tmux                       # man gfir, completion, its tests
   slurm-wlm munge                                   # gfir batch under a real Slurm
+  strace                                            # tests: OUTPUT's directory synced
+  clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
 )
 
 missing=()

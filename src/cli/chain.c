@@ -78,7 +78,8 @@ int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, si
     int rc = 1;
 
     memset(chain, 0, sizeof *chain);
-    if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
+    if ((o->no_fold ? cli_design_stages : cli_design_build)(o->filter, rate_hz, channels,
+                                                           o->quiet, &d))
         return 1;
     chain->nplans = o->no_fold ? d.nstages : 1;
     chain->ntaps = d.ntaps;

@@ -17,6 +17,13 @@
  * long partitions and the GPU long transfers; memory stays a few MB a channel. */
 #define CLI_FILE_BLOCK_FRAMES 65536
 
+/* The sample rates gfir designs and filters at: what audio uses. Outside it a
+ * small file could ask for unbounded work: a design's taps grow with the rate
+ * (2^31 Hz gave a 27-million-tap low-pass), an IR's resampled length with the
+ * ratio of the rates. INPUT, IR files and --rate are held to it. */
+#define CLI_MIN_RATE_HZ 1000.0
+#define CLI_MAX_RATE_HZ 768000.0
+
 typedef enum cli_align {
     CLI_ALIGN_DEFAULT = -1, /* same for presets and --taps, full for --ir */
     CLI_ALIGN_SAME = 0,

@@ -124,6 +124,8 @@ static void print_help(void)
 "~/.config/gfir/presets, then gfir's own presets directory.\n"
 "OUTPUT is written to a temporary file beside it and renamed only on success:\n"
 "a failed run leaves an existing OUTPUT as it was. OUTPUT may not be INPUT.\n"
+"INPUT - reads standard input, OUTPUT - writes standard output (WAV unless\n"
+"--format); a FIFO or a device as OUTPUT is written straight through.\n"
 "An option that does not apply to what was asked (--rate or --channels when\n"
 "filtering a file, --format with --play, ...) is wrong usage.\n"
 "Exit status: 0 success, 1 failure, 2 wrong usage.\n",
@@ -233,7 +235,10 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case OPT_RATE:
         if (cli_arg_double(&parsing, "--rate", arg, &o->rate_hz))
             return 2;
-        return o->rate_hz > 0 ? -1 : cli_usage_error(&parsing, "--rate %s: must be above 0", arg);
+        return o->rate_hz >= CLI_MIN_RATE_HZ && o->rate_hz <= CLI_MAX_RATE_HZ
+                   ? -1
+                   : cli_usage_error(&parsing, "--rate %s: gfir designs at %g to %g Hz", arg,
+                                     CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ);
     case OPT_PLAY:
         o->play = 1;
         return -1;
@@ -310,6 +315,10 @@ static int check_operands(int nargs, char **args, cli_options *o)
                      : cli_usage_error(&parsing, "missing INPUT and OUTPUT");
     o->input = nargs > 0 ? args[0] : NULL;
     o->output = nargs > 1 ? args[1] : NULL;
+    /* standard output carries one thing */
+    if (o->output && !strcmp(o->output, "-") && o->describe)
+        return cli_usage_error(&parsing, "OUTPUT '-' and --describe both write to standard "
+                               "output; give one of them");
     return -1;
 }
 

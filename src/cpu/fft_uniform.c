@@ -139,15 +139,16 @@ size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latenc
  * Measured with `cpu_fft_bench --crossover 1.0` (one thread, mono, AVX-512
  * direct kernel, 2-core development machine, best of five runs of 30 ms per
  * point, 2026-11-23, with other builds running): FFT wins from 192 taps at
- * every partition from 128 frames up, as the file benchmark found for whole
- * files (127 taps direct 0.39 s against FFT 0.44; 255 taps 0.52 against
- * 0.43). At 64-frame calls the direct engine's per-call cost (sliding its
- * history, deinterleaving) makes FFT win from 24 taps. This is break-even,
- * not a margin: the policy only considers this engine where the caller's
- * latency budget already covers P, so its latency costs nothing unasked.
+ * every partition, as the file benchmark found for whole files (127 taps
+ * direct 0.39 s against FFT 0.44; 255 taps 0.52 against 0.43). An earlier
+ * run put the 64-frame row at 24 taps; the direct kernel's short calls have
+ * since become about 4 times faster (halving-width tails), and the rerun
+ * gave 192 there too. This is break-even, not a margin: the policy only
+ * considers this engine where the caller's latency budget already covers P,
+ * so its latency costs nothing unasked.
  */
 static const size_t min_taps[] = {
-    /*    64 */ 24,
+    /*    64 */ 192,
     /*   128 */ 192,
     /*   256 */ 192,
     /*   512 */ 192,

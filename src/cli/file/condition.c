@@ -12,6 +12,7 @@
  */
 #include "file/condition.h"
 
+#include <float.h>
 #include <math.h>
 #include <sndfile.h>
 
@@ -26,6 +27,9 @@ void condition_init(conditioner *c, int subtype, int no_dither)
     c->rng = 0x9E3779B97F4A7C15ULL;
     c->clipped = 0;
     c->peak = 0.0f;
+    c->seen = 0;
+    c->nonfinite = 0;
+    c->first_nonfinite = 0;
 }
 
 /* xorshift64*: fast, and the same dither on every run. */
@@ -37,16 +41,34 @@ static float uniform(uint64_t *s)
     return (float)((*s * 0x2545F4914F6CDD1DULL) >> 40) * (1.0f / 16777216.0f);
 }
 
+/* NaN and infinities: counted, the first one's place kept for the report. */
+static void count_nonfinite(conditioner *c, const float *buf, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += !(fabsf(buf[i]) <= FLT_MAX);
+    if (bad && !c->nonfinite)
+        for (size_t i = 0; i < n; i++)
+            if (!(fabsf(buf[i]) <= FLT_MAX)) {
+                c->first_nonfinite = c->seen + i;
+                break;
+            }
+    c->nonfinite += bad;
+    c->seen += n;
+}
+
 void condition_block(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
 {
     const float steps = c->steps;
+    count_nonfinite(c, buf, n);
     if (c->count_clips) {
         size_t clipped = 0;
         float top = 0.0f;
         for (size_t i = 0; i < n; i++) {
             const float a = fabsf(buf[i]);
-            clipped += a > 1.0f;
-            top = a > top ? a : top;
+            const int finite = a <= FLT_MAX;
+            clipped += a > 1.0f && finite;
+            top = a > top && finite ? a : top;
         }
         c->clipped += clipped;
         if (top > 1.0f && top > c->peak)
@@ -73,6 +95,10 @@ void condition_block(conditioner *c, float *restrict buf, size_t n, short *restr
         }
     } else if (c->count_clips) {
         for (size_t i = 0; i < n; i++)
-            buf[i] = buf[i] > 1.0f ? 1.0f : buf[i] < -1.0f ? -1.0f : buf[i];
+            /* NaN: silence, as on the 8- and 16-bit grid above */
+            buf[i] = buf[i] > 1.0f    ? 1.0f
+                     : buf[i] < -1.0f ? -1.0f
+                     : buf[i] == buf[i] ? buf[i]
+                                        : 0.0f;
     }
 }

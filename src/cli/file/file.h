@@ -1,5 +1,7 @@
 /*
- * file.h - the offline job: INPUT through the filter into OUTPUT.
+ * file.h - the offline job: INPUT through the filter into OUTPUT; and INPUT
+ * itself, opened once for everything that reads it (a FIFO or a pipe can be
+ * read only once).
  */
 #ifndef GFIR_CLI_FILE_H
 #define GFIR_CLI_FILE_H
@@ -7,12 +9,25 @@
 #include "cli.h"
 
 #include <sndfile.h>
+#include <stddef.h>
 
+/* Filters o->input into o->output. */
 int cli_run_file(const cli_options *o);
-/* Opens INPUT for reading: one line and 1 when it is missing, a directory,
- * empty, not sound or without frames. */
+/* The same with INPUT already open (cli_open_input); in is read to its end,
+ * not closed. */
+int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info);
+
+/*
+ * Opens INPUT ("-": standard input) for reading: one line and 1 when it is
+ * missing, a directory, empty, not sound, without frames, at a rate outside
+ * CLI_MIN_RATE_HZ..CLI_MAX_RATE_HZ, or from a pipe in a format libsndfile
+ * cannot read there without losing samples. A WAV or AIFF file that holds
+ * less than its header claims is a warning (one line). From a pipe,
+ * info->seekable is 0 and info->frames means nothing: see cli_input_frames.
+ * sf_close closes what it opened.
+ */
 int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info);
-/* A sound file's sample rate, channels and length, without reading it. */
-int cli_input_shape(const char *path, double *rate_hz, unsigned *channels, size_t *frames);
+/* Frames INPUT holds, or 0 when that is known only at its end (a pipe). */
+size_t cli_input_frames(const SF_INFO *info);
 
 #endif

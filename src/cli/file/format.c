@@ -198,6 +198,8 @@ int format_choose(const char *format, const char *output, int quiet, const SF_IN
         size_t len = strcspn(format, ":");
         snprintf(container_name, sizeof container_name, "%.*s", (int)len, format);
         samples = format[len] ? format + len + 1 : NULL;
+    } else if (!strcmp(output, "-")) {
+        snprintf(container_name, sizeof container_name, "wav"); /* standard output */
     } else if ((dot = strrchr(output, '.')) && !strchr(dot, '/')) {
         snprintf(container_name, sizeof container_name, "%s", dot + 1);
     }

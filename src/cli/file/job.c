@@ -4,8 +4,11 @@
  * filter, whatever the file's length.
  *
  * Nothing is lost: OUTPUT is written through output.h (a temporary file
- * renamed over it only when everything succeeded); INPUT is only ever opened
- * for reading. The filtering itself is render.h's, shared with `gfir batch`.
+ * renamed over it only when everything succeeded, or a pipe or a device
+ * written straight through); INPUT is opened once, for reading (input.c).
+ * What would pass silently is said in one line each: clipping, samples that
+ * are not finite, an INPUT shorter than its header. The filtering itself is
+ * render.h's, shared with `gfir batch`.
  */
 #include "file/file.h"
 #include "chain.h"
@@ -17,47 +20,11 @@
 #include "message.h"
 #include "progress.h"
 
-#include <errno.h>
 #include <math.h>
 #include <sndfile.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-
-int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return cli_error("cannot open INPUT '%s': %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return cli_error("INPUT '%s' is a directory", path);
-    if (S_ISREG(sb.st_mode) && sb.st_size == 0)
-        return cli_error("INPUT '%s' is empty (0 bytes)", path);
-    memset(info, 0, sizeof *info);
-    *sf = sf_open(path, SFM_READ, info);
-    if (!*sf)
-        return cli_error("cannot read INPUT '%s' as sound: %s", path, sf_strerror(NULL));
-    if (info->frames == 0) {
-        sf_close(*sf);
-        *sf = NULL;
-        return cli_error("INPUT '%s' has no audio frames", path);
-    }
-    return 0;
-}
-
-int cli_input_shape(const char *path, double *rate_hz, unsigned *channels, size_t *frames)
-{
-    SNDFILE *sf;
-    SF_INFO info;
-    if (cli_open_input(path, &sf, &info))
-        return 1;
-    *rate_hz = info.samplerate;
-    *channels = (unsigned)info.channels;
-    *frames = info.frames > 0 ? (size_t)info.frames : 0;
-    sf_close(sf);
-    return 0;
-}
 
 /* "1 frame (0.0208 ms of audio)", "480000 frames (10.00 s of audio)" */
 static void describe_length(char *buf, size_t size, uint64_t frames, double rate_hz)
@@ -70,6 +37,38 @@ static void describe_length(char *buf, size_t size, uint64_t frames, double rate
     else
         snprintf(buf, size, "%llu frame%s (%.2f s of audio)", (unsigned long long)frames, plural,
                  s);
+}
+
+/* "frame F of channel C" for a sample's index in interleaved order */
+static void say_where(char *buf, size_t len, uint64_t sample, unsigned channels)
+{
+    snprintf(buf, len, "frame %llu of channel %u", (unsigned long long)(sample / channels),
+             (unsigned)(sample % channels));
+}
+
+/* Samples that were not finite, and an INPUT shorter than its header: one
+ * line each, like clipping. */
+static void report_damage(const render_result *r, const SF_INFO *in_info)
+{
+    const unsigned channels = (unsigned)in_info->channels;
+    char where[64];
+    if (r->nonfinite_in) {
+        say_where(where, sizeof where, r->first_nonfinite_in, channels);
+        fprintf(stderr, "gfir: INPUT has %llu samples that are not finite (NaN or infinity), "
+                "the first at %s; they were filtered as silence\n",
+                (unsigned long long)r->nonfinite_in, where);
+    }
+    if (r->nonfinite_out) {
+        say_where(where, sizeof where, r->first_nonfinite_out, channels);
+        fprintf(stderr, "gfir: %llu output samples are not finite (the filter overflowed), the "
+                "first at %s; written as %s\n", (unsigned long long)r->nonfinite_out, where,
+                r->clips ? "silence or full scale" : "NaN or infinity");
+    }
+    if (cli_input_frames(in_info) > r->frames_in)
+        fprintf(stderr, "gfir: INPUT ended after %llu frames, %llu short of what its header "
+                "promised; the output is as long as what was there\n",
+                (unsigned long long)r->frames_in,
+                (unsigned long long)(cli_input_frames(in_info) - r->frames_in));
 }
 
 static void report(const cli_options *o, const render_result *r, int rate_hz, double seconds)
@@ -113,43 +112,61 @@ static cli_align align_for(const cli_options *o)
     return cli_filter_has_ir(o->filter) ? CLI_ALIGN_FULL : CLI_ALIGN_SAME;
 }
 
-int cli_run_file(const cli_options *o)
+int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
 {
-    SNDFILE *in = NULL;
-    SF_INFO in_info, out_info;
+    SF_INFO out_info;
     file_metadata meta = {0};
     cli_chain chain = {0};
     progress pg;
     render_result res;
     const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
+    const size_t frames = cli_input_frames(in_info);
     const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block};
+    char tags[320];
     int rc = 1;
     double t0;
 
-    if (output_check(o->input, o->output) || cli_open_input(o->input, &in, &in_info))
+    if (output_check(o->input, o->output))
         goto done;
-    if (metadata_read(in, in_info.channels, &meta) ||
-        format_choose(o->format, o->output, o->quiet, &in_info, meta.layout != NULL, &out_info))
+    if (metadata_read(in, in_info->channels, &meta) ||
+        format_choose(o->format, o->output, o->quiet, in_info, meta.layout != NULL, &out_info))
         goto done;
-    if (cli_chain_create(o, in_info.samplerate, (unsigned)in_info.channels, block,
-                         in_info.frames > 0 ? (size_t)in_info.frames : 0, &chain))
+    if (cli_chain_create(o, in_info->samplerate, (unsigned)in_info->channels, block, frames,
+                         &chain))
         goto done;
     output_catch_signals();
     say_output(o, &out_info, &meta);
-    progress_start(&pg, !o->quiet, (double)in_info.frames, in_info.samplerate);
+    progress_start(&pg, !o->quiet, (double)frames, in_info->samplerate);
     t0 = progress_now();
-    rc = render_file(in, o->input, (unsigned)in_info.channels, &chain, &t, &pg, &res);
+    rc = render_file(in, o->input, (unsigned)in_info->channels, &chain, &t, &pg, &res);
     if (!rc && !o->verbose)
         progress_done(&pg);
     progress_end(&pg);
     if (!rc) {
         report(o, &res, out_info.samplerate, progress_now() - t0);
-        metadata_check(o->output, &meta, o->quiet);
+        report_damage(&res, in_info);
+        /* a stream cannot be read back, and its header took no tags */
+        metadata_describe(&meta, tags, sizeof tags);
+        if (!res.streamed)
+            metadata_check(o->output, &meta, o->quiet);
+        else if (tags[0])
+            cli_note(o->quiet, "note: OUTPUT '%s' is written straight through, without "
+                     "INPUT's tags and layout (%s)", o->output, tags + 2);
     }
 done:
-    if (in)
-        sf_close(in);
     cli_chain_destroy(&chain);
     metadata_free(&meta);
+    return rc;
+}
+
+int cli_run_file(const cli_options *o)
+{
+    SNDFILE *in;
+    SF_INFO in_info;
+    int rc;
+    if (output_check(o->input, o->output) || cli_open_input(o->input, &in, &in_info))
+        return 1;
+    rc = cli_run_file_from(o, in, &in_info);
+    sf_close(in);
     return rc;
 }

@@ -1,7 +1,21 @@
 /*
- * output.h - OUTPUT appears whole or not at all: it is written to a temporary
- * file beside it, synced and renamed over it only on success; a failure, or
- * a signal that ends the process, removes the temporary file.
+ * output.h - where gfir writes: OUTPUT (and --response's plot) appears whole
+ * or not at all, and what cannot be replaced is written straight through.
+ *
+ * A regular file, or a name that does not exist yet, is written to a
+ * temporary file beside it, synced, renamed over it only on success, and its
+ * directory synced. A symlink is followed: the temporary file goes beside the
+ * link's target and the link stays. An existing file keeps its permissions,
+ * less setuid and setgid; a read-only one is refused.
+ *
+ * "-" (standard output), a FIFO, a terminal or another character device is
+ * written straight through, as the data comes: no temporary file, and a
+ * failure leaves what was written so far.
+ *
+ * Temporary files are named .BASE.gfir-XXXXXX (BASE cut short where the name
+ * would be too long) and locked while open, so one left by a run that could
+ * not clean up (SIGKILL, a power cut) is told from one in use and removed by
+ * the next run that writes the same OUTPUT.
  */
 #ifndef GFIR_CLI_OUTPUT_H
 #define GFIR_CLI_OUTPUT_H
@@ -9,24 +23,44 @@
 #define OUTPUT_PATH_LEN 4096
 
 typedef struct output_file {
-    const char *path;               /* OUTPUT as given */
+    const char *what;               /* its name in messages: "OUTPUT", "--response" */
+    const char *path;               /* as given; "-" is standard output */
+    char target[OUTPUT_PATH_LEN];   /* the file replaced: path with symlinks followed */
     char tmp[OUTPUT_PATH_LEN];      /* the temporary file; "" when none */
-    int fd;                         /* open on tmp, or -1 */
+    int fd;                         /* open on tmp or on the special file, or -1 */
     int slot;                       /* its place in the signal handler's list */
+    int stream;                     /* written straight through, no temporary file */
+    int seekable;                   /* fd can seek back (a header can be rewritten) */
 } output_file;
 
-/* OUTPUT must not be INPUT (input may be NULL) nor a directory. */
-int output_check(const char *input, const char *output);
+/* An output_file before output_begin, safe to pass to output_end. */
+#define OUTPUT_FILE_INIT {.what = "OUTPUT", .fd = -1, .slot = -1}
 
-/* Removes temporary files when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the
- * process, then lets the signal end it as it would have. */
+/* OUTPUT must not be INPUT (input may be NULL, or "-" for standard input),
+ * nor a directory, a block device, a socket or a read-only file. One line and
+ * 1 when it is. */
+int output_check(const char *input, const char *output);
+/* The same, naming the output `what` (e.g. "--response") in its message. */
+int output_check_named(const char *what, const char *input, const char *output);
+
+/* Whether two outputs would write the same file (or both standard output). */
+int output_same(const char *a, const char *b);
+
+/* Removes temporary files when a signal ends the process (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE, SIGQUIT, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2), then lets the
+ * signal end it as it would have. A signal ignored when gfir started stays
+ * ignored (nohup). SIGXFSZ is ignored, so a write past `ulimit -f` fails
+ * with "File too large" and the run ends as any failed write does. */
 void output_catch_signals(void);
 
-/* Creates the temporary file beside path, with the permissions OUTPUT has (or
- * would get). One line and 1 on failure. */
+/* Opens what path names for writing: the temporary file beside it, or the
+ * special file itself. One line and 1 on failure. */
 int output_begin(output_file *of, const char *path);
-/* Syncs the temporary file and renames it to OUTPUT. The caller has closed
- * whatever wrote through fd (fd itself stays open until output_end). */
+/* The same, naming the output `what` in messages. */
+int output_begin_named(output_file *of, const char *what, const char *path);
+/* Makes the output final: syncs the temporary file, renames it over OUTPUT
+ * and syncs the directory. The caller has closed whatever wrote through fd
+ * (fd itself stays open until output_end). */
 int output_commit(output_file *of);
 /* Closes fd and removes the temporary file unless it was committed. */
 void output_end(output_file *of);

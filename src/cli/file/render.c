@@ -3,11 +3,15 @@
  */
 #include "file/render.h"
 #include "file/condition.h"
+#include "file/file.h"
 #include "file/format.h"
 #include "file/output.h"
 #include "file/pipeline.h"
+#include "file/stream.h"
 #include "message.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +27,31 @@ typedef struct render {
     float peak;
     conditioner cond;
     short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
+    uint64_t frames_in;
+    /* the reader's: samples read, and those that were not finite (float input) */
+    int scan_input;
+    uint64_t samples_in, nonfinite_in, first_nonfinite_in;
 } render;
 
 /* ---- the pipeline's three steps -------------------------------------------- */
+
+/* NaN or infinity in a float INPUT would spread through the filter, over an
+ * FFT block or ntaps frames (3 gave 5843): each is filtered as silence, and
+ * counted. */
+static void silence_nonfinite(render *r, float *buf, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += !(fabsf(buf[i]) <= FLT_MAX);
+    for (size_t i = 0; bad && i < n; i++) {
+        if (!(fabsf(buf[i]) <= FLT_MAX)) {
+            if (!r->nonfinite_in)
+                r->first_nonfinite_in = r->samples_in + i;
+            r->nonfinite_in++;
+            buf[i] = 0.0f;
+        }
+    }
+}
 
 static long render_read(void *ctx, float *buf, size_t max)
 {
@@ -33,6 +59,9 @@ static long render_read(void *ctx, float *buf, size_t max)
     sf_count_t got = sf_readf_float(r->in, buf, (sf_count_t)max);
     if (got <= 0)
         return sf_error(r->in) != 0 ? -1 : 0;
+    if (r->scan_input)
+        silence_nonfinite(r, buf, (size_t)got * r->channels);
+    r->samples_in += (uint64_t)got * r->channels;
     return (long)got;
 }
 
@@ -108,6 +137,7 @@ static int run_pipeline(render *r, pipeline *p, progress *pg)
         if (pg)
             progress_update(pg, (double)frames_in);
     }
+    r->frames_in = frames_in;
     if (rc)
         return rc;
     if (pipeline_read_failed(p))
@@ -136,25 +166,41 @@ static int filter_all(render *r, progress *pg)
     return rc || write_failed; /* render_write said why */
 }
 
+/* The output's writer: libsndfile's own where it can seek back, else one
+ * that streams (a pipe), told the length to come where INPUT knows it. */
+static int open_output(render *r, const output_file *of, SF_INFO *info, const SF_INFO *in_info)
+{
+    uint64_t frames = cli_input_frames(in_info);
+    if (of->seekable) {
+        r->out = sf_open_fd(of->fd, SFM_WRITE, info, SF_FALSE);
+        return r->out ? 0
+                      : cli_error("cannot write OUTPUT '%s': %s", r->t->output, sf_strerror(NULL));
+    }
+    if (frames && r->t->align == CLI_ALIGN_FULL)
+        frames += r->chain->ntaps - 1;
+    return stream_open(of->fd, r->t->output, info, frames ? frames : STREAM_FRAMES_UNKNOWN,
+                       &r->out);
+}
+
 int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *chain,
                 const render_target *t, progress *pg, render_result *res)
 {
     render r = {.t = t, .input = input, .in = in, .chain = chain, .channels = channels};
-    output_file of = {.fd = -1, .slot = -1};
-    SF_INFO info = *t->info;
-    int rc = 1, subtype = info.format & SF_FORMAT_SUBMASK;
+    output_file of = OUTPUT_FILE_INIT;
+    SF_INFO info = *t->info, in_info;
+    int rc = 1, subtype = info.format & SF_FORMAT_SUBMASK, in_subtype;
 
     memset(res, 0, sizeof *res);
-    if (output_begin(&of, t->output))
+    memset(&in_info, 0, sizeof in_info);
+    sf_command(in, SFC_GET_CURRENT_SF_INFO, &in_info, sizeof in_info);
+    in_subtype = in_info.format & SF_FORMAT_SUBMASK;
+    r.scan_input = in_subtype == SF_FORMAT_FLOAT || in_subtype == SF_FORMAT_DOUBLE;
+    if (output_begin(&of, t->output) || open_output(&r, &of, &info, &in_info))
         goto done;
-    r.out = sf_open_fd(of.fd, SFM_WRITE, &info, SF_FALSE);
-    if (!r.out) {
-        cli_error("cannot write OUTPUT '%s': %s", t->output, sf_strerror(NULL));
-        goto done;
-    }
     if (format_configure(r.out, &info, t->output))
         goto done;
-    if (t->meta)
+    /* a stream's WAV header is written already: tags have no place left */
+    if (t->meta && !of.stream)
         metadata_write(r.out, t->meta);
     condition_init(&r.cond, subtype, t->no_dither);
     /* libsndfile clips instead of wrapping integers that overflow. */
@@ -176,6 +222,13 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     res->clipped = r.cond.clipped;
     res->clip_peak = r.cond.peak;
     res->peak = r.peak;
+    res->frames_in = r.frames_in;
+    res->nonfinite_in = r.nonfinite_in;
+    res->first_nonfinite_in = r.first_nonfinite_in;
+    res->nonfinite_out = r.cond.nonfinite;
+    res->first_nonfinite_out = r.cond.first_nonfinite;
+    res->streamed = of.stream;
+    res->clips = r.cond.count_clips;
 done:
     if (r.out)
         sf_close(r.out);

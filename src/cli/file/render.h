@@ -33,6 +33,14 @@ typedef struct render_result {
     uint64_t clipped;           /* samples clipped */
     float clip_peak;            /* largest magnitude among them, else 0 */
     float peak;                 /* largest magnitude written, before clipping */
+    uint64_t frames_in;         /* frames read from INPUT */
+    /* samples that were not finite: INPUT's (filtered as silence) and the
+     * output's (an overflow), each with the first one's interleaved index */
+    uint64_t nonfinite_in, first_nonfinite_in;
+    uint64_t nonfinite_out, first_nonfinite_out;
+    int streamed;               /* OUTPUT was written straight through (a pipe, a device) */
+    int clips;                  /* its samples were held to full scale (integer formats):
+                                   NaN went out as silence, infinities as full scale */
 } render_result;
 
 /*

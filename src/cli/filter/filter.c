@@ -8,11 +8,13 @@
 #include "filter/taps.h"
 #include "message.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_OVERRIDES 32
 
@@ -74,8 +76,46 @@ int cli_filter_has_ir(const cli_filter *f)
     return 0;
 }
 
-/* NAME[:key=value,...]; a key may name one section as section.key. The
- * name/override split is the first ':' after the last '/', so paths work. */
+static int names_a_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The first ':' in spec whose prefix passes `accept`, or NULL. */
+static char *colon_after(char *spec, int (*accept)(const char *prefix))
+{
+    for (char *colon = strchr(spec, ':'); colon; colon = strchr(colon + 1, ':')) {
+        int ok;
+        *colon = '\0';
+        ok = accept(spec);
+        *colon = ':';
+        if (ok)
+            return colon;
+    }
+    return NULL;
+}
+
+static int plain_name(const char *prefix)
+{
+    return !strchr(prefix, '/');
+}
+
+/* Where NAME ends in NAME:key=value,...: at the first ':' before which stands
+ * an existing file, else a preset name (no '/'), else at the first ':'; so
+ * paths and values alike may hold '/' and ':'. NULL when there is none or
+ * the whole of spec names a file. */
+static char *name_end(char *spec)
+{
+    if (names_a_file(spec))
+        return NULL;
+    char *colon = colon_after(spec, names_a_file);
+    if (!colon)
+        colon = colon_after(spec, plain_name);
+    return colon ? colon : strchr(spec, ':');
+}
+
+/* NAME[:key=value,...]; a key may name one section as section.key. */
 int cli_filter_add_preset(cli_filter *f, const char *spec)
 {
     preset_override ov[MAX_OVERRIDES];
@@ -84,8 +124,7 @@ int cli_filter_add_preset(cli_filter *f, const char *spec)
     char *copy = strdup(spec);
     if (!copy)
         return cli_error("out of memory");
-    char *slash = strrchr(copy, '/');
-    char *colon = strchr(slash ? slash : copy, ':');
+    char *colon = name_end(copy);
     if (colon) {
         *colon = '\0';
         for (char *item = strtok(colon + 1, ","); item; item = strtok(NULL, ",")) {
@@ -195,12 +234,32 @@ static int fold_channel(const cli_design *d, unsigned c, float *out)
         memcpy(out, tmp, n * sizeof *out);
     }
     free(tmp);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(out[i]))
+            return cli_error("the chain's stages overflow when folded into one filter (tap %zu); "
+                             "their taps are too large", i);
+    return 0;
+}
+
+/* Scaled taps past the largest float would make every output infinite. */
+static int scale_taps(const cli_filter *f, float *taps, size_t n, double scale)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double v = taps[i] * scale;
+        if (!(fabs(v) <= FLT_MAX)) {
+            if (f->gain_db != 0)
+                return cli_error("--gain %g makes the filter's taps overflow (tap %zu would be "
+                                 "%g)", f->gain_db, i, v);
+            return cli_error("--normalize peak makes the filter's taps overflow (tap %zu would "
+                             "be %g)", i, v);
+        }
+        taps[i] = (float)v;
+    }
     return 0;
 }
 
 static int scale_design(const cli_filter *f, cli_design *d)
 {
-    const size_t total = (size_t)d->filter_channels * d->ntaps;
     d->scale = pow(10.0, f->gain_db / 20.0);
     if (f->normalize_peak) {
         double peak = 0;
@@ -217,16 +276,27 @@ static int scale_design(const cli_filter *f, cli_design *d)
             return cli_error("--normalize peak: the filter's response is zero everywhere");
         d->scale /= peak;
     }
-    for (size_t i = 0; i < total; i++)
-        d->taps[i] = (float)(d->taps[i] * d->scale);
     /* an unfolded chain takes the scale in its first stage */
-    for (size_t i = 0; i < (size_t)d->stage_channels[0] * d->stage_ntaps[0]; i++)
-        d->stage_taps[0][i] = (float)(d->stage_taps[0][i] * d->scale);
+    return (d->taps && scale_taps(f, d->taps, (size_t)d->filter_channels * d->ntaps, d->scale)) ||
+           scale_taps(f, d->stage_taps[0], (size_t)d->stage_channels[0] * d->stage_ntaps[0],
+                      d->scale);
+}
+
+static int fold_design(cli_design *d)
+{
+    d->taps = malloc((size_t)d->filter_channels * d->ntaps * sizeof *d->taps);
+    if (!d->taps)
+        return cli_error("out of memory for %u x %zu taps", d->filter_channels, d->ntaps);
+    for (unsigned c = 0; c < d->filter_channels; c++)
+        if (fold_channel(d, c, d->taps + c * d->ntaps))
+            return 1;
     return 0;
 }
 
-int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
-                     cli_design *d)
+/* The stages at rate_hz; folded into d->taps when fold is set (or when
+ * --normalize peak must measure the whole chain). */
+static int build(const cli_filter *f, double rate_hz, unsigned channels, int quiet, int fold,
+                 cli_design *d)
 {
     float **stage_taps;
     int rc = 1;
@@ -236,6 +306,10 @@ int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int
     d->nstages = f->chain.nstages;
     if (f->chain.nstages == 0)
         return cli_error("no filter given: use --preset, --taps or --ir (gfir --help)");
+    /* checked here too, before any design is sized, for callers that did not */
+    if (!(rate_hz >= CLI_MIN_RATE_HZ && rate_hz <= CLI_MAX_RATE_HZ))
+        return cli_error("cannot design at %g Hz: gfir designs at %g to %g Hz", rate_hz,
+                         CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ);
     d->stage_taps = stage_taps = calloc(f->chain.nstages, sizeof *stage_taps);
     d->stage_ntaps = calloc(f->chain.nstages, sizeof *d->stage_ntaps);
     d->stage_channels = calloc(f->chain.nstages, sizeof *d->stage_channels);
@@ -243,6 +317,7 @@ int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int
         cli_error("out of memory");
         goto done;
     }
+    fold = fold || f->normalize_peak;
     d->filter_channels = 1;
     d->ntaps = 1;
     for (size_t i = 0; i < f->chain.nstages; i++) {
@@ -275,7 +350,8 @@ int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int
         }
         if (sc > 1)
             d->filter_channels = sc;
-        if (d->stage_ntaps[i] - 1 > GFIR_MAX_TAPS - d->ntaps) {
+        /* unfolded, the chain's length only sizes the alignment */
+        if (fold && d->stage_ntaps[i] - 1 > GFIR_MAX_TAPS - d->ntaps) {
             cli_error("the chain is longer than %zu taps", (size_t)GFIR_MAX_TAPS);
             goto done;
         }
@@ -283,20 +359,30 @@ int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int
     }
     if (!d->has_ir)
         d->delay_frames = (d->ntaps - 1) / 2;
-
-    d->taps = malloc((size_t)d->filter_channels * d->ntaps * sizeof *d->taps);
-    if (!d->taps) {
-        cli_error("out of memory for %u x %zu taps", d->filter_channels, d->ntaps);
+    if ((fold && fold_design(d)) || scale_design(f, d))
         goto done;
-    }
-    for (unsigned c = 0; c < d->filter_channels; c++)
-        if (fold_channel(d, c, d->taps + c * d->ntaps))
-            goto done;
-    rc = scale_design(f, d);
+    rc = 0;
 done:
     if (rc)
         cli_design_free(d);
     return rc;
+}
+
+int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
+                     cli_design *d)
+{
+    return build(f, rate_hz, channels, quiet, 1, d);
+}
+
+int cli_design_stages(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
+                      cli_design *d)
+{
+    if (build(f, rate_hz, channels, quiet, 0, d))
+        return 1;
+    /* --normalize peak measured the folded chain; it runs unfolded */
+    free(d->taps);
+    d->taps = NULL;
+    return 0;
 }
 
 void cli_design_free(cli_design *d)

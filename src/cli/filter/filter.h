@@ -34,7 +34,7 @@ typedef struct cli_design {
     unsigned *stage_channels;   /* per stage: 1, or the IR's channels */
     unsigned filter_channels;   /* of the folded filter: 1 or the signal's channels */
     size_t ntaps;               /* of the folded filter */
-    float *taps;                /* filter_channels sets of ntaps */
+    float *taps;                /* filter_channels sets of ntaps; NULL unfolded */
     double scale;               /* gain and normalisation applied to the fold */
     size_t delay_frames;        /* frames of delay of the linear-phase stages (not an IR's) */
     int has_ir;
@@ -51,9 +51,15 @@ int cli_filter_has_ir(const cli_filter *f);
 cli_filter *cli_filter_renew(const cli_filter *f);
 
 /* Designs f at rate_hz for `channels` signal channels (0 = do not check IR
- * channels against the signal). quiet silences notes (IR resampling). */
+ * channels against the signal), folded into d->taps. quiet silences notes
+ * (IR resampling). rate_hz must lie in CLI_MIN_RATE_HZ..CLI_MAX_RATE_HZ. */
 int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
                      cli_design *d);
+/* The same without folding (--no-fold): d->taps is NULL, d->ntaps the length
+ * the stages have in series. --normalize peak still measures the chain as
+ * one filter, so it folds a copy to measure. */
+int cli_design_stages(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
+                      cli_design *d);
 void cli_design_free(cli_design *d);
 
 #endif

@@ -3,7 +3,7 @@
  * with libsoxr to the signal's rate when theirs differs.
  */
 #include "filter/ir.h"
-#include "gfir.h"
+#include "cli.h"
 #include "message.h"
 
 #include <errno.h>
@@ -28,10 +28,16 @@ static int resample_channel(const char *path, const float *in, size_t n, double 
 {
     soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
     soxr_quality_spec_t q = soxr_quality_spec(SOXR_VHQ, 0);
-    size_t done = 0;
-    size_t cap = (size_t)ceil((double)n * out_rate / in_rate) + 1;
+    const double want = ceil((double)n * out_rate / in_rate) + 1;
+    size_t done = 0, cap;
     soxr_error_t err;
 
+    /* sized before anything is allocated: rates are bounded, lengths too */
+    if (!(want <= (double)GFIR_MAX_TAPS))
+        return cli_error("IR '%s': %zu frames at %g Hz would be %.0f taps at %g Hz, more than "
+                         "the %zu a filter may have", path, n, in_rate, want, out_rate,
+                         (size_t)GFIR_MAX_TAPS);
+    cap = (size_t)want;
     *out = malloc(cap * sizeof **out);
     if (!*out)
         return cli_error("IR '%s': out of memory resampling", path);
@@ -92,13 +98,44 @@ done:
     return rc;
 }
 
+/* Reads the whole IR, interleaved, in blocks: memory follows the frames the
+ * file really holds, whatever its header claims. */
+static int read_frames(const char *path, SNDFILE *sf, unsigned channels, float **frames,
+                       size_t *nframes)
+{
+    const size_t block = 65536;
+    size_t cap = 0;
+    *frames = NULL;
+    *nframes = 0;
+    for (;;) {
+        if (*nframes + block > cap) {
+            size_t grow = cap ? cap * 2 : block;
+            float *f = realloc(*frames, grow * channels * sizeof *f);
+            if (!f)
+                return cli_error("IR '%s': out of memory for %zu frames", path, grow);
+            *frames = f;
+            cap = grow;
+        }
+        sf_count_t got = sf_readf_float(sf, *frames + *nframes * channels, (sf_count_t)block);
+        if (got < 0 || (got == 0 && sf_error(sf)))
+            return cli_error("cannot read IR '%s': %s", path, sf_strerror(sf));
+        if (got == 0)
+            break;
+        *nframes += (size_t)got;
+        if (*nframes > GFIR_MAX_TAPS)
+            return cli_error("IR '%s' is longer than %zu frames", path, (size_t)GFIR_MAX_TAPS);
+    }
+    if (*nframes == 0)
+        return cli_error("IR '%s' has no frames", path);
+    return 0;
+}
+
 int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size_t *ntaps,
                  unsigned *channels)
 {
     SF_INFO info;
     SNDFILE *sf;
     float *frames = NULL;
-    sf_count_t got;
     int rc = 1;
 
     *taps = NULL;
@@ -106,28 +143,24 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size
     sf = sf_open(path, SFM_READ, &info);
     if (!sf)
         return cli_error("cannot read IR '%s': %s", path, sf_strerror(NULL));
-    if (info.frames <= 0) {
-        cli_error("IR '%s' has no frames", path);
+    if (info.channels > GFIR_MAX_CHANNELS) {
+        cli_error("IR '%s' has %d channels; at most %d are allowed", path, info.channels,
+                  GFIR_MAX_CHANNELS);
         goto done;
     }
-    if ((size_t)info.frames > GFIR_MAX_TAPS || info.channels > GFIR_MAX_CHANNELS) {
-        cli_error("IR '%s' is too large: %lld frames of %d channels", path,
-                  (long long)info.frames, info.channels);
+    if (info.samplerate < CLI_MIN_RATE_HZ || info.samplerate > CLI_MAX_RATE_HZ) {
+        cli_error("IR '%s' is at %d Hz; gfir takes IRs at %g to %g Hz", path, info.samplerate,
+                  CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ);
         goto done;
     }
-    frames = malloc((size_t)info.frames * info.channels * sizeof *frames);
-    *taps = malloc((size_t)info.frames * info.channels * sizeof **taps);
-    if (!frames || !*taps) {
-        cli_error("IR '%s': out of memory for %lld frames", path, (long long)info.frames);
-        goto done;
-    }
-    got = sf_readf_float(sf, frames, info.frames);
-    if (got <= 0) {
-        cli_error("cannot read IR '%s': %s", path, sf_strerror(sf));
-        goto done;
-    }
-    *ntaps = (size_t)got;
     *channels = (unsigned)info.channels;
+    if (read_frames(path, sf, *channels, &frames, ntaps))
+        goto done;
+    *taps = malloc(*ntaps * *channels * sizeof **taps);
+    if (!*taps) {
+        cli_error("IR '%s': out of memory for %zu frames", path, *ntaps);
+        goto done;
+    }
     deinterleave(frames, *ntaps, *channels, *taps);
     for (size_t i = 0; i < *ntaps * *channels; i++) {
         if (!isfinite((*taps)[i])) {

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #define MAX_SECTIONS 16
-#define MAX_DIRS 16
 #define NAME_LEN 64
 #define PATH_LEN 4096
 #define DEFAULT_ATTENUATION_DB 80.0
@@ -163,7 +162,7 @@ static int is_file(const char *path)
 /* PREFIX/share/gfir/presets for the PREFIX/bin/gfir running now, so an
  * install moved elsewhere (or made with cmake --install --prefix) still finds
  * its presets. 1 when found, else 0. */
-static size_t exe_share_dir(char *dir)
+static int exe_share_dir(char *dir)
 {
     char exe[PATH_LEN];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -178,34 +177,52 @@ static size_t exe_share_dir(char *dir)
     return snprintf(dir, PATH_LEN, "%s/../share/gfir/presets", exe) < PATH_LEN;
 }
 
-/* The search path, in order; returns the count. */
-static size_t search_dirs(char dirs[][PATH_LEN])
+/* Called with each directory of the search path; nonzero stops the walk. */
+typedef int (*dir_visitor)(const char *dir, void *ctx);
+
+/* Walks the search path in order, one directory at a time, so
+ * $GFIR_PRESET_PATH may hold any number of them; returns what stopped it, or 0. */
+static int each_dir(dir_visitor visit, void *ctx)
 {
-    size_t n = 0;
+    char dir[PATH_LEN];
     const char *env = getenv("GFIR_PRESET_PATH");
-    if (env && env[0]) {
-        const char *p = env;
-        while (*p && n < MAX_DIRS - 3) {
-            size_t len = strcspn(p, ":");
-            if (len)
-                snprintf(dirs[n++], PATH_LEN, "%.*s", (int)len, p);
-            p += len + (p[len] == ':');
-        }
-    }
     const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0])
-        snprintf(dirs[n++], PATH_LEN, "%s/gfir/presets", xdg);
-    else if (home && home[0])
-        snprintf(dirs[n++], PATH_LEN, "%s/.config/gfir/presets", home);
-    snprintf(dirs[n++], PATH_LEN, "%s", GFIR_SOURCE_PRESET_DIR);
-    n += exe_share_dir(dirs[n]);
-    snprintf(dirs[n++], PATH_LEN, "%s", GFIR_INSTALL_PRESET_DIR);
-    return n;
+    int rc;
+    for (const char *p = env ? env : ""; *p;) {
+        const size_t len = strcspn(p, ":");
+        if (len && len < PATH_LEN) {
+            snprintf(dir, sizeof dir, "%.*s", (int)len, p);
+            if ((rc = visit(dir, ctx)))
+                return rc;
+        }
+        p += len + (p[len] == ':');
+    }
+    if ((xdg && xdg[0] && snprintf(dir, sizeof dir, "%s/gfir/presets", xdg) < PATH_LEN) ||
+        (!(xdg && xdg[0]) && home && home[0] &&
+         snprintf(dir, sizeof dir, "%s/.config/gfir/presets", home) < PATH_LEN))
+        if ((rc = visit(dir, ctx)))
+            return rc;
+    if ((rc = visit(GFIR_SOURCE_PRESET_DIR, ctx)))
+        return rc;
+    if (exe_share_dir(dir) && (rc = visit(dir, ctx)))
+        return rc;
+    return visit(GFIR_INSTALL_PRESET_DIR, ctx);
+}
+
+typedef struct preset_search {
+    const char *name;
+    char *path;
+} preset_search;
+
+static int found_in(const char *dir, void *ctx)
+{
+    preset_search *s = ctx;
+    return snprintf(s->path, PATH_LEN, "%s/%s.ini", dir, s->name) < PATH_LEN && is_file(s->path);
 }
 
 static int find_preset(const char *name, char *path)
 {
-    char dirs[MAX_DIRS][PATH_LEN];
+    preset_search search = {name, path};
     size_t len = strlen(name);
     if (strchr(name, '/') || (len > 4 && !strcmp(name + len - 4, ".ini"))) {
         if (!is_file(name))
@@ -213,12 +230,8 @@ static int find_preset(const char *name, char *path)
         snprintf(path, PATH_LEN, "%s", name);
         return 0;
     }
-    size_t n = search_dirs(dirs);
-    for (size_t i = 0; i < n; i++) {
-        snprintf(path, PATH_LEN, "%s/%s.ini", dirs[i], name);
-        if (is_file(path))
-            return 0;
-    }
+    if (each_dir(found_in, &search))
+        return 0;
     return cli_error("unknown preset '%s' (gfir --list-presets shows the presets there are)",
                      name);
 }
@@ -379,42 +392,54 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+#define MAX_LISTED 512
+
+typedef struct preset_names {
+    char *names[MAX_LISTED];
+    size_t n;
+} preset_names;
+
+static int list_dir(const char *dir_path, void *ctx)
+{
+    preset_names *list = ctx;
+    DIR *dir = opendir(dir_path);
+    struct dirent *e;
+    if (!dir)
+        return 0;
+    while ((e = readdir(dir)) && list->n < MAX_LISTED) {
+        size_t len = strlen(e->d_name), j;
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") || e->d_name[0] == '.')
+            continue;
+        for (j = 0; j < list->n; j++)
+            if (!strncmp(list->names[j], e->d_name, len - 4) && !list->names[j][len - 4])
+                break;
+        if (j < list->n)
+            continue;
+        list->names[list->n] = strndup(e->d_name, len - 4);
+        if (list->names[list->n])
+            list->n++;
+    }
+    closedir(dir);
+    return 0;
+}
+
 /* Each preset once (the first on the search path wins), sorted by name. */
 int preset_list(void)
 {
-    char dirs[MAX_DIRS][PATH_LEN], path[PATH_LEN], desc[256];
-    char *names[512];
-    size_t n = 0, ndirs = search_dirs(dirs);
+    char path[PATH_LEN], desc[256];
+    preset_names list;
 
-    for (size_t i = 0; i < ndirs; i++) {
-        DIR *dir = opendir(dirs[i]);
-        struct dirent *e;
-        if (!dir)
-            continue;
-        while ((e = readdir(dir)) && n < sizeof names / sizeof names[0]) {
-            size_t len = strlen(e->d_name), j;
-            if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") || e->d_name[0] == '.')
-                continue;
-            for (j = 0; j < n; j++)
-                if (!strncmp(names[j], e->d_name, len - 4) && !names[j][len - 4])
-                    break;
-            if (j < n)
-                continue;
-            names[n] = strndup(e->d_name, len - 4);
-            if (names[n])
-                n++;
-        }
-        closedir(dir);
-    }
-    qsort(names, n, sizeof names[0], cmp_names);
-    for (size_t i = 0; i < n; i++) {
+    list.n = 0;
+    each_dir(list_dir, &list);
+    qsort(list.names, list.n, sizeof list.names[0], cmp_names);
+    for (size_t i = 0; i < list.n; i++) {
         desc[0] = '\0';
-        if (find_preset(names[i], path) == 0)
+        if (find_preset(list.names[i], path) == 0)
             ini_parse(path, on_description, desc);
-        printf("%-12s %s\n", names[i], desc[0] ? desc : "(no description)");
-        free(names[i]);
+        printf("%-12s %s\n", list.names[i], desc[0] ? desc : "(no description)");
+        free(list.names[i]);
     }
-    if (n == 0)
+    if (list.n == 0)
         return cli_error("no presets found; set GFIR_PRESET_PATH to a directory of .ini files");
     return 0;
 }

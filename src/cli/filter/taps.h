@@ -6,8 +6,11 @@
 #define GFIR_CLI_TAPS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Whitespace- or comma-separated numbers, '#' comments. */
 int taps_load_text(const char *path, float **taps, size_t *ntaps);
+/* The same from an open stream; name is what messages call it. */
+int taps_read_text(FILE *fp, const char *name, float **taps, size_t *ntaps);
 
 #endif

@@ -3,8 +3,11 @@
  * frequency, one curve per filter channel (with a legend below the plot when
  * there are several), band edges marked, 0 dB drawn. The dB axis is fitted
  * to the loudest curve, so a loud impulse response stays in the frame.
+ * Written by OUTPUT's rules (file/output.h): whole or not at all, never over
+ * INPUT; the names in it are escaped.
  */
 #include "inspect/inspect.h"
+#include "file/output.h"
 #include "message.h"
 
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SUBPOINTS 16
 
@@ -131,6 +135,23 @@ static void svg_curve(FILE *fp, const axes *a, const double *db, unsigned channe
     fprintf(fp, "'/>\n");
 }
 
+/* Text as SVG character data: stage names come from preset files and paths. */
+static void svg_text(FILE *fp, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '&': fputs("&amp;", fp); break;
+        case '\'': fputs("&apos;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        default:
+            /* control characters are not allowed in XML 1.0 */
+            fputc((unsigned char)*s < 0x20 ? '?' : *s, fp);
+        }
+    }
+}
+
 /* Rows below the axis title: a swatch and "channel N" for each curve. */
 static void svg_legend(FILE *fp, unsigned channels)
 {
@@ -157,41 +178,65 @@ static void fit_axis(axes *a, const double *db, size_t n)
     a->db_lo = a->db_hi - DB_SPAN;
 }
 
-int cli_write_response_svg(const char *path, const cli_filter *f, const cli_design *d)
+static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d, const axes *a,
+                     const double *db)
 {
-    const double nyquist = d->rate_hz / 2;
     const unsigned nch = d->filter_channels;
     const unsigned legend_rows = nch > 1 ? (nch + LEGEND_PER_ROW - 1) / LEGEND_PER_ROW : 0;
-    axes a = {nyquist / 2000 > 10 ? 10 : nyquist / 2000, nyquist, -120, 10};
-    double *db = malloc((size_t)nch * (COLUMNS + 1) * sizeof *db);
-    FILE *fp;
-    if (!db)
-        return cli_error("out of memory for the response plot");
-    for (unsigned c = 0; c < nch; c++)
-        curve_db(&a, d->taps + c * d->ntaps, d->ntaps, d->rate_hz, db + c * (COLUMNS + 1));
-    fit_axis(&a, db, (size_t)nch * (COLUMNS + 1));
-    fp = fopen(path, "w");
-    if (!fp) {
-        free(db);
-        return cli_error("cannot write response plot '%s': %s", path, strerror(errno));
-    }
     fprintf(fp, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%u' "
             "font-family='sans-serif' font-size='12'>\n", SVG_W,
             SVG_H + legend_rows * LEGEND_ROW_H);
     fprintf(fp, "<rect width='100%%' height='100%%' fill='white'/>\n");
     fprintf(fp, "<text x='%d' y='16' font-size='14'>", PLOT_L);
-    for (size_t i = 0; i < f->chain.nstages; i++)
-        fprintf(fp, "%s%s", i ? " + " : "", f->chain.stages[i].name);
+    for (size_t i = 0; i < f->chain.nstages; i++) {
+        fputs(i ? " + " : "", fp);
+        svg_text(fp, f->chain.stages[i].name);
+    }
     fprintf(fp, ": %zu taps at %g Hz</text>\n", d->ntaps, d->rate_hz);
-    svg_grid(fp, &a);
+    svg_grid(fp, a);
     for (unsigned c = 0; c < nch; c++)
-        svg_curve(fp, &a, db + c * (COLUMNS + 1), c);
-    svg_edges(fp, &a, f);
+        svg_curve(fp, a, db + c * (COLUMNS + 1), c);
+    svg_edges(fp, a, f);
     if (nch > 1)
         svg_legend(fp, nch);
     fprintf(fp, "</svg>\n");
+}
+
+int cli_write_response_svg(const char *path, const cli_filter *f, const cli_design *d)
+{
+    const double nyquist = d->rate_hz / 2;
+    const unsigned nch = d->filter_channels;
+    axes a = {nyquist / 2000 > 10 ? 10 : nyquist / 2000, nyquist, -120, 10};
+    output_file of = OUTPUT_FILE_INIT;
+    double *db = malloc((size_t)nch * (COLUMNS + 1) * sizeof *db);
+    FILE *fp = NULL;
+    int fd, rc = 1;
+
+    if (!db)
+        return cli_error("out of memory for the response plot");
+    for (unsigned c = 0; c < nch; c++)
+        curve_db(&a, d->taps + c * d->ntaps, d->ntaps, d->rate_hz, db + c * (COLUMNS + 1));
+    fit_axis(&a, db, (size_t)nch * (COLUMNS + 1));
+    output_catch_signals();
+    if (output_begin_named(&of, "--response", path))
+        goto done;
+    /* the stream closes its own descriptor; output_commit still needs of.fd */
+    fd = dup(of.fd);
+    fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!fp) {
+        if (fd >= 0)
+            close(fd);
+        cli_error("cannot write response plot '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    svg_plot(fp, f, d, &a, db);
+    rc = fclose(fp) != 0;
+    if (rc)
+        cli_error("cannot write response plot '%s': %s", path, strerror(errno));
+    else
+        rc = output_commit(&of);
+done:
+    output_end(&of);
     free(db);
-    if (fclose(fp) != 0)
-        return cli_error("cannot write response plot '%s': %s", path, strerror(errno));
-    return 0;
+    return rc;
 }

@@ -1,6 +1,7 @@
 """gfir.Plan: a streaming filter over a libgfir plan."""
 from __future__ import annotations
 
+import math
 import ctypes
 from typing import Any, Optional
 
@@ -257,7 +258,8 @@ class Plan:
                             "host taps make a new Plan")
         t, _ = _arrays.float32_of(b, t, "taps")
         t = b.contiguous(t)
-        if t.size != self._plan.ntaps * (1 if t.ndim == 1 else t.shape[0]) or (
+        # the element count from the shape: PyTorch's .size is a method, CuPy's a number
+        if math.prod(t.shape) != self._plan.ntaps * (1 if t.ndim == 1 else t.shape[0]) or (
                 t.ndim == 2 and t.shape[0] not in (1, self.channels)):
             raise ValueError(f"gfir: taps must have the plan's shape (ntaps = {self.ntaps})")
         with b.on(t):
