@@ -11,10 +11,18 @@
 
 #include <stddef.h>
 
+/* One --preset, --taps or --ir as given (a preset as STAGE_DESIGN). */
+typedef struct cli_filter_spec {
+    stage_kind kind;
+    char *arg;
+} cli_filter_spec;
+
 struct cli_filter {
     stage_list chain;           /* in the order given */
     double gain_db;             /* --gain */
     int normalize_peak;         /* --normalize peak */
+    cli_filter_spec *specs;     /* the options that made the chain, for cli_filter_renew */
+    size_t nspecs;
 };
 
 /* A chain designed at one rate: each stage's taps, and the folded whole. */
@@ -28,7 +36,7 @@ typedef struct cli_design {
     size_t ntaps;               /* of the folded filter */
     float *taps;                /* filter_channels sets of ntaps; NULL unfolded */
     double scale;               /* gain and normalisation applied to the fold */
-    size_t delay_frames;        /* the linear-phase stages' delay; see cli_plan_for */
+    size_t delay_frames;        /* frames of delay of the linear-phase stages (not an IR's) */
     int has_ir;
 } cli_design;
 
@@ -38,6 +46,9 @@ void cli_filter_free(cli_filter *f);
 int cli_filter_add_preset(cli_filter *f, const char *spec);
 int cli_filter_add_file(cli_filter *f, stage_kind kind, const char *path);
 int cli_filter_has_ir(const cli_filter *f);
+/* The same filter made again from its options, reading every preset and
+ * file anew (a live reload); NULL after one line on failure. */
+cli_filter *cli_filter_renew(const cli_filter *f);
 
 /* Designs f at rate_hz for `channels` signal channels (0 = do not check IR
  * channels against the signal), folded into d->taps. quiet silences notes

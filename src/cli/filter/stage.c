@@ -23,4 +23,5 @@ void stage_drop_last(stage_list *list)
     free(s->name);
     free(s->description);
     free(s->path);
+    free(s->preset_path);
 }

@@ -20,6 +20,7 @@ typedef struct cli_stage {
     char *name;                 /* "lowpass", "telephone.lowpass", "taps", "ir" */
     char *description;          /* a preset's description, or NULL */
     char *path;                 /* taps/IR file, or NULL */
+    char *preset_path;          /* the .ini file a preset's stage came from, or NULL */
     stage_kind kind;
     gfir_filter_type type;
     double cutoff1_hz;          /* lowpass/highpass cutoff, band low edge */

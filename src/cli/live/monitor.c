@@ -106,7 +106,7 @@ int live_monitor(const cli_options *o)
         goto done;
     }
     primed = MONITOR_PERIODS * s.period;
-    if (session_alloc(&s, primed + 2 * s.period, INPUT_RING_PERIODS * s.period))
+    if (session_alloc(&s, primed, INPUT_RING_PERIODS * s.period))
         goto done;
     ring_write(&s.sh.out, NULL, primed);
     if (session_open(&s, &in, &out))
