@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define GFIR_VERSION_MAJOR 0
-#define GFIR_VERSION_MINOR 1
+#define GFIR_VERSION_MINOR 2
 #define GFIR_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for compile-time comparisons. */
 #define GFIR_VERSION_NUMBER \
@@ -120,7 +120,9 @@ GFIR_API int gfir_backend_available(gfir_backend backend);
  * channel; each output is the sum of its paths, and an output no path
  * reaches is silence. Mono to stereo, true stereo (LL, LR, RL, RR), cross-feed
  * and room-correction matrices are all path sets. Several paths may share an
- * input (transformed once by the FFT engines) or a tap set.
+ * input or a tap set. The CUDA delay-line engine (small calls on the GPU)
+ * transforms each input once and sums each output in the frequency domain;
+ * the other engines filter each path as a channel of its own.
  */
 typedef struct gfir_path {
     unsigned input;             /* input channel, below gfir_config.channels */
@@ -169,6 +171,8 @@ typedef struct gfir_config {
     unsigned out_channels;      /* interleaved output channels, 1..GFIR_MAX_CHANNELS; 0 (the
                                    default) means as many as the input. Without paths it
                                    must be 0 or channels */
+    unsigned reserved;          /* 0; the place of a later field (it fills what would
+                                   otherwise be padding, which no check could see) */
     const gfir_path *paths;     /* NULL (the default): channel c through its tap set into
                                    output c, as filter_channels says. Otherwise npaths paths
                                    (see gfir_path), copied at create */
@@ -205,7 +209,11 @@ typedef struct gfir_plan gfir_plan;
  * The CPU FFT kernel measures FFTW plans the first time a size is used (up to
  * a few seconds) and keeps them in $XDG_CACHE_HOME/gfir/fftw-wisdom (else
  * ~/.cache/gfir/fftw-wisdom); set GFIR_FFTW_PLANNER=estimate in the
- * environment to skip both. The CUDA backend opens libcufft at run time.
+ * environment to skip both. FFTW's planner is one per process: gfir plans
+ * under a lock of its own, so a program that also plans with fftwf must not
+ * do so while it creates or destroys gfir plans, and the wisdom gfir saves
+ * holds whatever the process's planner learnt. The CUDA backend opens
+ * libcufft at run time; where it cannot, AUTO keeps FFT work off the GPU.
  */
 GFIR_API gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
                              const gfir_config *cfg);
@@ -225,8 +233,7 @@ GFIR_API gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_
  * before using it again.
  *
  * The output is delayed by gfir_plan_latency() frames beyond the filter's own
- * delay: 0 unless cfg->max_latency_frames allowed more, or a kernel named
- * explicitly has no form within the budget.
+ * delay: 0 unless cfg->max_latency_frames allowed more.
  */
 GFIR_API gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames);
 
@@ -236,7 +243,7 @@ GFIR_API gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames)
 
 /* Frames by which the output lags the input beyond the filter itself: 0 for
  * every engine but the CPU's uniformly partitioned FFT, whose partition size
- * it is (taken only within the caller's latency budget, or when named). */
+ * it is (taken only within the caller's latency budget). */
 GFIR_API size_t gfir_plan_latency(const gfir_plan *plan);
 
 /* Clears every channel's history (and any buffered latency), as if newly
@@ -379,8 +386,10 @@ GFIR_API void gfir_filter_destroy(gfir_filter *filter);
  * (frame i, channel c) lies at p[i * stride + c * dist], counted in floats.
  * Interleaved frames have stride = channels and dist = 1; planar rows of
  * pitch P (channel c from p + c * P) have stride = 1 and dist = P. Input
- * with stride 1 whose rows do not overlap is read where it lies, apart from
- * each call's first ntaps - 1 frames; other layouts, and silence, are
+ * with stride 1 whose rows do not overlap is read where it lies by the
+ * whole-signal engines (apart from each call's first ntaps - 1 frames, and
+ * by the direct kernels only when the output has stride 1 too); the
+ * delay-line engine, other layouts, and silence are
  * staged planar through the plan's own buffers (one more pass over the
  * samples). The output must not overlap the input, nor its channels and
  * frames each other.
@@ -415,11 +424,12 @@ GFIR_API gfir_status gfir_plan_flush_device(gfir_plan *plan, float *out, size_t 
  * length frames. NumPy's and SciPy's modes are windows of it: "full" start
  * 0, length frames + ntaps - 1; "same" start (ntaps - 1) / 2, length
  * frames; "valid" start ntaps - 1, length frames - ntaps + 1. The history is
- * neither read nor kept: it is clear when the call returns. Planar input
- * with stride 1 is read where it lies, the FFT kernel's zeros before and
- * after the signal are its own, and no pass is spent on the modes' windows,
- * so one call costs what the kernel does; layouts, streams and errors as for
- * gfir_plan_execute_device().
+ * neither read nor kept: it is clear when the call returns. On the
+ * whole-signal FFT engines planar input with stride 1 is read where it lies,
+ * the zeros before and after the signal are the engine's own, and no pass is
+ * spent on the modes' windows, so one call costs what the kernel does; the
+ * delay-line engine (plans of small calls) streams the signal through from
+ * its start. Layouts, streams and errors as for gfir_plan_execute_device().
  */
 GFIR_API gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in, size_t in_stride,
                                                size_t in_dist, size_t frames, float *out,

@@ -62,6 +62,10 @@ cudaError_t gf_launch_basic(const gf_conv_args *a, cudaStream_t stream);
  * filters' taps together exceed GF_CONSTANT_MAX_TAPS. */
 cudaError_t gf_launch_constant(const gf_conv_args *a, cudaStream_t stream);
 int gf_constant_fits(size_t ntaps, unsigned filters);
+/* Makes the current device's bank queue (its stream and events) if it has
+ * none yet, so that no launch has to: plans of the constant kernel call it
+ * at create, since execute allocates nothing. */
+cudaError_t gf_constant_prepare(void);
 /* 7.4: input tile plus halo cells in shared memory; taps in segments when the
  * halo does not fit the shared memory sized from blockDim. */
 cudaError_t gf_launch_tiled(const gf_conv_args *a, cudaStream_t stream);

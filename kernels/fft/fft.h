@@ -45,6 +45,10 @@ typedef struct gf_fft_engine gf_fft_engine;
 size_t gf_fft_size(size_t ntaps, size_t max_n);
 size_t gf_fft_part(size_t ntaps, size_t max_n);
 
+/* Why the filters cannot be made on this machine (libcufft, opened at run
+ * time, is missing or lacks an entry point), or NULL when they can. */
+const char *gf_fft_cufft_missing(void);
+
 /*
  * Spectra of filters tap sets of ntaps taps each (host memory, natural order,
  * one after another). part == 0: the whole filter at FFT size fft_size, a

@@ -44,10 +44,11 @@ struct gfir_plan {
     const gf_backend_ops *ops;
     gfir_kernel kernel;          /* resolved, never AUTO */
     gf_form form;                /* set by the policy with the kernel */
-    size_t partition;            /* GF_FORM_UNIFORM: frames per partition */
+    size_t partition;            /* GF_FORM_UNIFORM and GF_FORM_FDL: frames per partition */
     unsigned inputs, outputs;    /* the caller's interleaved channels in and out */
     unsigned channels;           /* the engine's: inputs, or one per path when routed */
-    unsigned filter_channels;    /* the engine's tap sets: 1 or channels */
+    unsigned filter_channels;    /* the engine's tap sets: 1, channels, or any count for
+                                    an engine that takes paths */
     struct gf_route *route;      /* routed plans (core/route.h), else NULL */
     size_t ntaps;
     size_t block_frames;         /* largest block handed to ops->execute */

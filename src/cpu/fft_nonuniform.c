@@ -255,13 +255,6 @@ double gf_cpu_fft_nonuniform_ns(size_t ntaps)
 /* ---- memory ------------------------------------------------------------------ */
 
 /* fftwf_malloc of a x b floats, NULL when that overflows. */
-static float *alloc_floats(size_t a, size_t b)
-{
-    if (b && a > SIZE_MAX / sizeof(float) / b)
-        return NULL;
-    return fftwf_malloc(a * b * sizeof(float));
-}
-
 static void nu_destroy(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
@@ -439,25 +432,25 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
         nu_input *in = &st->inputs[c];
         nu_output *out = &st->outputs[c];
         nu_lane *lane = &st->lanes[c];
-        in->ring = alloc_floats(st->ring_len + st->mirror_len, 1);
-        out->y = alloc_floats(st->grid, 1);
-        out->y_new = alloc_floats(st->grid, 1);
-        lane->scratch = alloc_floats(scratch_floats, 1);
-        lane->w = alloc_floats(st->grid, 1);
+        in->ring = gf_fftw_floats(st->ring_len + st->mirror_len, 1, 1);
+        out->y = gf_fftw_floats(st->grid, 1, 1);
+        out->y_new = gf_fftw_floats(st->grid, 1, 1);
+        lane->scratch = gf_fftw_floats(scratch_floats, 1, 1);
+        lane->w = gf_fftw_floats(st->grid, 1, 1);
         if (!in->ring || !out->y || !out->y_new || !lane->scratch || !lane->w)
             return 0;
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
             const size_t work = gf_sliced_work_floats(&lv->fft);
-            in->fdl[l] = alloc_floats(lv->nslots * 2, lv->bstride);
-            in->work[l] = work ? alloc_floats(work, 1) : NULL;
-            out->acc[l] = alloc_floats(2, lv->bstride);
-            out->acc_new[l] = alloc_floats(2, lv->bstride);
+            in->fdl[l] = gf_fftw_floats(lv->nslots * 2, lv->bstride, 1);
+            in->work[l] = work ? gf_fftw_floats(work, 1, 1) : NULL;
+            out->acc[l] = gf_fftw_floats(2, lv->bstride, 1);
+            out->acc_new[l] = gf_fftw_floats(2, lv->bstride, 1);
             if (!in->fdl[l] || (work && !in->work[l]) || !out->acc[l] || !out->acc_new[l])
                 return 0;
             for (int b = 0; b < 2; b++) {
-                out->block[l][b] = alloc_floats(2, lv->part);
-                out->block_new[l][b] = alloc_floats(2, lv->part);
+                out->block[l][b] = gf_fftw_floats(2, lv->part, 1);
+                out->block_new[l][b] = gf_fftw_floats(2, lv->part, 1);
                 if (!out->block[l][b] || !out->block_new[l][b])
                     return 0;
             }
@@ -492,12 +485,12 @@ static gfir_status nu_prepare(const gfir_plan *plan, const float *taps, gfir_fil
     const size_t pmax = max_part(st);
     size_t scratch_floats = 1;
     nu_prepared *p = calloc(1, sizeof *p);
-    float *window = alloc_floats(2, pmax), *work = alloc_floats(2, pmax), *scratch;
+    float *window = gf_fftw_floats(2, pmax, 1), *work = gf_fftw_floats(2, pmax, 1), *scratch;
     int ok;
     for (size_t l = 0; l < st->nlevels; l++)
         if (gf_sliced_scratch_floats(&st->level[l].fft) > scratch_floats)
             scratch_floats = gf_sliced_scratch_floats(&st->level[l].fft);
-    scratch = alloc_floats(scratch_floats, 1);
+    scratch = gf_fftw_floats(scratch_floats, 1, 1);
     ok = p && window && work && scratch;
     if (ok) {
         p->sets = plan->filter_channels;
@@ -507,10 +500,10 @@ static gfir_status nu_prepare(const gfir_plan *plan, const float *taps, gfir_fil
     }
     for (unsigned s = 0; ok && s < p->sets; s++) {
         nu_filter *flt = &p->set[s];
-        flt->head = alloc_floats(st->head_taps, 1);
+        flt->head = gf_fftw_floats(st->head_taps, 1, 1);
         ok = flt->head != NULL;
         for (size_t l = 0; ok && l < st->nlevels; l++) {
-            flt->spectra[l] = alloc_floats(st->level[l].nparts * 2, st->level[l].bstride);
+            flt->spectra[l] = gf_fftw_floats(st->level[l].nparts * 2, st->level[l].bstride, 1);
             ok = flt->spectra[l] != NULL;
         }
         if (ok)

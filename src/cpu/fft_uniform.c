@@ -134,7 +134,7 @@ size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latenc
 
 /*
  * From how many taps the FFT engine with partitions of P frames is faster
- * than direct convolution in calls of P frames: min_taps[i] for P = 64 << i.
+ * than direct convolution in calls of P frames.
  *
  * Measured with `cpu_fft_bench --crossover 1.0` (one thread, mono, AVX-512
  * direct kernel, 2-core development machine, best of five runs of 30 ms per
@@ -147,25 +147,12 @@ size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latenc
  * considers this engine where the caller's latency budget already covers P,
  * so its latency costs nothing unasked.
  */
-static const size_t min_taps[] = {
-    /*    64 */ 192,
-    /*   128 */ 192,
-    /*   256 */ 192,
-    /*   512 */ 192,
-    /*  1024 */ 192,
-    /*  2048 */ 192,
-    /*  4096 */ 192,
-    /*  8192 */ 192,
-    /* 16384 */ 192,
-    /* 32768 */ 192,
-};
+#define MIN_TAPS ((size_t)192)
 
 size_t gf_cpu_fft_uniform_min_taps(size_t partition)
 {
-    size_t i = 0;
-    while ((MIN_PARTITION << i) < partition && (MIN_PARTITION << i) < MAX_PARTITION)
-        i++;
-    return min_taps[i];
+    (void)partition; /* the same at every partition measured, 64 to 32768 */
+    return MIN_TAPS;
 }
 
 /* ---- create, reset, destroy ----------------------------------------------- */
@@ -214,15 +201,6 @@ static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
 }
 
 /* fftwf_malloc of count floats, NULL when count * 4 bytes overflows. */
-static float *alloc_floats(size_t a, size_t b, size_t c)
-{
-    if (b && a > SIZE_MAX / sizeof(float) / b)
-        return NULL;
-    if (c && a * b > SIZE_MAX / sizeof(float) / c)
-        return NULL;
-    return fftwf_malloc(a * b * c * sizeof(float));
-}
-
 static void release_spectra(void *h)
 {
     fftwf_free(h);
@@ -237,8 +215,8 @@ static gfir_status uniform_prepare(const gfir_plan *plan, const float *taps, gfi
     const fft_state *st = plan->impl;
     const size_t P = st->part, ntaps = plan->ntaps;
     const float scale = 1.0f / (float)(2 * P);
-    float *h = alloc_floats(plan->filter_channels * st->nparts, 2, st->bstride);
-    float *x = alloc_floats(2, P, 1), *spec = alloc_floats(2, st->bstride, 1);
+    float *h = gf_fftw_floats(plan->filter_channels * st->nparts, 2, st->bstride);
+    float *x = gf_fftw_floats(2, P, 1), *spec = gf_fftw_floats(2, st->bstride, 1);
     if (!h || !x || !spec) {
         fftwf_free(h);
         fftwf_free(x);
@@ -293,14 +271,14 @@ gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size
     st->nparts = (plan->ntaps + st->part - 1) / st->part;
     st->mac = gf_cmac_select();
 
-    st->w = alloc_floats(st->part, 1, 1);
-    st->xin = alloc_floats(ch, 2, st->part);
-    st->outq = alloc_floats(ch, 1, st->part);
-    st->outq_new = alloc_floats(ch, 1, st->part);
-    st->fdl = alloc_floats(ch * st->nparts, 2, st->bstride);
-    st->spec = alloc_floats(ch, 2, st->bstride);
-    st->acc = alloc_floats(ch, 2, st->bstride);
-    st->yt = alloc_floats(ch, 2, st->part);
+    st->w = gf_fftw_floats(st->part, 1, 1);
+    st->xin = gf_fftw_floats(ch, 2, st->part);
+    st->outq = gf_fftw_floats(ch, 1, st->part);
+    st->outq_new = gf_fftw_floats(ch, 1, st->part);
+    st->fdl = gf_fftw_floats(ch * st->nparts, 2, st->bstride);
+    st->spec = gf_fftw_floats(ch, 2, st->bstride);
+    st->acc = gf_fftw_floats(ch, 2, st->bstride);
+    st->yt = gf_fftw_floats(ch, 2, st->part);
     if (!st->w || !st->xin || !st->outq || !st->outq_new || !st->fdl || !st->spec || !st->acc ||
         !st->yt) {
         gf_fail(plan, GFIR_ERR_NOMEM,

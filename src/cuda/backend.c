@@ -17,6 +17,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The calling thread's current device, given back by leave(): a plan runs
+ * on its own device without moving the caller's later CUDA work there. */
+static int enter(void)
+{
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return device;
+}
+
+static void leave(int device)
+{
+    if (device >= 0 && cudaSetDevice(device) != cudaSuccess)
+        cudaGetLastError();
+}
+
 static int cuda_available(void)
 {
     int count = 0;
@@ -27,8 +45,22 @@ static int cuda_available(void)
     return count > 0;
 }
 
+/* The lanes stage and convolve one channel (or path) per grid row. */
+static gfir_status lanes_fit(gfir_plan *plan)
+{
+    if (plan->form != GF_FORM_FDL && plan->channels > GF_GRID_Y_MAX)
+        return gf_fail(plan, GFIR_ERR_UNSUPPORTED,
+                       "%u channels (paths run as one each) are more than the GPU's lanes "
+                       "take (%d)", plan->channels, GF_GRID_Y_MAX);
+    return GFIR_OK;
+}
+
 static gfir_status cuda_has_kernel(gfir_plan *plan, gfir_kernel kernel)
 {
+    gfir_status st = lanes_fit(plan);
+    const char *missing;
+    if (st != GFIR_OK)
+        return st;
     switch (kernel) {
     case GFIR_KERNEL_CONSTANT:
         if (!gf_constant_fits(plan->ntaps, plan->filter_channels))
@@ -37,11 +69,17 @@ static gfir_status cuda_has_kernel(gfir_plan *plan, gfir_kernel kernel)
                            "%u x %zu",
                            GF_CONSTANT_MAX_TAPS, plan->filter_channels, plan->ntaps);
         return GFIR_OK;
+    case GFIR_KERNEL_FFT:
+        /* the whole-signal engines' filters make cuFFT spectra; the delay
+         * line's transforms are its own */
+        missing = plan->form == GF_FORM_FDL ? NULL : gf_fft_cufft_missing();
+        if (missing)
+            return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "kernel 'fft' on the GPU: %s", missing);
+        return GFIR_OK;
     case GFIR_KERNEL_BASIC:
     case GFIR_KERNEL_TILED:
     case GFIR_KERNEL_CACHED:
     case GFIR_KERNEL_DIRECT:
-    case GFIR_KERNEL_FFT:
         return GFIR_OK;
     default:
         return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "the CUDA backend has no kernel '%s'",
@@ -59,13 +97,9 @@ static double cuda_startup_s(const gfir_plan *plan)
     return gf_cuda_startup_s(plan->device);
 }
 
-static void cuda_destroy(gfir_plan *plan)
+static void lanes_destroy(gfir_plan *plan)
 {
     gf_cuda_state *st = plan->impl;
-    if (plan->form == GF_FORM_FDL) {
-        gf_cuda_fdl_destroy(plan);
-        return;
-    }
     if (!st)
         return;
     cudaSetDevice(plan->device);
@@ -78,6 +112,18 @@ static void cuda_destroy(gfir_plan *plan)
         cudaEventDestroy(st->caller);
     free(st);
     plan->impl = NULL;
+}
+
+/* Whatever failed while freeing is not another plan's next launch's error. */
+static void cuda_destroy(gfir_plan *plan)
+{
+    const int theirs = enter();
+    if (plan->form == GF_FORM_FDL)
+        gf_cuda_fdl_destroy(plan);
+    else
+        lanes_destroy(plan);
+    cudaGetLastError();
+    leave(theirs);
 }
 
 /* Waits until no lane's work reads the filter, then frees it, on its device
@@ -189,7 +235,7 @@ static gfir_status select_device(gfir_plan *plan)
 
 /* The lanes first, then the plan's first filter (prepare's path, on a
  * stream of its own that it waits for), then the kernel's part of each lane. */
-static gfir_status cuda_create(gfir_plan *plan, const float *taps)
+static gfir_status create_on_device(gfir_plan *plan, const float *taps)
 {
     gfir_status status = select_device(plan);
     if (status != GFIR_OK)
@@ -199,6 +245,11 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
         if (status == GFIR_OK)
             gf_cuda_mark_started(plan->device);
         return status;
+    }
+    if (plan->kernel == GFIR_KERNEL_CONSTANT) {
+        const cudaError_t e = gf_constant_prepare();
+        if (e != cudaSuccess)
+            return gf_cuda_fail(e, "gf_constant_prepare", plan->detail, sizeof plan->detail);
     }
     gf_cuda_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -229,13 +280,21 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     for (int i = 0; i < 2 && status == GFIR_OK; i++)
         status = st->lane_setup(plan, st, &st->lane[i]);
     if (status != GFIR_OK) {
-        cuda_destroy(plan);
+        lanes_destroy(plan);
         return status;
     }
     st->last = 1;
     plan->latency_frames = 0;
     gf_cuda_mark_started(plan->device);
     return GFIR_OK;
+}
+
+static gfir_status cuda_create(gfir_plan *plan, const float *taps)
+{
+    const int theirs = enter();
+    const gfir_status status = create_on_device(plan, taps);
+    leave(theirs);
+    return status;
 }
 
 static gfir_status cuda_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
@@ -260,8 +319,11 @@ static void cuda_fade_end(gfir_plan *plan)
 
 static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
-    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_execute(plan, in, out, n)
-                                     : gf_cuda_execute(plan, in, out, n);
+    const int theirs = enter();
+    const gfir_status status = plan->form == GF_FORM_FDL ? gf_cuda_fdl_execute(plan, in, out, n)
+                                                         : gf_cuda_execute(plan, in, out, n);
+    leave(theirs);
+    return status;
 }
 
 static gfir_status cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
@@ -287,7 +349,11 @@ static gfir_status cuda_set_taps_device(gfir_plan *plan, const float *taps, void
 
 static gfir_status cuda_reset(gfir_plan *plan)
 {
-    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_reset(plan) : gf_cuda_reset(plan);
+    const int theirs = enter();
+    const gfir_status status =
+        plan->form == GF_FORM_FDL ? gf_cuda_fdl_reset(plan) : gf_cuda_reset(plan);
+    leave(theirs);
+    return status;
 }
 
 const gf_backend_ops gf_cuda_backend = {

@@ -555,8 +555,15 @@ static gfir_status execute_device(gfir_plan *plan, fdl_state *st, const gf_devic
     if (io->in)
         TRY(gf_launch_restride(io->in, io->in_stride, io->in_dist, st->d_in, st->inputs, 1, n,
                                st->inputs, st->stream));
-    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK)
+    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK) {
+        /* what was queued reads and writes the caller's buffers: the
+         * caller's stream waits for it before it can free them */
+        if (cudaEventRecord(st->caller, st->stream) != cudaSuccess ||
+            cudaStreamWaitEvent(stream, st->caller, 0) != cudaSuccess)
+            cudaStreamSynchronize(st->stream);
+        cudaGetLastError();
         return s;
+    }
     TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
     return GFIR_OK;
 }
