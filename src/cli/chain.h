@@ -14,10 +14,18 @@ typedef struct cli_chain {
     size_t nplans;
     size_t ntaps;               /* of the whole chain, as if folded */
     size_t latency_frames;      /* the plans' latencies, summed */
+    unsigned in_channels;       /* what the chain takes ... */
+    unsigned out_channels;      /* ... and gives: as the routing says */
+    unsigned max_channels;      /* the most any plan gives or takes: what the buffers of
+                                   cli_chain_execute's output must hold a frame of */
+    float *scratch;             /* --no-fold, where a stage changes the channels: its output */
+    size_t block_frames;
 } cli_chain;
 
 /* The plans for a file of `channels` channels and expected_frames frames (0:
- * unknown) at rate_hz, in blocks of block_frames. With -v, says which. */
+ * unknown) at rate_hz, in blocks of block_frames. With -v, says which.
+ * cli_chain_execute and cli_chain_flush take at most block_frames frames a
+ * call, and their out holds frames * max_channels. */
 int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                      size_t expected_frames, cli_chain *chain);
 /* "backend cpu, kernel fft, latency 32768 frames" for a plan. */

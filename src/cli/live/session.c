@@ -146,14 +146,16 @@ int session_init(live_session *s, const cli_options *o)
     return 0;
 }
 
-/* The plan, the period buffer and the rings, once rate and channels are known. */
+/* The plan, the period buffers and the rings, once rate and input channels
+ * are known. */
 int session_alloc(live_session *s, size_t out_frames, size_t in_frames)
 {
-    s->sh.channels = s->channels;
     if (cli_plan_for(s->o, s->rate, s->channels, s->period, &s->plan, &s->filter_delay))
         return 1;
+    s->out_channels = s->sh.channels = gfir_plan_out_channels(s->plan);
     s->block = malloc(s->period * s->channels * sizeof *s->block);
-    if (!s->block || ring_init(&s->sh.out, out_frames, s->channels) ||
+    s->out_block = malloc(s->period * s->out_channels * sizeof *s->out_block);
+    if (!s->block || !s->out_block || ring_init(&s->sh.out, out_frames, s->out_channels) ||
         (in_frames && ring_init(&s->sh.in, in_frames, s->channels)) ||
         block_times_init(&s->times)) {
         fprintf(stderr, "gfir: out of memory for the audio buffers\n");
@@ -215,7 +217,7 @@ int session_start(live_session *s)
  * the callback reported, so the latency stays what was printed. */
 void session_push_output(live_session *s, const float *buf, size_t n)
 {
-    const size_t ch = s->channels;
+    const size_t ch = s->out_channels;
     s->pending_drift += atomic_exchange_explicit(&s->sh.drift, 0, memory_order_relaxed);
     if (s->pending_drift < 0) {
         size_t pad = (size_t)-s->pending_drift;
@@ -237,9 +239,9 @@ int session_filter_failed(const live_session *s, gfir_status st)
     return 1;
 }
 
-int session_filter_block(live_session *s, float *buf, size_t n, double began)
+int session_filter_block(live_session *s, size_t n, double began)
 {
-    gfir_status st = gfir_plan_execute(s->plan, buf, buf, n);
+    gfir_status st = gfir_plan_execute(s->plan, s->block, s->out_block, n);
     if (st != GFIR_OK)
         return session_filter_failed(s, st);
     /* Blocks queued before the stream starts have no deadline. */
@@ -344,6 +346,7 @@ int session_end(live_session *s, int failed)
     block_times_free(&s->times);
     gfir_plan_destroy(s->plan);
     free(s->block);
+    free(s->out_block);
     ring_free(&s->sh.out);
     ring_free(&s->sh.in);
     return failed ? 1 : 0;

@@ -31,7 +31,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2,
 typedef struct live_shared {
     ring out;                       /* worker -> callback */
     ring in;                        /* callback -> worker (--monitor) */
-    unsigned channels;
+    unsigned channels;              /* of the output */
     atomic_int input_done;          /* --play: every frame is in `out` */
     atomic_int completed;           /* the callback returned paComplete */
     atomic_ulong callbacks;
@@ -48,9 +48,11 @@ typedef struct live_session {
     live_shared sh;
     PaStream *stream;
     gfir_plan *plan;
-    float *block;                   /* one period, interleaved */
+    float *block;                   /* one period of input, interleaved */
+    float *out_block;               /* one period of output */
     double rate;
-    unsigned channels;
+    unsigned channels;              /* the input's */
+    unsigned out_channels;          /* the output's: as the filter routes them */
     size_t period;
     size_t filter_delay;            /* frames, linear-phase designs */
     unsigned long deadline_misses;  /* periods the worker took too long over */
@@ -69,7 +71,8 @@ double live_now_s(void);
 
 /* PortAudio up, counters zeroed. */
 int session_init(live_session *s, const cli_options *o);
-/* The plan, the period buffer and the rings, once rate and channels are known. */
+/* The plan, the period buffers and the rings, once rate and input channels
+ * are known; sets out_channels. */
 int session_alloc(live_session *s, size_t out_frames, size_t in_frames);
 int session_open(live_session *s, const PaStreamParameters *in, const PaStreamParameters *out);
 /* One line: the latency the listener hears, and where it comes from. */
@@ -79,9 +82,9 @@ int session_start(live_session *s);
  * the callback reported, so the latency stays what was printed. */
 void session_push_output(live_session *s, const float *buf, size_t n);
 int session_filter_failed(const live_session *s, gfir_status st);
-/* Filters n frames in place, counting a deadline miss when it took longer
- * than the audio it holds. */
-int session_filter_block(live_session *s, float *buf, size_t n, double began);
+/* Filters n frames of s->block into s->out_block, counting a deadline miss
+ * when it took longer than the audio it holds. */
+int session_filter_block(live_session *s, size_t n, double began);
 /* Between blocks: signals, the end, and a device that stopped. KEEP_GOING,
  * STOP or FAILED. */
 int session_supervise(live_session *s, unsigned long stop_after_frames);
