@@ -514,7 +514,8 @@ def batch_rows_route_too(d):
 # ---- inspect: every path, its source and latency -----------------------------------------
 
 def path_lines(text):
-    return re.findall(r"^  in (\d+) -> out (\d+): (.*), (\d+) frames", text, re.M)
+    return re.findall(r"^  in (\d+) -> out (\d+): (.*); starts at (\d+) frames .*, peaks at "
+                      r"(\d+) ", text, re.M)
 
 
 @test("inspect")
@@ -522,16 +523,22 @@ def describe_every_path(d):
     wav(d, "mono.wav", d.noise(1000))
     wav(d, "stereo.wav", d.noise(1000, 2))
     h = room(d, 400, 4, delay=25)
-    h[:, 2] = np.roll(h[:, 2], 60)
-    wav(d, "ts.wav", h)
+    h[60:, 2] = h[:-60, 2].copy()     # RL arrives 60 frames later
+    h[:60, 2] = 0
+    h = wav(d, "ts.wav", h)
     out = run(d, "--describe", "stereo.wav", "--ir", "ts.wav").stdout
     assert "true stereo: LL, LR, RL, RR" in out, out
     lines = path_lines(out)
     # one line a path, in order of output: in1->out1 (LL), in2->out1 (RL), ...
-    assert [(int(i), int(o)) for i, o, _, _ in lines] == [(1, 1), (2, 1), (1, 2), (2, 2)], out
-    assert [s for _, _, s, _ in lines] == [f"ts.wav channel {c}" for c in (1, 3, 2, 4)], out
-    want = [int(np.argmax(np.abs(h[:, c]))) for c in (0, 2, 1, 3)]
-    assert [int(f) for _, _, _, f in lines] == want, (lines, want)
+    assert [(int(i), int(o)) for i, o, _, _, _ in lines] == [(1, 1), (2, 1), (1, 2), (2, 2)], out
+    assert [s for _, _, s, _, _ in lines] == [f"ts.wav channel {c}" for c in (1, 3, 2, 4)], out
+    order = (0, 2, 1, 3)
+    peaks = [int(np.argmax(np.abs(h[:, c]))) for c in order]
+    onsets = [int(np.argmax(np.abs(h[:, c]) >= np.abs(h[p, c]) * 1e-3))
+              for c, p in zip(order, peaks)]
+    assert [int(p) for _, _, _, _, p in lines] == peaks, (lines, peaks)
+    assert [int(a) for _, _, _, a, _ in lines] == onsets, (lines, onsets)
+    assert onsets[1] >= 85 > onsets[0] >= 25, onsets
     assert "(a file of 2 channels" in out
     # mono to stereo says its output count, and -v names the same plan
     out = run(d, "--describe", "mono.wav", "--preset", "hall").stdout

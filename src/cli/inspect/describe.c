@@ -208,15 +208,21 @@ static void describe_measurements(const cli_filter *f, const cli_design *d)
         printf("no designed bands: ripple and attenuation not measured\n");
 }
 
-/* The frame of a set's largest tap: where a room's direct sound arrives, or
- * a linear-phase filter's centre. */
-static size_t peak_frame(const float *h, size_t n)
+/* Where a path's sound arrives (its first tap within ONSET_DB of its
+ * largest: what --ir-trim at that level would cut) and where it peaks (a
+ * room's direct sound, a linear-phase filter's centre). */
+#define ONSET_DB (-60.0)
+
+static void arrival(const float *h, size_t n, size_t *onset, size_t *peak)
 {
     size_t at = 0;
     for (size_t i = 1; i < n; i++)
         if (fabsf(h[i]) > fabsf(h[at]))
             at = i;
-    return at;
+    *peak = at;
+    *onset = 0;
+    while (*onset < at && fabsf(h[*onset]) < fabsf(h[at]) * pow(10.0, ONSET_DB / 20))
+        (*onset)++;
 }
 
 /* Path p's sources: the fold's names, or for a chain without paths the
@@ -244,15 +250,18 @@ static void describe_paths(const cli_design *d)
 {
     const size_t n = d->paths ? d->npaths : d->inputs;
     char sources[512];
-    printf("paths (input -> output: source, latency to its largest tap):\n");
+    printf("paths (input -> output: source; latency to where it starts, %g dB below its "
+           "peak, and to its peak):\n", -ONSET_DB);
     for (size_t p = 0; p < n && p < MAX_PATHS_LISTED; p++) {
         const unsigned in = d->paths ? d->paths[p].input : (unsigned)p;
         const unsigned out = d->paths ? d->paths[p].output : (unsigned)p;
         const unsigned set = d->paths ? d->paths[p].taps : d->filter_channels > 1 ? (unsigned)p : 0;
-        const size_t at = peak_frame(d->taps + (size_t)set * d->ntaps, d->ntaps);
+        size_t onset, peak;
+        arrival(d->taps + (size_t)set * d->ntaps, d->ntaps, &onset, &peak);
         path_sources(d, d->paths ? p : set, sources, sizeof sources);
-        printf("  in %u -> out %u: %s, %zu frames (%.2f ms)\n", in + 1, out + 1, sources, at,
-               1000.0 * (double)at / d->rate_hz);
+        printf("  in %u -> out %u: %s; starts at %zu frames (%.2f ms), peaks at %zu (%.2f ms)\n",
+               in + 1, out + 1, sources, onset, 1000.0 * (double)onset / d->rate_hz, peak,
+               1000.0 * (double)peak / d->rate_hz);
     }
     if (n > MAX_PATHS_LISTED)
         printf("  and %zu more\n", n - MAX_PATHS_LISTED);
@@ -284,9 +293,12 @@ int cli_describe(const cli_options *o, const cli_design *d, unsigned channels, s
     if (f->gain_db != 0 || d->normalize != CLI_NORMALIZE_NONE)
         printf("scaled by %+.2f dB (%s)\n", inspect_db(d->scale),
                d->normalize != CLI_NORMALIZE_NONE ? normalize_why(f, d) : "--gain");
-    printf("latency: %s delay %zu frames (%.2f ms)", d->has_ir ? "designed stages'" : "filter",
-           d->delay_frames, 1000.0 * d->delay_frames / d->rate_hz);
-    printf(", removed by --align same\n");
+    if (f->min_phase)
+        printf("latency: minimum phase, no delay for --align to remove\n");
+    else
+        printf("latency: %s delay %zu frames (%.2f ms), removed by --align same\n",
+               d->has_ir ? "designed stages'" : "filter", d->delay_frames,
+               1000.0 * d->delay_frames / d->rate_hz);
     describe_plans(o, d, channels, frames);
     if (d->paths || d->filter_channels > 1 || d->has_ir)
         describe_paths(d);
