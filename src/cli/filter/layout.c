@@ -92,9 +92,10 @@ static int layout_list(const cli_stage *s, const unsigned *file_sets, unsigned *
             if (add_path(sd, k, k, first, 1.0))
                 return 1;
         } else {
-            return cli_error("IR '%s' (output %u of the list) has %u channels; on a signal of "
+            return cli_error("IR '%s' (output %u of the list) has %u channel%s; on a signal of "
                              "%u, each file of a list needs %u (one per input)%s", s->files[k],
-                             k + 1, n, w, w, w == m ? " or 1 (input k to output k)" : "");
+                             k + 1, n, n == 1 ? "" : "s", w, w,
+                             w == m ? " or 1 (input k to output k)" : "");
         }
         first += n;
     }
