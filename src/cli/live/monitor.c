@@ -114,10 +114,10 @@ int live_monitor(const cli_options *o)
         goto done;
     if (o->verbose) {
         const PaDeviceInfo *di = Pa_GetDeviceInfo(in_dev), *d = Pa_GetDeviceInfo(out_dev);
-        fprintf(stderr, "gfir: monitoring %d '%s' to %d '%s' (%s): %.0f Hz, %u channels in, "
+        fprintf(stderr, "gfir: monitoring %d '%s' to %d '%s' (%s): %.0f Hz, %u channel%s in, "
                         "%u out, period %zu\n",
                 (int)in_dev, di->name, (int)out_dev, d->name, live_host_name(d), s.rate, s.channels,
-                s.out_channels, s.period);
+                s.channels == 1 ? "" : "s", s.out_channels, s.period);
     }
     session_print_latency(&s, primed);
     if (session_start(&s))
