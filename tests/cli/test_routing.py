@@ -363,6 +363,8 @@ def ir_trim_cuts_leading_silence(d):
     assert r.stderr == "", "-q silences the note"
     for bad in ("0", "6", "-400", "loud"):
         fails(d, ["x.wav", "y.wav", "--ir", "late.wav", "--ir-trim", bad], 2, "--ir-trim")
+    fails(d, ["x.wav", "y.wav", "--preset", "lowpass", "--ir-trim", "-60"], 1, "--ir-trim",
+          "impulse responses")
 
 
 def magnitude_db(h, grid):

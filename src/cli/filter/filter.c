@@ -41,10 +41,20 @@ void cli_filter_free(cli_filter *f)
     free(f);
 }
 
+/* An IR stage, or a route through at least one IR file (one of plain
+ * wires only is a mixer, whose gains are the user's). */
+static int stage_has_ir(const cli_stage *s)
+{
+    for (size_t t = 0; s->kind == STAGE_ROUTE && t < s->nterms; t++)
+        if (s->terms[t].file)
+            return 1;
+    return s->kind == STAGE_IR;
+}
+
 int cli_filter_has_ir(const cli_filter *f)
 {
     for (size_t i = 0; i < f->chain.nstages; i++)
-        if (f->chain.stages[i].kind == STAGE_IR || f->chain.stages[i].kind == STAGE_ROUTE)
+        if (stage_has_ir(&f->chain.stages[i]))
             return 1;
     return 0;
 }
@@ -262,10 +272,6 @@ static int scale_design(const cli_filter *f, cli_design *d)
 
 /* ---- one stage ------------------------------------------------------------------ */
 
-static int is_ir(const cli_stage *s)
-{
-    return s->kind == STAGE_IR || s->kind == STAGE_ROUTE;
-}
 
 /* Stage i of f at the rate, its layout on *width channels. */
 static int design_stage(const cli_filter *f, size_t i, unsigned *width, int quiet,
@@ -282,13 +288,14 @@ static int design_stage(const cli_filter *f, size_t i, unsigned *width, int quie
         : s->kind == STAGE_ROUTE ? layout_route(s, term_set, width, sd)
                                  : (sd->inputs = sd->outputs = *width, 0))
         goto done;
-    if (f->trim && is_ir(s) && shape_trim(sd, f->trim_db, s->path ? s->path : s->name, quiet))
+    if (f->trim && stage_has_ir(s) &&
+        shape_trim(sd, f->trim_db, s->path ? s->path : s->name, quiet))
         goto done;
     if (f->min_phase && shape_min_phase(sd, s->path ? s->path : s->name, quiet))
         goto done;
-    d->has_ir |= is_ir(s);
+    d->has_ir |= stage_has_ir(s);
     /* linear phase until made minimum phase: the delay --align same removes */
-    if (!is_ir(s) && !f->min_phase)
+    if ((s->kind == STAGE_DESIGN || s->kind == STAGE_TAPS) && !f->min_phase)
         d->delay_frames += (sd->ntaps - 1) / 2;
     rc = 0;
 done:
@@ -303,6 +310,14 @@ static void settle_width(cli_design *d, unsigned width)
 {
     for (size_t i = 0; i < d->nstages && d->stages[i].inputs == 0; i++)
         d->stages[i].inputs = d->stages[i].outputs = width;
+}
+
+/* Options for impulse responses on a chain without one would do nothing. */
+static int check_ir_options(const cli_filter *f, const cli_design *d)
+{
+    if (f->trim && !d->has_ir)
+        return cli_error("--ir-trim applies to impulse responses, and the chain has none");
+    return 0;
 }
 
 static int check_true_stereo(const cli_filter *f, const cli_design *d)
@@ -355,7 +370,7 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
     settle_width(d, width);
     d->inputs = d->stages[0].inputs;
     d->outputs = d->stages[d->nstages - 1].outputs;
-    if (check_true_stereo(f, d))
+    if (check_true_stereo(f, d) || check_ir_options(f, d))
         goto done;
     if (!d->has_ir && !f->min_phase)
         d->delay_frames = (d->ntaps - 1) / 2;
