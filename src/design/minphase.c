@@ -46,55 +46,54 @@ typedef struct grid {
     size_t n;
     double *zr, *zi;
     double *xr, *xi;
+    double *tw;                 /* the half-length FFT's twiddles (gf_dft_twiddles) */
+    double *post;               /* cos and sin of 2 pi k / n, k = 0 .. n / 2 */
 } grid;
 
 /* The real sequence x (n) to its half spectrum X[0 .. n/2] in g->xr, g->xi.
  * With z[m] = x[2m] + i x[2m+1] and Z its M = n/2 point transform, the even
  * and odd samples' transforms are E = (Z[k] + conj Z[M-k]) / 2 and
  * O = (Z[k] - conj Z[M-k]) / 2i, and X[k] = E + e^{-2 pi i k / n} O. */
-static int rfft(grid *g, const double *x)
+static void rfft(grid *g, const double *x)
 {
     const size_t n = g->n, m = n / 2;
     for (size_t j = 0; j < m; j++) {
         g->zr[j] = x[2 * j];
         g->zi[j] = x[2 * j + 1];
     }
-    if (gf_dft(g->zr, g->zi, m) != 0)
-        return -1;
+    gf_dft_with(g->zr, g->zi, m, g->tw);
     for (size_t k = 0; k <= m; k++) {
         const size_t a = k % m, b = (m - k) % m;
         const double er = (g->zr[a] + g->zr[b]) / 2, ei = (g->zi[a] - g->zi[b]) / 2;
         const double or = (g->zi[a] + g->zi[b]) / 2, oi = -(g->zr[a] - g->zr[b]) / 2;
-        const double w = -2 * pi * (double)k / (double)n, c = cos(w), s = sin(w);
+        const double c = g->post[2 * k], s = -g->post[2 * k + 1];
         g->xr[k] = er + c * or - s * oi;
         g->xi[k] = ei + c * oi + s * or;
     }
-    return 0;
 }
 
 /* The half spectrum in g->xr, g->xi (of a real sequence) back to x (n),
- * scaled by 1 / n (the inverse transform): E = (X[k] + conj X[M-k]) / 2, O = (X[k] - conj X[M-k]) /
- * 2 e^{-2 pi i k / n}, and z = E + i O transformed back holds the even
- * samples in its real parts, the odd in its imaginary ones. */
-static int irfft(grid *g, double *x)
+ * scaled by 1 / n (the inverse transform): E = (X[k] + conj X[M-k]) / 2,
+ * O = (X[k] - conj X[M-k]) / 2 e^{-2 pi i k / n}, and z = E + i O transformed
+ * back holds the even samples in its real parts, the odd in its imaginary
+ * ones. */
+static void irfft(grid *g, double *x)
 {
     const size_t n = g->n, m = n / 2;
     for (size_t k = 0; k < m; k++) {
         const double er = (g->xr[k] + g->xr[m - k]) / 2, ei = (g->xi[k] - g->xi[m - k]) / 2;
         const double dr = (g->xr[k] - g->xr[m - k]) / 2, di = (g->xi[k] + g->xi[m - k]) / 2;
-        const double w = 2 * pi * (double)k / (double)n, c = cos(w), s = sin(w);
+        const double c = g->post[2 * k], s = g->post[2 * k + 1];
         const double or = dr * c - di * s, oi = dr * s + di * c;
         /* Z = E + i O, conjugated for the inverse through the forward FFT */
         g->zr[k] = er - oi;
         g->zi[k] = -(ei + or);
     }
-    if (gf_dft(g->zr, g->zi, m) != 0)
-        return -1;
+    gf_dft_with(g->zr, g->zi, m, g->tw);
     for (size_t j = 0; j < m; j++) {
         x[2 * j] = g->zr[j] / (double)m;
         x[2 * j + 1] = -g->zi[j] / (double)m;
     }
-    return 0;
 }
 
 /* *p resized to n doubles; 0, or -1 (and *p as it was) without memory. */
@@ -107,30 +106,37 @@ static int grow(double **p, size_t n)
     return 0;
 }
 
+/* The grid's buffers and twiddles for n points. */
 static int grid_size(grid *g, double **seq, size_t n)
 {
     g->n = n;
-    return grow(&g->zr, n / 2) || grow(&g->zi, n / 2) || grow(&g->xr, n / 2 + 1) ||
-           grow(&g->xi, n / 2 + 1) || grow(seq, n);
+    free(g->tw);
+    g->tw = gf_dft_twiddles(n / 2);
+    if (!g->tw || grow(&g->zr, n / 2) || grow(&g->zi, n / 2) || grow(&g->xr, n / 2 + 1) ||
+        grow(&g->xi, n / 2 + 1) || grow(&g->post, n + 2) || grow(seq, n))
+        return -1;
+    for (size_t k = 0; k <= n / 2; k++) {
+        g->post[2 * k] = cos(2 * pi * (double)k / (double)n);
+        g->post[2 * k + 1] = sin(2 * pi * (double)k / (double)n);
+    }
+    return 0;
 }
 
 /* |DFT| of ntaps taps zero-padded to the grid, for k = 0 .. n / 2, into mag;
  * seq is n points of scratch. */
-static int magnitudes(grid *g, const double *taps, size_t ntaps, double *seq, double *mag)
+static void magnitudes(grid *g, const double *taps, size_t ntaps, double *seq, double *mag)
 {
     memcpy(seq, taps, ntaps * sizeof *seq);
     memset(seq + ntaps, 0, (g->n - ntaps) * sizeof *seq);
-    if (rfft(g, seq) != 0)
-        return -1;
+    rfft(g, seq);
     for (size_t k = 0; k <= g->n / 2; k++)
         mag[k] = hypot(g->xr[k], g->xi[k]);
-    return 0;
 }
 
 /* One pass on the grid: the minimum-phase taps into out (ntaps), from mag
  * (n / 2 + 1 points) whose largest is peak; seq is n points of scratch. */
-static int cepstral(grid *g, const double *mag, double peak, double *seq, double *out,
-                    size_t ntaps)
+static void cepstral(grid *g, const double *mag, double peak, double *seq, double *out,
+                     size_t ntaps)
 {
     const size_t n = g->n;
     const double floor_mag = peak * MINPHASE_FLOOR_BELOW_PEAK;
@@ -140,23 +146,19 @@ static int cepstral(grid *g, const double *mag, double peak, double *seq, double
         g->xr[k] = log(mag[k] > floor_mag ? mag[k] : floor_mag);
         g->xi[k] = 0;
     }
-    if (irfft(g, seq) != 0)
-        return -1;
+    irfft(g, seq);
     /* folded onto its causal half */
     for (size_t k = 1; k < n / 2; k++)
         seq[k] *= 2;
     memset(seq + n / 2 + 1, 0, (n / 2 - 1) * sizeof *seq);
-    if (rfft(g, seq) != 0)
-        return -1;
+    rfft(g, seq);
     for (size_t k = 0; k <= n / 2; k++) {
         const double m = exp(g->xr[k]), phase = g->xi[k];
         g->xr[k] = m * cos(phase);
         g->xi[k] = m * sin(phase);
     }
-    if (irfft(g, seq) != 0)
-        return -1;
+    irfft(g, seq);
     memcpy(out, seq, ntaps * sizeof *out);
-    return 0;
 }
 
 /* The largest difference in dB between got's magnitudes and want's where
@@ -202,9 +204,9 @@ gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *ou
         h[i] = taps[i];
     for (;; n <<= 1) {
         double db;
-        if (grid_size(&g, &seq, n) || grow(&mag, n / 2 + 1) || grow(&got, n / 2 + 1) ||
-            magnitudes(&g, h, ntaps, seq, mag) != 0)
+        if (grid_size(&g, &seq, n) || grow(&mag, n / 2 + 1) || grow(&got, n / 2 + 1))
             goto done;
+        magnitudes(&g, h, ntaps, seq, mag);
         peak = 0;
         for (size_t k = 0; k <= n / 2; k++)
             peak = mag[k] > peak ? mag[k] : peak;
@@ -214,9 +216,8 @@ gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *ou
             best_db = 0;
             break;
         }
-        if (cepstral(&g, mag, peak, seq, cur, ntaps) != 0 ||
-            magnitudes(&g, cur, ntaps, seq, got) != 0)
-            goto done;
+        cepstral(&g, mag, peak, seq, cur, ntaps);
+        magnitudes(&g, cur, ntaps, seq, got);
         /* a finer grid is not always better before it is fine enough */
         db = worst_db(mag, got, n / 2 + 1, peak);
         if (db < best_db) {
@@ -229,8 +230,7 @@ gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *ou
     }
     /* an earlier grid's result is judged again on the finest, which holds them all */
     if (best_n && best_n != n) {
-        if (magnitudes(&g, best, ntaps, seq, got) != 0)
-            goto done;
+        magnitudes(&g, best, ntaps, seq, got);
         best_db = worst_db(mag, got, n / 2 + 1, peak);
     }
     for (size_t i = 0; i < ntaps; i++)
@@ -249,5 +249,7 @@ done:
     free(g.zi);
     free(g.xr);
     free(g.xi);
+    free(g.tw);
+    free(g.post);
     return st;
 }
