@@ -323,6 +323,15 @@ def route_syntax(d):
     check(d, ["x.wav", "y.wav", "--taps", "t.txt", "--preset", "xf.ini"], x,
           [(0, 0, t, 1), (1, 0, np.convolve(t, a), g(-6)), (1, 1, t, 1),
            (0, 1, np.convolve(t, s[:, 1]), -0.5 * g(3)), (0, 2, t, -g(-6))], "taps then route")
+    # a line goes on, indented; an override replaces it
+    d.text("long.ini", "[route]\nout1 = in1 * a.wav\n    - in2 * s.wav[1] - 6 dB\n"
+           "out2 = in2\n")
+    check(d, ["x.wav", "y.wav", "--preset", "long.ini"], x,
+          [(0, 0, a, 1), (1, 0, s[:, 0], -g(-6)), (1, 1, [1.0], 1)], "continued line")
+    check(d, ["x.wav", "y.wav", "--preset", "long.ini:route.out1=in2 * a.wav"], x,
+          [(1, 0, a, 1), (1, 1, [1.0], 1)], "override")
+    d.text("toolong.ini", "[route]\nout1 = " + " + ".join(["in1 * a.wav"] * 30) + "\n")
+    fails(d, ["x.wav", "y.wav", "--preset", "toolong.ini"], 1, "line 2 is longer", "indented")
     for text, needle in (("out1 = in1 * s.wav", "name one"), ("out1 = in3", "routes 3"),
                          ("out1 = a.wav", "needs an input"), ("out1 = in1 in2", "joined by"),
                          ("out1 = in1\nout3 = in2", "no out2"),

@@ -131,11 +131,16 @@ static int set_key(section *s, const char *key, const char *value, char *err, si
             snprintf(err, errlen, "%s: outputs are out1 to out%d", key, MAX_ROUTE_CHANNELS);
             return -1;
         }
-        if (!(line = strdup(value))) {
+        /* an indented line goes on with the one before (inih gives it the same
+         * key), as does out<k> again: their terms add up */
+        const size_t had = s->outs[k - 1] ? strlen(s->outs[k - 1]) + 1 : 0;
+        if (!(line = realloc(s->outs[k - 1], had + strlen(value) + 1))) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        free(s->outs[k - 1]);
+        if (had)
+            line[had - 1] = ' ';
+        strcpy(line + had, value);
         s->outs[k - 1] = line;
         s->has |= HAS_OUT;
         return 0;
@@ -289,13 +294,37 @@ static int find_preset(const char *name, char *path)
                      name);
 }
 
+/* The first line up to `upto` that inih cannot hold whole (it reads the
+ * rest as a line of its own), or 0. */
+static int overlong_line(const char *path, int upto)
+{
+    FILE *fp = fopen(path, "r");
+    int line = 1, len = 0, c, found = 0;
+    if (!fp)
+        return 0;
+    while (!found && line <= upto && (c = getc(fp)) != EOF) {
+        if (c == '\n') {
+            line++;
+            len = 0;
+        } else if (++len >= INI_MAX_LINE - 1) {
+            found = line;
+        }
+    }
+    fclose(fp);
+    return found;
+}
+
 static int parse_file(const char *path, preset_file *p)
 {
     memset(p, 0, sizeof *p);
     p->path = path;
-    int line = ini_parse(path, on_key, p);
+    int line = ini_parse(path, on_key, p), longer;
     if (line < 0)
         return cli_error("cannot read preset file '%s'", path);
+    if (line > 0 && (longer = overlong_line(path, line)))
+        return cli_error("preset file '%s' line %d is longer than %d characters; go on on the "
+                         "next line, indented (a [route] line goes on with its + or -)", path,
+                         longer, INI_MAX_LINE - 2);
     if (line > 0)
         return cli_error("preset file '%s' line %d: %s", path, line,
                          p->error[0] ? p->error : "not a [section] or key = value line");
@@ -331,6 +360,13 @@ static int apply_overrides(const char *name, preset_file *p, const preset_overri
             if (ov[i].section ? strcmp(ov[i].section, s->name) != 0
                               : flag && !(keys_for(s) & flag))
                 continue;
+            /* an override replaces a route's line, where the file's own
+             * lines for one output add up */
+            if (flag == HAS_OUT) {
+                const unsigned long k = strtoul(ov[i].key + 3, NULL, 10);
+                free(s->outs[k - 1]);
+                s->outs[k - 1] = NULL;
+            }
             if (set_key(s, ov[i].key, ov[i].value, err, sizeof err))
                 return cli_error("preset '%s': %s", name, err);
             hits++;

@@ -7,8 +7,9 @@
  * name without spaces or '*'; FILE[K] takes its channel K, from 1), times
  * any factors (a number, or a number then dB); a term with no file is a
  * plain wire. Terms are joined by + or - (a - term has its sign inverted);
- * + or - and a number of dB after a term is that term's gain. Prints its
- * own one-line errors.
+ * + or - and a number of dB after a term is that term's gain. A line goes
+ * on on the next lines, indented (preset.c joins them). Prints its own
+ * one-line errors.
  */
 #ifndef GFIR_CLI_ROUTESPEC_H
 #define GFIR_CLI_ROUTESPEC_H
