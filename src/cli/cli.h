@@ -70,8 +70,10 @@ typedef struct cli_options {
  * Designs o->filter at rate_hz for a signal of `channels` channels and makes a
  * plan for blocks of up to block_frames, with o->backend and o->kernel.
  * *filter_delay_frames receives the filter's own delay: (ntaps - 1) / 2 for
- * linear-phase chains (presets, --taps), 0 for --ir. With -v it says on
- * stderr which backend and kernel were chosen.
+ * linear-phase chains (presets, --taps), 0 for --ir and --min-phase. The
+ * plan takes `channels` and gives as many as the filter routes them to
+ * (gfir_plan_out_channels). With -v it says on stderr which backend and
+ * kernel were chosen.
  */
 int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                  gfir_plan **plan, size_t *filter_delay_frames);

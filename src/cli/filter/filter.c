@@ -304,11 +304,15 @@ done:
     return rc;
 }
 
-/* Stages before the first that fixed the width run on whatever width the
- * chain settled on. */
-static void settle_width(cli_design *d, unsigned width)
+/* Stages before the first that fixed the width (a signal of unknown
+ * channels) run on what that one takes in; 1 when none did. */
+static void settle_width(cli_design *d)
 {
-    for (size_t i = 0; i < d->nstages && d->stages[i].inputs == 0; i++)
+    size_t first = 0;
+    while (first < d->nstages && d->stages[first].inputs == 0)
+        first++;
+    const unsigned width = first < d->nstages ? d->stages[first].inputs : 1;
+    for (size_t i = 0; i < first; i++)
         d->stages[i].inputs = d->stages[i].outputs = width;
 }
 
@@ -365,9 +369,7 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
         }
         d->ntaps += d->stages[i].ntaps - 1;
     }
-    if (width == 0)
-        width = 1;
-    settle_width(d, width);
+    settle_width(d);
     d->inputs = d->stages[0].inputs;
     d->outputs = d->stages[d->nstages - 1].outputs;
     if (check_true_stereo(f, d) || check_ir_options(f, d))

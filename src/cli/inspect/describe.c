@@ -103,7 +103,7 @@ static void describe_stage(const cli_options *o, size_t i, const cli_stage *s,
                                                                 : "impulse response")
                                                : "taps from",
                s->path);
-    printf(": %zu taps", sd->ntaps);
+    printf(": %zu tap%s", sd->ntaps, sd->ntaps == 1 ? "" : "s");
     if (sd->nsets > 1)
         printf(" x %u %s", sd->nsets, s->kind == STAGE_IR && s->nfiles == 1 ? "channels" : "sets");
     if (sd->layout)
