@@ -62,8 +62,10 @@ typedef enum gfir_status {
     GFIR_ERR_NOMEM = -5,        /* host or device memory could not be allocated */
     GFIR_ERR_UNAVAILABLE = -6,  /* the backend was not built, or has no device */
     GFIR_ERR_UNSUPPORTED = -7,  /* the kernel cannot run this configuration */
-    GFIR_ERR_DEVICE = -8        /* the device failed while running; see
+    GFIR_ERR_DEVICE = -8,       /* the device failed while running; see
                                    gfir_plan_error_detail() */
+    GFIR_ERR_BUSY = -9          /* a crossfade is still running: try the swap again
+                                   after a later call (gfir_plan_swap()) */
 } gfir_status;
 
 /* A static English sentence for a status, e.g. "a required pointer is NULL".
@@ -237,7 +239,8 @@ GFIR_API gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames)
  * it is (taken only within the caller's latency budget, or when named). */
 GFIR_API size_t gfir_plan_latency(const gfir_plan *plan);
 
-/* Clears every channel's history (and any buffered latency), as if newly created. */
+/* Clears every channel's history (and any buffered latency), as if newly
+ * created; a crossfade in progress ends at once, with the new filter. */
 GFIR_API gfir_status gfir_plan_reset(gfir_plan *plan);
 
 /* What the plan resolved AUTO to, and its shape. */
@@ -250,13 +253,114 @@ GFIR_API unsigned gfir_plan_out_channels(const gfir_plan *plan);  /* output chan
 /*
  * A sentence on the last failure: of the plan's last call when plan is not
  * NULL (for instance the CUDA error text behind GFIR_ERR_DEVICE), of this
- * thread's last failed gfir_plan_create() when plan is NULL. "" when there is
+ * thread's last failed gfir_plan_create() or gfir_filter_create() when plan
+ * is NULL. "" when there is
  * nothing to say. Valid until the next call on that plan or thread.
  */
 GFIR_API const char *gfir_plan_error_detail(const gfir_plan *plan);
 
 /* Frees everything the plan holds. NULL is allowed and does nothing. */
 GFIR_API void gfir_plan_destroy(gfir_plan *plan);
+
+/*
+ * Changing the filter while the plan runs: a room preset, a head tracker's
+ * new direction, a new room correction, without a click and without
+ * restarting the stream (zita-convolver's and JUCE's split). The expensive
+ * part, gfir_filter_create(), runs on any thread; gfir_plan_swap(), which
+ * allocates nothing, takes no lock and never waits (CPU backend, threads =
+ * 1), runs between two calls on the thread that executes.
+ *
+ *   gfir_filter *f;                                  // a worker thread:
+ *   gfir_filter_create(&f, plan, new_taps, n);       //   design, transform
+ *   ... hand f to the audio thread ...
+ *   if (gfir_plan_swap(plan, f, 2400) == GFIR_ERR_BUSY) ... // audio thread:
+ *   ... later, on any thread: ...                            //   retry later
+ *   while ((old = gfir_plan_retired(plan)))
+ *       gfir_filter_destroy(old);
+ *
+ * From the first output frame of the call after the swap, output k of the
+ * fade (k = 0, 1, ...) is exactly (1 - w_k) y_old + w_k y_new, where y_old
+ * and y_new are what the old and the new filter make of the same input
+ * history (the new one as if it had always been there), and w_k = 0.5 -
+ * 0.5 cos(pi (k + 0.5) / crossfade_frames) for k < crossfade_frames, then
+ * 1: y_new alone. Both filters run during the fade (twice the work), and
+ * for an engine with latency the weights apply to its output frames. The
+ * weights of old and new always sum to 1, so two filters whose outputs
+ * agree give that output unchanged (an equal-power fade would gain up to
+ * 3 dB there). Since w depends on the frame only, output k is also the
+ * convolution with the taps (1 - w_k) h_old + w_k h_new: interpolating
+ * the filters' complex spectra, which some convolvers do per block,
+ * gives these outputs exactly, so it is not a mode of its own.
+ *
+ * Every engine of every backend swaps this way, routed plans included.
+ * The one that does visible extra work in the first call after a swap is
+ * the CPU's zero-latency FFT engine (long filters with no latency budget):
+ * it computes the new filter's share of the partitions it spreads over
+ * calls at once, about as much work as one block of each level's
+ * partition, which for filters of several 10^5 taps can exceed a short
+ * period (tools/cpu_nupc_bench --swaps measures it). The uniform FFT
+ * engine remakes one block of its partition; the direct engines and CUDA's
+ * lanes do nothing extra, the CUDA delay line one block's tail.
+ */
+typedef struct gfir_filter gfir_filter;
+
+/*
+ * Prepares taps for a later gfir_plan_swap() on plan: the same number of
+ * tap sets as the plan was made with (gfir_config.filter_channels, one after
+ * another), ntaps each, 1 <= ntaps <= gfir_plan_ntaps(plan); shorter sets
+ * are padded with zeros, and a routed plan keeps its paths and their
+ * gains. The taps are copied. The work (transforms, device uploads,
+ * allocation) all happens here, in the form the plan's engine runs.
+ *
+ * It reads only what the plan fixed at create, so it may run on any thread,
+ * also while another thread executes the plan (the plan must outlive the
+ * call). Several threads may each make filters for one plan at a time.
+ *
+ * On success *filter is set and GFIR_OK returned; on failure *filter is
+ * NULL and GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above the plan's, a tap
+ * not finite), GFIR_ERR_NOMEM or GFIR_ERR_DEVICE returned, and
+ * gfir_plan_error_detail(NULL) says why on this thread. The caller owns the
+ * filter until it swaps it in: every filter is either swapped in or freed
+ * with gfir_filter_destroy().
+ */
+GFIR_API gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan,
+                                        const float *taps, size_t ntaps);
+
+/*
+ * Makes the plan fade from its filter to `filter` over the first
+ * crossfade_frames output frames of the calls that follow (0: switch at the
+ * next frame), as the section above defines. Real-time safe: it only
+ * records the filter and the fade; the work starts in the next call. Call
+ * it between calls, on the thread that executes the plan.
+ *
+ * The plan takes the filter: it runs it from then on, and when the fade is
+ * over the old filter is retired (gfir_plan_retired()). While a fade has not
+ * finished, another swap returns GFIR_ERR_BUSY and changes nothing: retry
+ * after a later call. gfir_plan_reset() finishes a fade at once (the new
+ * filter stays, the history is cleared), as do gfir_plan_convolve_device()
+ * and gfir_plan_set_taps_device(), which clear it too.
+ *
+ * Errors: GFIR_ERR_NULL; GFIR_ERR_ARG for a filter made for another plan or
+ * one a plan holds already (swapped in and not handed back); GFIR_ERR_BUSY.
+ */
+GFIR_API gfir_status gfir_plan_swap(gfir_plan *plan, gfir_filter *filter,
+                                    size_t crossfade_frames);
+
+/*
+ * Hands back one filter that the plan no longer uses (replaced by a swap),
+ * or NULL when there is none: the caller owns it again, to destroy or to
+ * swap in later (a set of presets can be prepared once and swapped to and
+ * fro). Lock-free; it may run on any thread, also while another executes
+ * the plan, but on one thread at a time. Filters not collected are freed by
+ * gfir_plan_destroy().
+ */
+GFIR_API gfir_filter *gfir_plan_retired(gfir_plan *plan);
+
+/* Frees a filter the caller owns: one never swapped in, or one handed back
+ * by gfir_plan_retired(). It may wait for a device still reading it, so not
+ * in an audio callback; it works after its plan is destroyed too. NULL, and
+ * a filter a plan holds (which that plan frees), are ignored. */
+GFIR_API void gfir_filter_destroy(gfir_filter *filter);
 
 /*
  * Device memory (CUDA). These calls filter samples that already lie on the
@@ -326,7 +430,8 @@ GFIR_API gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in,
  * Replaces the plan's taps with new ones in device memory: filter_channels
  * sets of the plan's ntaps floats, one after another, as gfir_plan_create()
  * takes them (a shorter filter padded with zeros), and clears the history
- * as gfir_plan_reset() does: new taps start a new signal. Queued on stream
+ * as gfir_plan_reset() does: new taps start a new signal (and a crossfade
+ * in progress ends: the taps replace the filter it faded to). Queued on stream
  * as the calls above are; taps must stay valid until the stream gets
  * there. The values are not checked: NaN or infinite taps give such output.
  * Errors as for gfir_plan_execute_device().

@@ -100,6 +100,14 @@ cudaError_t gf_launch_restride(const float *d_src, size_t src_stride, size_t src
 cudaError_t gf_launch_reverse_taps(const float *d_taps, size_t ntaps, unsigned filters,
                                    float *d_hr, size_t hr_stride, cudaStream_t stream);
 
+/* crossfade: during a filter swap (gfir.h), frames fade_pos .. fade_pos + n
+ * of a fade of fade_len frames: out = (1 - w) out + w new, with core/swap.c's
+ * raised cosine w, both strided as above. fade_pos + n <= fade_len. */
+cudaError_t gf_launch_crossfade(float *d_out, size_t out_stride, size_t out_dist,
+                                const float *d_new, size_t new_stride, size_t new_dist,
+                                size_t n, unsigned channels, size_t fade_pos, size_t fade_len,
+                                cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 /*
  * chain.c - from options to plans: one plan for the folded chain (the
- * default, and always for live audio through cli_plan_for), or with --no-fold
+ * default, and always for live audio through cli_live_plan), or with --no-fold
  * one plan per stage run in series, which gives the same output. The library
  * chooses each plan's backend and kernel; the command line only says how much
  * latency its use can take (files any, live audio none) and how long a file
@@ -87,25 +87,16 @@ static void say_scale(const cli_options *o, const cli_design *d)
     fputc('\n', stderr);
 }
 
-int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
-                 gfir_plan **plan, size_t *filter_delay_frames)
+int cli_live_plan(const cli_options *o, const cli_design *d, size_t block_frames,
+                  gfir_plan **plan)
 {
-    cli_design d;
     cli_taps t;
-    *plan = NULL;
-    if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
-        return 1;
-    cli_design_whole(&d, &t);
+    cli_design_whole(d, &t);
     /* live audio hears every frame of latency: the budget is none */
-    if (make_plan(o, &t, block_frames, 0, 0, plan) != GFIR_OK) {
-        cli_design_free(&d);
+    if (make_plan(o, &t, block_frames, 0, 0, plan) != GFIR_OK)
         return plan_failed(o);
-    }
-    if (filter_delay_frames)
-        *filter_delay_frames = d.delay_frames;
-    say_scale(o, &d);
-    say_plan(o, *plan, "", &t, rate_hz, block_frames ? block_frames : 4096);
-    cli_design_free(&d);
+    say_scale(o, d);
+    say_plan(o, *plan, "", &t, d->rate_hz, block_frames ? block_frames : 4096);
     return 0;
 }
 

@@ -28,6 +28,13 @@ typedef struct cli_chain {
  * call, and their out holds frames * max_channels. */
 int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                      size_t expected_frames, cli_chain *chain);
+struct cli_design;
+/* The live plan for a chain designed already (filter/filter.h) for the
+ * stream's channels: no latency budget, blocks of up to block_frames; it
+ * gives as many channels as the filter routes to (gfir_plan_out_channels).
+ * With -v, says which, and the filter's gain. */
+int cli_live_plan(const cli_options *o, const struct cli_design *d, size_t block_frames,
+                  gfir_plan **plan);
 /* "backend cpu, kernel fft, latency 32768 frames" for a plan. */
 void cli_plan_summary(const gfir_plan *plan, char *buf, size_t len);
 gfir_status cli_chain_execute(cli_chain *chain, const float *in, float *out, size_t frames);

@@ -126,6 +126,9 @@ static void print_help(void)
 "      --duration SECONDS         stop after this long (default: end or Ctrl-C)\n"
 "      --channels N     channels for --monitor (default 2), and of the signal\n"
 "                       --describe and --response assume without INPUT\n"
+"      --crossfade MS   fade from the old filter to a reloaded one over MS\n"
+"                       milliseconds (default 50). The filter is reloaded when\n"
+"                       its preset or IR/taps files change, and on SIGHUP\n"
 "\n"
 "Other:\n"
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
@@ -151,8 +154,8 @@ static const cli_args parsing = {usage_line, "gfir --help"};
 enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
-    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_TRUE_STEREO, OPT_IR_TRIM,
-    OPT_MIN_PHASE, OPT_END
+    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -183,6 +186,7 @@ static const struct option long_options[] = {
     {"period", required_argument, NULL, OPT_PERIOD},
     {"duration", required_argument, NULL, OPT_DURATION},
     {"channels", required_argument, NULL, OPT_CHANNELS},
+    {"crossfade", required_argument, NULL, OPT_CROSSFADE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -300,6 +304,12 @@ static int apply_option(int c, const char *arg, cli_options *o)
             return 2;
         o->channels = (unsigned)n;
         return -1;
+    case OPT_CROSSFADE:
+        if (cli_arg_double(&parsing, "--crossfade", arg, &o->crossfade_ms))
+            return 2;
+        return o->crossfade_ms >= 0 && o->crossfade_ms <= 10000
+                   ? -1
+                   : cli_usage_error(&parsing, "--crossfade %s: must be 0 to 10000 ms", arg);
     case 'q':
         o->quiet = 1;
         return -1;
@@ -382,6 +392,7 @@ static const struct {
     {OPT_DEVICE, "--device", MODE_LIVE, "--play and --monitor", ""},
     {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_CROSSFADE, "--crossfade", MODE_LIVE, "--play and --monitor", ""},
     {OPT_INPUT_DEVICE, "--input-device", MODE_MONITOR, "--monitor", ""},
     {OPT_CHANNELS, "--channels", MODE_MONITOR | MODE_NO_INPUT,
      "--monitor, and --describe and --response without INPUT", "; INPUT has its own channels"},
@@ -468,6 +479,7 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
     memset(o, 0, sizeof *o);
     o->align = CLI_ALIGN_DEFAULT;
     o->period_frames = 256;
+    o->crossfade_ms = 50;
     o->filter = cli_filter_new();
     if (!o->filter)
         return cli_error("out of memory");

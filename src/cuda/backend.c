@@ -3,7 +3,9 @@
  * runs on, the kernels it has, and create and destroy, which put together
  * the lanes (lanes.c) and the kernel's part (direct_plan.c or fft_plan.c),
  * or hand a small-call FFT plan to the delay-line engine (fdl.c); calls on
- * device memory go to device.c or the delay-line engine's own.
+ * device memory go to device.c or the delay-line engine's own. Filters
+ * (gfir.h's gfir_filter) are prepared here for lane plans, on a stream of
+ * their own, so that a thread may make one while another runs the plan.
  * cuda_plan.h says what lives where; facts.c what the policy needs to know.
  */
 #include "cuda/cuda_plan.h"
@@ -13,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cuda_available(void)
 {
@@ -73,10 +76,100 @@ static void cuda_destroy(gfir_plan *plan)
     }
     if (st->caller)
         cudaEventDestroy(st->caller);
-    cudaFree(st->d_taps);
-    gf_fft_filter_destroy(st->fft_filter);
     free(st);
     plan->impl = NULL;
+}
+
+/* Waits until no lane's work reads the filter, then frees it, on its device
+ * (the caller's current device is given back). */
+static void release_filter(void *impl)
+{
+    gf_cuda_filter *f = impl;
+    int theirs = 0;
+    if (!f)
+        return;
+    const int swapped = cudaGetDevice(&theirs) == cudaSuccess && theirs != f->device &&
+                        cudaSetDevice(f->device) == cudaSuccess;
+    for (int i = 0; i < 2; i++)
+        if (f->retired[i]) {
+            cudaEventSynchronize(f->retired[i]);
+            cudaEventDestroy(f->retired[i]);
+        }
+    cudaFree(f->d_taps);
+    gf_fft_filter_destroy(f->fft);
+    cudaGetLastError();
+    if (swapped)
+        cudaSetDevice(theirs);
+    free(f);
+}
+
+static gfir_status prepare_on(const gfir_plan *plan, const float *taps, gf_cuda_filter *f,
+                              char *why, size_t why_len)
+{
+    const gf_cuda_state *st = plan->impl;
+    cudaStream_t stream = NULL;
+    gfir_status status;
+    for (int i = 0; i < 2; i++)
+        GF_CUDA_TRY(cudaEventCreateWithFlags(&f->retired[i], cudaEventDisableTiming), why,
+                    why_len);
+    GF_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), why, why_len);
+    status = plan->kernel == GFIR_KERNEL_FFT
+                 ? gf_cuda_fft_prepare(plan, st, taps, f, stream, why, why_len)
+                 : gf_cuda_direct_prepare(plan, st, taps, f, stream, why, why_len);
+    cudaStreamDestroy(stream);
+    return status;
+}
+
+static gfir_status lanes_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
+                                 char *why, size_t why_len)
+{
+    gf_cuda_filter *f;
+    int theirs;
+    gfir_status status;
+    GF_CUDA_TRY(cudaGetDevice(&theirs), why, why_len);
+    f = calloc(1, sizeof *f);
+    if (!f)
+        return gf_detail(why, why_len, GFIR_ERR_NOMEM, "out of host memory");
+    f->device = plan->device;
+    const cudaError_t e = cudaSetDevice(plan->device);
+    status = e == cudaSuccess ? prepare_on(plan, taps, f, why, why_len)
+                              : gf_cuda_fail(e, "cudaSetDevice", why, why_len);
+    cudaSetDevice(theirs);
+    if (status != GFIR_OK) {
+        release_filter(f);
+        return status;
+    }
+    out->impl = f;
+    out->release = release_filter;
+    return GFIR_OK;
+}
+
+/* The lanes are stateless beyond the halo: both filters read it as it is. */
+static gfir_status lanes_fade_begin(gfir_plan *plan)
+{
+    (void)plan;
+    return GFIR_OK;
+}
+
+/* The engines take the incoming filter; the old one's release waits for
+ * what the lanes have queued with it, or, where an event cannot be
+ * recorded, the lane is waited for now. */
+static void lanes_fade_end(gfir_plan *plan)
+{
+    gf_cuda_state *st = plan->impl;
+    gf_cuda_filter *old = plan->filter->impl;
+    int theirs = plan->device;
+    cudaGetDevice(&theirs);
+    cudaSetDevice(plan->device);
+    if (plan->kernel == GFIR_KERNEL_FFT)
+        /* same shape by construction: prepare made both for this plan */
+        (void)gf_cuda_fft_use(plan, st, plan->incoming->impl);
+    for (int i = 0; i < 2; i++)
+        if (cudaEventRecord(old->retired[i], st->lane[i].stream) != cudaSuccess) {
+            cudaGetLastError();
+            cudaStreamSynchronize(st->lane[i].stream);
+        }
+    cudaSetDevice(theirs);
 }
 
 /* Selects the plan's device; nothing is on it yet when this fails. */
@@ -94,9 +187,8 @@ static gfir_status select_device(gfir_plan *plan)
     return GFIR_OK;
 }
 
-/* The lanes first, then the kernel's filter on lane 0's stream (create
- * waits for that stream alone, and lane 1's first use comes later), then
- * the kernel's part of each lane. */
+/* The lanes first, then the plan's first filter (prepare's path, on a
+ * stream of its own that it waits for), then the kernel's part of each lane. */
 static gfir_status cuda_create(gfir_plan *plan, const float *taps)
 {
     gfir_status status = select_device(plan);
@@ -127,10 +219,13 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
             status = gf_cuda_fail(e, "cudaEventCreateWithFlags", plan->detail,
                                   sizeof plan->detail);
     }
-    if (status == GFIR_OK)
-        status = plan->kernel == GFIR_KERNEL_FFT
-                     ? gf_cuda_fft_create(plan, st, taps, st->lane[0].stream)
-                     : gf_cuda_direct_create(plan, st, taps, st->lane[0].stream);
+    if (status == GFIR_OK) {
+        if (plan->kernel == GFIR_KERNEL_FFT)
+            gf_cuda_fft_setup(plan, st);
+        else
+            gf_cuda_direct_setup(plan, st);
+        status = gf_filter_first(plan, taps);
+    }
     for (int i = 0; i < 2 && status == GFIR_OK; i++)
         status = st->lane_setup(plan, st, &st->lane[i]);
     if (status != GFIR_OK) {
@@ -141,6 +236,26 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     plan->latency_frames = 0;
     gf_cuda_mark_started(plan->device);
     return GFIR_OK;
+}
+
+static gfir_status cuda_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
+                                char *why, size_t why_len)
+{
+    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_prepare(plan, taps, f, why, why_len)
+                                     : lanes_prepare(plan, taps, f, why, why_len);
+}
+
+static gfir_status cuda_fade_begin(gfir_plan *plan)
+{
+    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_fade_begin(plan) : lanes_fade_begin(plan);
+}
+
+static void cuda_fade_end(gfir_plan *plan)
+{
+    if (plan->form == GF_FORM_FDL)
+        gf_cuda_fdl_fade_end(plan);
+    else
+        lanes_fade_end(plan);
 }
 
 static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n)
@@ -183,6 +298,9 @@ const gf_backend_ops gf_cuda_backend = {
     .takes_paths = cuda_takes_paths,
     .startup_s = cuda_startup_s,
     .create = cuda_create,
+    .prepare = cuda_prepare,
+    .fade_begin = cuda_fade_begin,
+    .fade_end = cuda_fade_end,
     .execute = cuda_execute,
     .execute_device = cuda_execute_device,
     .convolve_device = cuda_convolve_device,

@@ -25,6 +25,10 @@
  * as long as lane 0's engine takes; direct kernels read the rows in place
  * wherever a window's inputs all lie in the signal, and the windows at its
  * ends (or of other layouts) are staged with their zeros.
+ *
+ * During a crossfade the streaming calls convolve through gf_cuda_convolve,
+ * which mixes the incoming filter in; a whole signal and new taps end a
+ * fade first (core/device.c), so they use the plan's filter alone.
  */
 #include "cuda/cuda_plan.h"
 #include "cuda_status.h"
@@ -66,9 +70,9 @@ static gfir_status staged(gfir_plan *plan, gf_cuda_state *st, const gf_device_io
         TRY(cudaEventRecord(me->staged, me->stream));
         me->n = m;
         st->last = 1 - st->last;
-        gfir_status status = st->step(plan, st, me, me->d_x, st->x_stride, m,
-                                      io->out + done * io->out_stride, io->out_stride,
-                                      io->out_dist);
+        gfir_status status = gf_cuda_convolve(plan, st, me, me->d_x, st->x_stride, m,
+                                              io->out + done * io->out_stride, io->out_stride,
+                                              io->out_dist, done);
         if (status != GFIR_OK)
             return status;
     }
@@ -84,8 +88,9 @@ static gfir_status in_place(gfir_plan *plan, gf_cuda_state *st, const gf_device_
     /* one channel has no dist of its own: its row is the call */
     const size_t pitch = plan->channels == 1 ? n : io->in_dist;
     gf_cuda_lane *l = &st->lane[st->last];
-    gfir_status status = st->step(plan, st, &st->lane[0], io->in, pitch, n - halo,
-                                  io->out + halo * io->out_stride, io->out_stride, io->out_dist);
+    gfir_status status =
+        gf_cuda_convolve(plan, st, &st->lane[0], io->in, pitch, n - halo,
+                         io->out + halo * io->out_stride, io->out_stride, io->out_dist, halo);
     if (status != GFIR_OK || halo == 0)
         return status;
     TRY(cudaMemcpy2DAsync(l->d_x, st->x_stride * sizeof(float), io->in + (n - halo),
@@ -130,8 +135,8 @@ static gfir_status window_staged(gfir_plan *plan, gf_cuda_state *st, const gf_de
     TRY(cudaEventRecord(me->staged, me->stream));
     me->n = m;
     st->last = 1 - st->last;
-    return st->step(plan, st, me, me->d_x, st->x_stride, m, io->out, io->out_stride,
-                    io->out_dist);
+    return st->step(plan, st, me, plan->filter->impl, me->d_x, st->x_stride, m, io->out,
+                    io->out_stride, io->out_dist);
 }
 
 /* Outputs start .. start + length of the whole signal's convolution into
@@ -158,8 +163,8 @@ static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t fram
                                        plan->detail, sizeof plan->detail);
         } else if (planar && io->out_stride == 1 && a >= halo && a < frames) {
             m = (end < frames ? end : frames) - a; /* every input in the caller's rows */
-            status = st->step(plan, st, l0, io->in + (a - halo), pitch, m, w.out, 1,
-                              io->out_dist);
+            status = st->step(plan, st, l0, plan->filter->impl, io->in + (a - halo), pitch, m,
+                              w.out, 1, io->out_dist);
         } else {
             m = end - a < st->sub_frames ? end - a : st->sub_frames;
             if (planar && io->out_stride == 1 && a < halo && halo - a < m)
@@ -175,11 +180,12 @@ static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t fram
     return status;
 }
 
-/* New taps on lane 0, the history cleared on the newest lane; lane 1 and
- * the caller wait for both. */
+/* New taps into the plan's filter on lane 0, the history cleared on the
+ * newest lane; lane 1 and the caller wait for both. */
 static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t stream)
 {
     gf_cuda_state *st = plan->impl;
+    gf_cuda_filter *f = plan->filter->impl;
     gf_cuda_lane *l0 = &st->lane[0], *l1 = &st->lane[1];
     gfir_status status = after_caller(plan, st, stream);
     if (status != GFIR_OK)
@@ -187,12 +193,12 @@ static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t str
     if (plan->kernel == GFIR_KERNEL_FFT) {
         const int cufft = !gf_fft_engine_smfft(st->lane[0].fft) ||
                           !gf_fft_engine_smfft(st->lane[1].fft);
-        status = gf_fft_filter_set_taps(st->fft_filter, taps, cufft, l0->stream, plan->detail,
+        status = gf_fft_filter_set_taps(f->fft, taps, cufft, l0->stream, plan->detail,
                                         sizeof plan->detail);
         if (status != GFIR_OK)
             return status;
     } else {
-        TRY(gf_launch_reverse_taps(taps, plan->ntaps, plan->filter_channels, st->d_taps,
+        TRY(gf_launch_reverse_taps(taps, plan->ntaps, plan->filter_channels, f->d_taps,
                                    st->taps_stride, l0->stream));
     }
     TRY(cudaEventRecord(l0->done, l0->stream));

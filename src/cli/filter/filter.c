@@ -38,7 +38,46 @@ void cli_filter_free(cli_filter *f)
     while (f->chain.nstages)
         stage_drop_last(&f->chain);
     free(f->chain.stages);
+    for (size_t i = 0; i < f->nspecs; i++)
+        free(f->specs[i].arg);
+    free(f->specs);
     free(f);
+}
+
+/* Remembers an option that added stages, for cli_filter_renew. */
+static int remember(cli_filter *f, stage_kind kind, const char *arg)
+{
+    cli_filter_spec *s = realloc(f->specs, (f->nspecs + 1) * sizeof *s);
+    if (!s)
+        return cli_error("out of memory");
+    f->specs = s;
+    s[f->nspecs].kind = kind;
+    s[f->nspecs].arg = strdup(arg);
+    if (!s[f->nspecs].arg)
+        return cli_error("out of memory");
+    f->nspecs++;
+    return 0;
+}
+
+cli_filter *cli_filter_renew(const cli_filter *f)
+{
+    cli_filter *g = cli_filter_new();
+    int rc = g ? 0 : cli_error("out of memory");
+    for (size_t i = 0; !rc && i < f->nspecs; i++)
+        rc = f->specs[i].kind == STAGE_DESIGN ? cli_filter_add_preset(g, f->specs[i].arg)
+                                             : cli_filter_add_file(g, f->specs[i].kind,
+                                                                   f->specs[i].arg);
+    if (rc) {
+        cli_filter_free(g);
+        return NULL;
+    }
+    g->gain_db = f->gain_db;
+    g->normalize = f->normalize;
+    g->true_stereo = f->true_stereo;
+    g->trim = f->trim;
+    g->trim_db = f->trim_db;
+    g->min_phase = f->min_phase;
+    return g;
 }
 
 /* An IR stage, or a route through at least one IR file (one of plain
@@ -143,7 +182,7 @@ int cli_filter_add_preset(cli_filter *f, const char *spec)
         cli_error("--preset needs a name, as in --preset lowpass");
         goto done;
     }
-    rc = preset_load(&f->chain, copy, ov, nov);
+    rc = preset_load(&f->chain, copy, ov, nov) || remember(f, STAGE_DESIGN, spec);
 done:
     free(copy);
     return rc;
@@ -174,7 +213,7 @@ int cli_filter_add_file(cli_filter *f, stage_kind kind, const char *path)
         stage_drop_last(&f->chain);
         return 1;
     }
-    return 0;
+    return remember(f, kind, path);
 }
 
 /* ---- the fold ------------------------------------------------------------------ */

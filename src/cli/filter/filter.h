@@ -28,6 +28,12 @@ typedef enum cli_true_stereo {
     CLI_TRUE_STEREO_OUT_MAJOR = 1 /* LL, RL, LR, RR: into the left output, then the right */
 } cli_true_stereo;
 
+/* One --preset, --taps or --ir as given (a preset as STAGE_DESIGN). */
+typedef struct cli_filter_spec {
+    stage_kind kind;
+    char *arg;
+} cli_filter_spec;
+
 struct cli_filter {
     stage_list chain;           /* in the order given */
     double gain_db;             /* --gain */
@@ -36,6 +42,8 @@ struct cli_filter {
     int trim;                   /* --ir-trim given */
     double trim_db;             /* --ir-trim: the level below the peak, negative */
     int min_phase;              /* --min-phase */
+    cli_filter_spec *specs;     /* the options that made the chain, for cli_filter_renew */
+    size_t nspecs;
 };
 
 /* One stage at a rate: its tap sets, and how they meet the channels. */
@@ -68,7 +76,8 @@ typedef struct cli_design {
     char **path_names;          /* per path of the fold: the sets it came through, or NULL */
     double scale;               /* gain and normalisation applied to the fold */
     cli_normalize normalize;    /* the normalisation applied: never DEFAULT */
-    size_t delay_frames;        /* the linear-phase stages' delay; see cli_plan_for */
+    size_t delay_frames;        /* frames of delay of the linear-phase stages (not an IR's,
+                                   none made minimum phase) */
     int has_ir;
 } cli_design;
 
@@ -93,6 +102,9 @@ int cli_filter_add_file(cli_filter *f, stage_kind kind, const char *path);
 int cli_filter_has_ir(const cli_filter *f);
 /* The normalisation f gets: its --normalize, or the default for its stages. */
 cli_normalize cli_filter_normalize(const cli_filter *f);
+/* The same filter made again from its options, reading every preset and
+ * file anew (a live reload); NULL after one line on failure. */
+cli_filter *cli_filter_renew(const cli_filter *f);
 
 /* Designs f at rate_hz for a signal of `channels` channels (0: as many as the
  * first stage that cares takes: a route's inputs, a multichannel IR's

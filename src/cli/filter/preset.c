@@ -475,8 +475,9 @@ static int add_stage(stage_list *list, const char *name, const char *path, const
     st->name = malloc(len);
     st->description = s->description[0] ? strdup(s->description) : NULL;
     st->path = (s->has & HAS_FILE) ? stage_path(path, s->file) : NULL;
+    st->preset_path = strdup(path);
     if (!st->name || (s->description[0] && !st->description) ||
-        ((s->has & HAS_FILE) && !st->path)) {
+        ((s->has & HAS_FILE) && !st->path) || !st->preset_path) {
         stage_drop_last(list);
         return cli_error("out of memory");
     }

@@ -25,6 +25,7 @@ void stage_drop_last(stage_list *list)
     free(s->name);
     free(s->description);
     free(s->path);
+    free(s->preset_path);
     for (size_t i = 0; i < s->nfiles; i++)
         free(s->files[i]);
     free(s->files);

@@ -38,6 +38,7 @@ typedef struct cli_stage {
     size_t nterms;
     unsigned route_inputs;      /* STAGE_ROUTE: input channels it reads */
     unsigned route_outputs;     /* STAGE_ROUTE: output channels it writes */
+    char *preset_path;          /* the .ini file a preset's stage came from, or NULL */
     stage_kind kind;
     gfir_filter_type type;
     double cutoff1_hz;          /* lowpass/highpass cutoff, band low edge */

@@ -97,7 +97,7 @@ int live_monitor(const cli_options *o)
     s.channels = monitor_channels(o, in_dev, out_dev);
     primed = MONITOR_PERIODS * s.period;
     /* the plan first: the output has as many channels as the filter routes to */
-    if (session_alloc(&s, primed + 2 * s.period, INPUT_RING_PERIODS * s.period))
+    if (session_alloc(&s, primed, INPUT_RING_PERIODS * s.period))
         goto done;
     live_stream_params(&in, in_dev, s.channels, 1);
     live_stream_params(&out, out_dev, s.out_channels, 0);
