@@ -538,6 +538,41 @@ GFIR_API double gfir_response_magnitude(const float *taps, size_t ntaps, double 
  */
 GFIR_API double gfir_response_peak(const float *taps, size_t ntaps);
 
+/*
+ * The magnitude response on a grid: mag[k] = |H(e^{j pi k / (nfreqs - 1))}|
+ * for k = 0 .. nfreqs - 1, from 0 to half the sample rate inclusive, in
+ * double through one FFT (scipy.signal.freqz(taps, worN=nfreqs,
+ * include_nyquist=True)). nfreqs - 1 must be a power of two, up to
+ * GFIR_MAX_TAPS; a grid coarser than the filter is long is still exact at
+ * its points. GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above GFIR_MAX_TAPS),
+ * GFIR_ERR_ARG (nfreqs), GFIR_ERR_NOMEM (about 32 bytes per point).
+ */
+GFIR_API gfir_status gfir_response_magnitudes(const float *taps, size_t ntaps, double *mag,
+                                              size_t nfreqs);
+
+/*
+ * Minimum phase: writes to out the ntaps taps of the minimum-phase filter
+ * whose magnitude response is that of taps (the filter with the least delay
+ * among all with that magnitude: its energy comes as early as it can), by
+ * the real cepstrum in double. out may be taps. The sign is chosen so that
+ * out[0] >= 0.
+ *
+ * The result's magnitude differs from the original's by at most *error_db
+ * decibels (written when error_db is not NULL) wherever the original is
+ * within 80 dB of its peak, measured on the FFT grid the method used (a
+ * power of two of at least 16 times ntaps, so on every coarser power-of-two
+ * grid too). The grid is refined until that is 0.05 dB or less, up to 2^24
+ * points (or 16 times ntaps, when larger): filters whose zeros lie very near
+ * the unit circle (long reverberant tails, deep notches) may end above it;
+ * the caller decides what is good enough. Magnitudes more than 200 dB below
+ * the peak are raised to that (a zero has no logarithm). Memory: about 48
+ * bytes per grid point; time: a few FFTs of the grid per refinement.
+ * A filter of zeros gives zeros. GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or
+ * above GFIR_MAX_TAPS, or a tap not finite), GFIR_ERR_NOMEM.
+ */
+GFIR_API gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *out,
+                                               double *error_db);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,17 +68,17 @@ static int play_fill(live_session *s, void *arg)
                 return 1;
             }
             src->file_done = n < want;
-            if (n && session_filter_block(s, s->block, n, began))
+            if (n && session_filter_block(s, n, began))
                 return 1;
             if (src->file_done)
                 src->tail_left = tail_frames(s);
         } else {
             n = src->tail_left < want ? src->tail_left : want;
             src->tail_left -= n;
-            if (session_flush_block(s, s->block, n))
+            if (session_flush_block(s, n))
                 return 1;
         }
-        ring_write(&s->sh.out, s->block, n);
+        ring_write(&s->sh.out, s->out_block, n);
         src->budget -= n;
         if (src->budget == 0 || (src->file_done && src->tail_left == 0))
             atomic_store_explicit(&s->sh.input_done, 1, memory_order_release);
@@ -110,7 +110,13 @@ int live_play(const cli_options *o)
     s.channels = (unsigned)info.channels;
     if (live_find_device(o->device, 0, &dev))
         goto done;
-    live_stream_params(&out, dev, s.channels, 0);
+    target = (size_t)ceil(PLAY_AHEAD_S * s.rate / (double)s.period);
+    target = (target < PLAY_MIN_PERIODS ? PLAY_MIN_PERIODS : target) * s.period;
+    src.target = target;
+    /* the plan first: the device plays as many channels as the filter routes to */
+    if (session_alloc(&s, target, 0))
+        goto done;
+    live_stream_params(&out, dev, s.out_channels, 0);
     live_mute_stderr(o);
     PaError fmt = Pa_IsFormatSupported(NULL, &out, s.rate);
     live_unmute_stderr();
@@ -118,18 +124,13 @@ int live_play(const cli_options *o)
         live_unsupported("play", NULL, &out, s.rate, fmt);
         goto done;
     }
-    target = (size_t)ceil(PLAY_AHEAD_S * s.rate / (double)s.period);
-    target = (target < PLAY_MIN_PERIODS ? PLAY_MIN_PERIODS : target) * s.period;
-    src.target = target;
-    if (session_alloc(&s, target, 0))
-        goto done;
     src.budget = o->duration_s > 0 ? (unsigned long)ceil(o->duration_s * s.rate) : (unsigned long)-1;
     if (play_fill(&s, &src) || session_open(&s, NULL, &out))
         goto done;
     if (o->verbose) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(dev);
         fprintf(stderr, "gfir: playing %s on %d '%s' (%s): %.0f Hz, %u channels, period %zu\n",
-                o->input, (int)dev, d->name, live_host_name(d), s.rate, s.channels, s.period);
+                o->input, (int)dev, d->name, live_host_name(d), s.rate, s.out_channels, s.period);
     }
     session_print_latency(&s, ring_readable(&s.sh.out));
     if (session_start(&s))

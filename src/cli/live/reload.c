@@ -71,6 +71,9 @@ struct live_reload {
     gfir_plan *plan;            /* the newest plan: new filters are made for it */
     unsigned plan_sets;         /* its tap sets */
     size_t plan_ntaps;
+    gfir_path *plan_paths;      /* its paths (NULL: sets by channel), npaths of them */
+    size_t plan_npaths;
+    unsigned outputs;           /* the stream's output channels: every filter's */
     int inotify;                /* -1: none */
     watched *files;
     size_t nfiles;
@@ -190,7 +193,8 @@ static void watch_file(live_reload *r, const char *path)
 #endif
 }
 
-/* Every preset and file of the filter's stages. */
+/* Every preset and file of the filter's stages: an IR list's files, a
+ * route's IRs. */
 static void watch_filter(live_reload *r, const cli_filter *f)
 {
     forget_files(r);
@@ -198,8 +202,13 @@ static void watch_filter(live_reload *r, const cli_filter *f)
         const cli_stage *s = &f->chain.stages[i];
         if (s->preset_path)
             watch_file(r, s->preset_path);
-        if (s->path)
+        if (s->path && s->kind != STAGE_IR)
             watch_file(r, s->path);
+        for (size_t k = 0; k < s->nfiles; k++)
+            watch_file(r, s->files[k]);
+        for (size_t t = 0; t < s->nterms; t++)
+            if (s->terms[t].file)
+                watch_file(r, s->terms[t].file);
     }
 }
 
@@ -248,15 +257,45 @@ static float *taps_for_plan(const cli_design *d, unsigned sets)
     return taps;
 }
 
+/* The plan's layout, kept to hold reloads to: the paths a swap keeps. 1
+ * after a message without memory. */
+static int keep_layout(live_reload *r, const cli_design *d)
+{
+    gfir_path *paths = NULL;
+    if (d->paths && !(paths = malloc(d->npaths * sizeof *paths)))
+        return cli_error("out of memory");
+    if (paths)
+        memcpy(paths, d->paths, d->npaths * sizeof *paths);
+    free(r->plan_paths);
+    r->plan_paths = paths;
+    r->plan_npaths = d->npaths;
+    r->plan_sets = d->filter_channels;
+    r->plan_ntaps = d->ntaps;
+    return 0;
+}
+
+/* Whether d's tap sets meet the channels as the plan's do, so that a swap,
+ * which keeps the plan's paths, gives d. */
+static int same_layout(const live_reload *r, const cli_design *d)
+{
+    if (!d->paths || !r->plan_paths)
+        return !d->paths && !r->plan_paths &&
+               (d->filter_channels == 1 || d->filter_channels == r->plan_sets);
+    return d->filter_channels == r->plan_sets && d->npaths == r->plan_npaths &&
+           !memcmp(d->paths, r->plan_paths, d->npaths * sizeof *d->paths);
+}
+
 /* The change for design d: a filter for the running plan when it fits,
  * else a plan of its own. 1 after a message on failure. */
 static int make_change(live_reload *r, const cli_design *d)
 {
     memset(&r->change, 0, sizeof r->change);
+    if (d->outputs != r->outputs)
+        return cli_error("it routes to %u output channel%s, and the stream plays %u", d->outputs,
+                         d->outputs == 1 ? "" : "s", r->outputs);
     r->new_ntaps = d->ntaps;
     r->new_delay = d->delay_frames;
-    r->new_plan = d->ntaps > r->plan_ntaps ||
-                  (d->filter_channels != 1 && d->filter_channels != r->plan_sets) ||
+    r->new_plan = d->ntaps > r->plan_ntaps || !same_layout(r, d) ||
                   (gfir_plan_backend(r->plan) == GFIR_BACKEND_CPU &&
                    gfir_plan_kernel(r->plan) == GFIR_KERNEL_FFT &&
                    r->plan_ntaps > SWAP_MAX_FFT_TAPS);
@@ -269,11 +308,14 @@ static int make_change(live_reload *r, const cli_design *d)
         free(taps);
         return st == GFIR_OK ? 0 : cli_error("%s", gfir_plan_error_detail(NULL));
     }
-    if (cli_live_plan(r->o, d, r->channels, r->block, &r->change.plan))
+    if (cli_live_plan(r->o, d, r->block, &r->change.plan))
         return 1;
+    if (keep_layout(r, d)) {
+        gfir_plan_destroy(r->change.plan);
+        r->change.plan = NULL;
+        return 1;
+    }
     r->plan = r->change.plan;
-    r->plan_sets = d->filter_channels;
-    r->plan_ntaps = d->ntaps;
     return 0;
 }
 
@@ -407,7 +449,7 @@ static int start_thread(live_reload *r)
 }
 
 int reload_start(live_reload **out, const cli_options *o, double rate_hz, unsigned channels,
-                 size_t block_frames, gfir_plan *plan, unsigned filter_sets, size_t delay)
+                 size_t block_frames, gfir_plan *plan, const cli_design *d)
 {
     live_reload *r = calloc(1, sizeof *r);
     struct sigaction sa;
@@ -419,9 +461,8 @@ int reload_start(live_reload **out, const cli_options *o, double rate_hz, unsign
     r->channels = channels;
     r->block = block_frames;
     r->plan = plan;
-    r->plan_sets = filter_sets;
-    r->plan_ntaps = gfir_plan_ntaps(plan);
-    r->delay = delay;
+    r->outputs = d->outputs;
+    r->delay = d->delay_frames;
     r->wake[0] = r->wake[1] = -1;
     r->inotify = -1;
     atomic_init(&r->ready, NULL);
@@ -429,6 +470,11 @@ int reload_start(live_reload **out, const cli_options *o, double rate_hz, unsign
     atomic_init(&r->status, GFIR_OK);
     atomic_init(&r->stop, 0);
     r->filter = cli_filter_renew(o->filter);
+    if (keep_layout(r, d)) {
+        reload_stop(r);
+        return 1;
+    }
+    r->plan_ntaps = gfir_plan_ntaps(plan);
     if (!r->filter || pipe(r->wake) != 0 || fcntl(r->wake[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(r->wake[1], F_SETFL, O_NONBLOCK) != 0) {
         reload_stop(r);
@@ -483,5 +529,6 @@ void reload_stop(live_reload *r)
         close(r->inotify);
     forget_files(r);
     cli_filter_free(r->filter);
+    free(r->plan_paths);
     free(r);
 }

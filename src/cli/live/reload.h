@@ -8,10 +8,12 @@
  * callback and off the worker, so a slow design never delays a period. The
  * worker takes the result between two blocks: a filter to swap into its
  * plan with a crossfade, or, when the plan cannot take the new filter
- * (longer than the plan, or more tap sets), a new plan that it runs beside
- * the old one until the new one has the history it needs, then crossfades
- * to (session.c). A filter that cannot be loaded leaves the old one
- * playing, and one line on stderr says why.
+ * (longer than the plan, more tap sets, or other paths between the
+ * channels), a new plan that it runs beside the old one until the new one
+ * has the history it needs, then crossfades to (session.c). A filter that
+ * cannot be loaded, or that routes to another count of output channels
+ * than the stream plays, leaves the old one playing, and one line on
+ * stderr says why.
  *
  * The thread also frees what the worker gives up: filters the plan retired
  * and whole plans. The worker never blocks on it: every exchange is an
@@ -32,13 +34,16 @@ typedef struct reload_change {
     gfir_plan *plan;            /* a plan of its own, to run instead */
 } reload_change;
 
-/* Starts the thread for a stream of `channels` channels at rate_hz whose
- * worker runs blocks of up to block_frames through `plan`, made from
- * o->filter with filter_sets tap sets and a delay of delay frames
- * (cli_design's). One line and 1 on failure (none: reloads only on SIGHUP
- * then, with a note, where files cannot be watched). */
+struct cli_design;
+
+/* Starts the thread for a stream of `channels` input channels at rate_hz
+ * whose worker runs blocks of up to block_frames through `plan`, made from
+ * o->filter designed as d (filter/filter.h: its tap sets, paths, output
+ * channels and delay are what a reload is held to). One line and 1 on
+ * failure (none: reloads only on SIGHUP then, with a note, where files
+ * cannot be watched). */
 int reload_start(live_reload **r, const cli_options *o, double rate_hz, unsigned channels,
-                 size_t block_frames, gfir_plan *plan, unsigned filter_sets, size_t delay);
+                 size_t block_frames, gfir_plan *plan, const struct cli_design *d);
 /* Stops the thread and frees everything it holds, the worker's plans
  * excepted. NULL is allowed. */
 void reload_stop(live_reload *r);

@@ -168,27 +168,28 @@ static int make_plan(live_session *s)
     int rc;
     if (cli_design_build(s->o->filter, s->rate, s->channels, s->o->quiet, &d))
         return 1;
-    rc = cli_live_plan(s->o, &d, s->channels, s->period, &s->plan);
+    rc = cli_live_plan(s->o, &d, s->period, &s->plan);
     s->filter_delay = d.delay_frames;
+    s->out_channels = d.outputs;
     if (!rc)
-        rc = reload_start(&s->reload, s->o, s->rate, s->channels, s->period, s->plan,
-                          d.filter_channels, d.delay_frames);
+        rc = reload_start(&s->reload, s->o, s->rate, s->channels, s->period, s->plan, &d);
     cli_design_free(&d);
     return rc;
 }
 
 int session_alloc(live_session *s, size_t queued_frames, size_t in_frames)
 {
-    s->sh.channels = s->channels;
     s->sh.rate = s->rate;
     s->queued = queued_frames;
     s->crossfade_frames = (size_t)(s->o->crossfade_ms * s->rate / 1000.0 + 0.5);
     if (make_plan(s))
         return 1;
+    s->sh.channels = s->out_channels;
     s->block = malloc(s->period * s->channels * sizeof *s->block);
-    s->aux = malloc(s->period * s->channels * sizeof *s->aux);
-    if (!s->block || !s->aux ||
-        ring_init(&s->sh.out, queued_frames + HOST_BURST_MAX + s->period, s->channels) ||
+    s->out_block = malloc(s->period * s->out_channels * sizeof *s->out_block);
+    s->aux = malloc(s->period * s->out_channels * sizeof *s->aux);
+    if (!s->block || !s->out_block || !s->aux ||
+        ring_init(&s->sh.out, queued_frames + HOST_BURST_MAX + s->period, s->out_channels) ||
         (in_frames && ring_init(&s->sh.in, in_frames + HOST_BURST_MAX, s->channels)) ||
         block_times_init(&s->times)) {
         fprintf(stderr, "gfir: out of memory for the audio buffers\n");
@@ -274,7 +275,7 @@ int session_start(live_session *s)
  * the callback reported, so the latency stays what was printed. */
 void session_push_output(live_session *s, const float *buf, size_t n)
 {
-    const size_t ch = s->channels;
+    const size_t ch = s->out_channels;
     s->pending_drift += atomic_exchange_explicit(&s->sh.drift, 0, memory_order_relaxed);
     follow_host(s);
     if (s->pending_drift < 0) {
@@ -334,7 +335,7 @@ static float switch_weight(size_t k, size_t len)
  * crossfade, then the new one's. */
 static void mix_plans(live_session *s, float *buf, size_t n)
 {
-    const size_t ch = s->channels;
+    const size_t ch = s->out_channels;
     for (size_t i = 0; i < n; i++) {
         float w;
         if (s->prime_left > 0) {
@@ -353,37 +354,37 @@ static void mix_plans(live_session *s, float *buf, size_t n)
     }
 }
 
-/* n frames of buf in place, or with flush n frames of silence into buf,
- * through the plan (and the next one during a switch). */
-static gfir_status run_plans(live_session *s, float *buf, size_t n, int flush)
+/* n frames of s->block, or with flush n frames of silence, into
+ * s->out_block through the plan (and the next one during a switch). */
+static gfir_status run_one(gfir_plan *plan, const float *in, float *out, size_t n, int flush)
+{
+    return flush ? gfir_plan_flush(plan, out, n) : gfir_plan_execute(plan, in, out, n);
+}
+
+static gfir_status run_plans(live_session *s, size_t n, int flush)
 {
     gfir_status st;
     take_reload(s);
     if (!s->next_plan)
-        return flush ? gfir_plan_flush(s->plan, buf, n) : gfir_plan_execute(s->plan, buf, buf, n);
-    if (flush)
-        st = gfir_plan_flush(s->next_plan, s->aux, n);
-    else {
-        memcpy(s->aux, buf, n * s->channels * sizeof *buf);
-        st = gfir_plan_execute(s->next_plan, s->aux, s->aux, n);
-    }
+        return run_one(s->plan, s->block, s->out_block, n, flush);
+    st = run_one(s->next_plan, s->block, s->aux, n, flush);
     if (st != GFIR_OK)
         return st;
-    st = flush ? gfir_plan_flush(s->plan, buf, n) : gfir_plan_execute(s->plan, buf, buf, n);
+    st = run_one(s->plan, s->block, s->out_block, n, flush);
     if (st == GFIR_OK)
-        mix_plans(s, buf, n);
+        mix_plans(s, s->out_block, n);
     return st;
 }
 
-int session_flush_block(live_session *s, float *buf, size_t n)
+int session_flush_block(live_session *s, size_t n)
 {
-    const gfir_status st = run_plans(s, buf, n, 1);
+    const gfir_status st = run_plans(s, n, 1);
     return st == GFIR_OK ? 0 : session_filter_failed(s, st);
 }
 
-int session_filter_block(live_session *s, float *buf, size_t n, double began)
+int session_filter_block(live_session *s, size_t n, double began)
 {
-    gfir_status st = run_plans(s, buf, n, 0);
+    gfir_status st = run_plans(s, n, 0);
     if (st != GFIR_OK)
         return session_filter_failed(s, st);
     /* Blocks queued before the stream starts have no deadline. */
@@ -490,6 +491,7 @@ int session_end(live_session *s, int failed)
     gfir_plan_destroy(s->next_plan);
     gfir_plan_destroy(s->plan);
     free(s->block);
+    free(s->out_block);
     free(s->aux);
     ring_free(&s->sh.out);
     ring_free(&s->sh.in);

@@ -42,7 +42,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2,
 typedef struct live_shared {
     ring out;                       /* worker -> callback */
     ring in;                        /* callback -> worker (--monitor) */
-    unsigned channels;
+    unsigned channels;              /* of the output */
     atomic_int input_done;          /* --play: every frame is in `out` */
     atomic_int completed;           /* the callback returned paComplete */
     atomic_ulong callbacks;
@@ -66,18 +66,20 @@ typedef struct live_session {
     live_shared sh;
     PaStream *stream;
     gfir_plan *plan;
-    float *block;                   /* one period, interleaved */
+    float *block;                   /* one period of input, interleaved */
+    float *out_block;               /* one period of output */
     /* Reloads: a filter swapped into the plan, or a plan of its own run
      * beside it (next_plan) until it has the history it needs (prime_left
      * frames), then crossfaded to over switch_len frames. */
     struct live_reload *reload;
     size_t crossfade_frames;
     gfir_plan *next_plan;
-    float *aux;                     /* one period: next_plan's input and output */
+    float *aux;                     /* one period: next_plan's output */
     size_t prime_left, switch_pos, switch_len;
     size_t queued;                  /* frames the worker keeps queued for the device */
     double rate;
-    unsigned channels;
+    unsigned channels;              /* the input's */
+    unsigned out_channels;          /* the output's: as the filter routes them */
     size_t period;
     size_t filter_delay;            /* frames, linear-phase designs */
     unsigned long deadline_misses;  /* periods the worker took too long over */
@@ -96,10 +98,10 @@ double live_now_s(void);
 
 /* PortAudio up, counters zeroed. */
 int session_init(live_session *s, const cli_options *o);
-/* The plan, the period buffers and the rings, once rate and channels are
- * known, for a session that keeps queued_frames queued for the device and
- * (--monitor) in_frames of input; the rings get room for host bursts too.
- * Starts the reload thread. */
+/* The plan, the period buffers and the rings, once rate and input channels
+ * are known (out_channels follows from the filter), for a session that
+ * keeps queued_frames queued for the device and (--monitor) in_frames of
+ * input; the rings get room for host bursts too. Starts the reload thread. */
 int session_alloc(live_session *s, size_t queued_frames, size_t in_frames);
 int session_open(live_session *s, const PaStreamParameters *in, const PaStreamParameters *out);
 /* One line: the latency the listener hears, and where it comes from. */
@@ -109,11 +111,11 @@ int session_start(live_session *s);
  * the callback reported, so the latency stays what was printed. */
 void session_push_output(live_session *s, const float *buf, size_t n);
 int session_filter_failed(const live_session *s, gfir_status st);
-/* Filters n frames in place (or, with flush, n frames of silence into buf),
- * counting a deadline miss when it took longer than the audio it holds.
- * First takes what the reload thread has ready, when it can. */
-int session_filter_block(live_session *s, float *buf, size_t n, double began);
-int session_flush_block(live_session *s, float *buf, size_t n);
+/* Filters n frames of s->block into s->out_block (or, with flush, n frames
+ * of silence), counting a deadline miss when it took longer than the audio
+ * it holds. First takes what the reload thread has ready, when it can. */
+int session_filter_block(live_session *s, size_t n, double began);
+int session_flush_block(live_session *s, size_t n);
 /* The most frames the host takes in one go, as far as seen. */
 size_t session_host_burst(const live_session *s);
 /* Between blocks: signals, the end, and a device that stopped. KEEP_GOING,

@@ -186,6 +186,8 @@ _proto("gfir_fold", _int, _vp, _size_t, _vp, _size_t, _vp)
 _proto("gfir_response_magnitude", ctypes.c_double, _vp, _size_t, ctypes.c_double,
        ctypes.c_double)
 _proto("gfir_response_peak", ctypes.c_double, _vp, _size_t)
+_proto("gfir_response_magnitudes", _int, _vp, _size_t, _vp, _size_t)
+_proto("gfir_design_minimum_phase", _int, _vp, _size_t, _vp, ctypes.POINTER(ctypes.c_double))
 
 
 def strerror(status: int) -> str:
