@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define GFIR_VERSION_MAJOR 0
-#define GFIR_VERSION_MINOR 1
+#define GFIR_VERSION_MINOR 2
 #define GFIR_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for compile-time comparisons. */
 #define GFIR_VERSION_NUMBER \
@@ -62,8 +62,10 @@ typedef enum gfir_status {
     GFIR_ERR_NOMEM = -5,        /* host or device memory could not be allocated */
     GFIR_ERR_UNAVAILABLE = -6,  /* the backend was not built, or has no device */
     GFIR_ERR_UNSUPPORTED = -7,  /* the kernel cannot run this configuration */
-    GFIR_ERR_DEVICE = -8        /* the device failed while running; see
+    GFIR_ERR_DEVICE = -8,       /* the device failed while running; see
                                    gfir_plan_error_detail() */
+    GFIR_ERR_BUSY = -9          /* a crossfade is still running: try the swap again
+                                   after a later call (gfir_plan_swap()) */
 } gfir_status;
 
 /* A static English sentence for a status, e.g. "a required pointer is NULL".
@@ -118,7 +120,9 @@ GFIR_API int gfir_backend_available(gfir_backend backend);
  * channel; each output is the sum of its paths, and an output no path
  * reaches is silence. Mono to stereo, true stereo (LL, LR, RL, RR), cross-feed
  * and room-correction matrices are all path sets. Several paths may share an
- * input (transformed once by the FFT engines) or a tap set.
+ * input or a tap set. The CUDA delay-line engine (small calls on the GPU)
+ * transforms each input once and sums each output in the frequency domain;
+ * the other engines filter each path as a channel of its own.
  */
 typedef struct gfir_path {
     unsigned input;             /* input channel, below gfir_config.channels */
@@ -167,6 +171,8 @@ typedef struct gfir_config {
     unsigned out_channels;      /* interleaved output channels, 1..GFIR_MAX_CHANNELS; 0 (the
                                    default) means as many as the input. Without paths it
                                    must be 0 or channels */
+    unsigned reserved;          /* 0; the place of a later field (it fills what would
+                                   otherwise be padding, which no check could see) */
     const gfir_path *paths;     /* NULL (the default): channel c through its tap set into
                                    output c, as filter_channels says. Otherwise npaths paths
                                    (see gfir_path), copied at create */
@@ -203,7 +209,11 @@ typedef struct gfir_plan gfir_plan;
  * The CPU FFT kernel measures FFTW plans the first time a size is used (up to
  * a few seconds) and keeps them in $XDG_CACHE_HOME/gfir/fftw-wisdom (else
  * ~/.cache/gfir/fftw-wisdom); set GFIR_FFTW_PLANNER=estimate in the
- * environment to skip both. The CUDA backend opens libcufft at run time.
+ * environment to skip both. FFTW's planner is one per process: gfir plans
+ * under a lock of its own, so a program that also plans with fftwf must not
+ * do so while it creates or destroys gfir plans, and the wisdom gfir saves
+ * holds whatever the process's planner learnt. The CUDA backend opens
+ * libcufft at run time; where it cannot, AUTO keeps FFT work off the GPU.
  */
 GFIR_API gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
                              const gfir_config *cfg);
@@ -223,8 +233,7 @@ GFIR_API gfir_status gfir_plan_create(gfir_plan **plan, const float *taps, size_
  * before using it again.
  *
  * The output is delayed by gfir_plan_latency() frames beyond the filter's own
- * delay: 0 unless cfg->max_latency_frames allowed more, or a kernel named
- * explicitly has no form within the budget.
+ * delay: 0 unless cfg->max_latency_frames allowed more.
  */
 GFIR_API gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames);
 
@@ -234,10 +243,11 @@ GFIR_API gfir_status gfir_plan_flush(gfir_plan *plan, float *out, size_t frames)
 
 /* Frames by which the output lags the input beyond the filter itself: 0 for
  * every engine but the CPU's uniformly partitioned FFT, whose partition size
- * it is (taken only within the caller's latency budget, or when named). */
+ * it is (taken only within the caller's latency budget). */
 GFIR_API size_t gfir_plan_latency(const gfir_plan *plan);
 
-/* Clears every channel's history (and any buffered latency), as if newly created. */
+/* Clears every channel's history (and any buffered latency), as if newly
+ * created; a crossfade in progress ends at once, with the new filter. */
 GFIR_API gfir_status gfir_plan_reset(gfir_plan *plan);
 
 /* What the plan resolved AUTO to, and its shape. */
@@ -250,13 +260,114 @@ GFIR_API unsigned gfir_plan_out_channels(const gfir_plan *plan);  /* output chan
 /*
  * A sentence on the last failure: of the plan's last call when plan is not
  * NULL (for instance the CUDA error text behind GFIR_ERR_DEVICE), of this
- * thread's last failed gfir_plan_create() when plan is NULL. "" when there is
+ * thread's last failed gfir_plan_create() or gfir_filter_create() when plan
+ * is NULL. "" when there is
  * nothing to say. Valid until the next call on that plan or thread.
  */
 GFIR_API const char *gfir_plan_error_detail(const gfir_plan *plan);
 
 /* Frees everything the plan holds. NULL is allowed and does nothing. */
 GFIR_API void gfir_plan_destroy(gfir_plan *plan);
+
+/*
+ * Changing the filter while the plan runs: a room preset, a head tracker's
+ * new direction, a new room correction, without a click and without
+ * restarting the stream (zita-convolver's and JUCE's split). The expensive
+ * part, gfir_filter_create(), runs on any thread; gfir_plan_swap(), which
+ * allocates nothing, takes no lock and never waits (CPU backend, threads =
+ * 1), runs between two calls on the thread that executes.
+ *
+ *   gfir_filter *f;                                  // a worker thread:
+ *   gfir_filter_create(&f, plan, new_taps, n);       //   design, transform
+ *   ... hand f to the audio thread ...
+ *   if (gfir_plan_swap(plan, f, 2400) == GFIR_ERR_BUSY) ... // audio thread:
+ *   ... later, on any thread: ...                            //   retry later
+ *   while ((old = gfir_plan_retired(plan)))
+ *       gfir_filter_destroy(old);
+ *
+ * From the first output frame of the call after the swap, output k of the
+ * fade (k = 0, 1, ...) is exactly (1 - w_k) y_old + w_k y_new, where y_old
+ * and y_new are what the old and the new filter make of the same input
+ * history (the new one as if it had always been there), and w_k = 0.5 -
+ * 0.5 cos(pi (k + 0.5) / crossfade_frames) for k < crossfade_frames, then
+ * 1: y_new alone. Both filters run during the fade (twice the work), and
+ * for an engine with latency the weights apply to its output frames. The
+ * weights of old and new always sum to 1, so two filters whose outputs
+ * agree give that output unchanged (an equal-power fade would gain up to
+ * 3 dB there). Since w depends on the frame only, output k is also the
+ * convolution with the taps (1 - w_k) h_old + w_k h_new: interpolating
+ * the filters' complex spectra, which some convolvers do per block,
+ * gives these outputs exactly, so it is not a mode of its own.
+ *
+ * Every engine of every backend swaps this way, routed plans included.
+ * The one that does visible extra work in the first call after a swap is
+ * the CPU's zero-latency FFT engine (long filters with no latency budget):
+ * it computes the new filter's share of the partitions it spreads over
+ * calls at once, about as much work as one block of each level's
+ * partition, which for filters of several 10^5 taps can exceed a short
+ * period (tools/cpu_nupc_bench --swaps measures it). The uniform FFT
+ * engine remakes one block of its partition; the direct engines and CUDA's
+ * lanes do nothing extra, the CUDA delay line one block's tail.
+ */
+typedef struct gfir_filter gfir_filter;
+
+/*
+ * Prepares taps for a later gfir_plan_swap() on plan: the same number of
+ * tap sets as the plan was made with (gfir_config.filter_channels, one after
+ * another), ntaps each, 1 <= ntaps <= gfir_plan_ntaps(plan); shorter sets
+ * are padded with zeros, and a routed plan keeps its paths and their
+ * gains. The taps are copied. The work (transforms, device uploads,
+ * allocation) all happens here, in the form the plan's engine runs.
+ *
+ * It reads only what the plan fixed at create, so it may run on any thread,
+ * also while another thread executes the plan (the plan must outlive the
+ * call). Several threads may each make filters for one plan at a time.
+ *
+ * On success *filter is set and GFIR_OK returned; on failure *filter is
+ * NULL and GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above the plan's, a tap
+ * not finite), GFIR_ERR_NOMEM or GFIR_ERR_DEVICE returned, and
+ * gfir_plan_error_detail(NULL) says why on this thread. The caller owns the
+ * filter until it swaps it in: every filter is either swapped in or freed
+ * with gfir_filter_destroy().
+ */
+GFIR_API gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan,
+                                        const float *taps, size_t ntaps);
+
+/*
+ * Makes the plan fade from its filter to `filter` over the first
+ * crossfade_frames output frames of the calls that follow (0: switch at the
+ * next frame), as the section above defines. Real-time safe: it only
+ * records the filter and the fade; the work starts in the next call. Call
+ * it between calls, on the thread that executes the plan.
+ *
+ * The plan takes the filter: it runs it from then on, and when the fade is
+ * over the old filter is retired (gfir_plan_retired()). While a fade has not
+ * finished, another swap returns GFIR_ERR_BUSY and changes nothing: retry
+ * after a later call. gfir_plan_reset() finishes a fade at once (the new
+ * filter stays, the history is cleared), as do gfir_plan_convolve_device()
+ * and gfir_plan_set_taps_device(), which clear it too.
+ *
+ * Errors: GFIR_ERR_NULL; GFIR_ERR_ARG for a filter made for another plan or
+ * one a plan holds already (swapped in and not handed back); GFIR_ERR_BUSY.
+ */
+GFIR_API gfir_status gfir_plan_swap(gfir_plan *plan, gfir_filter *filter,
+                                    size_t crossfade_frames);
+
+/*
+ * Hands back one filter that the plan no longer uses (replaced by a swap),
+ * or NULL when there is none: the caller owns it again, to destroy or to
+ * swap in later (a set of presets can be prepared once and swapped to and
+ * fro). Lock-free; it may run on any thread, also while another executes
+ * the plan, but on one thread at a time. Filters not collected are freed by
+ * gfir_plan_destroy().
+ */
+GFIR_API gfir_filter *gfir_plan_retired(gfir_plan *plan);
+
+/* Frees a filter the caller owns: one never swapped in, or one handed back
+ * by gfir_plan_retired(). It may wait for a device still reading it, so not
+ * in an audio callback; it works after its plan is destroyed too. NULL, and
+ * a filter a plan holds (which that plan frees), are ignored. */
+GFIR_API void gfir_filter_destroy(gfir_filter *filter);
 
 /*
  * Device memory (CUDA). These calls filter samples that already lie on the
@@ -275,8 +386,10 @@ GFIR_API void gfir_plan_destroy(gfir_plan *plan);
  * (frame i, channel c) lies at p[i * stride + c * dist], counted in floats.
  * Interleaved frames have stride = channels and dist = 1; planar rows of
  * pitch P (channel c from p + c * P) have stride = 1 and dist = P. Input
- * with stride 1 whose rows do not overlap is read where it lies, apart from
- * each call's first ntaps - 1 frames; other layouts, and silence, are
+ * with stride 1 whose rows do not overlap is read where it lies by the
+ * whole-signal engines (apart from each call's first ntaps - 1 frames, and
+ * by the direct kernels only when the output has stride 1 too); the
+ * delay-line engine, other layouts, and silence are
  * staged planar through the plan's own buffers (one more pass over the
  * samples). The output must not overlap the input, nor its channels and
  * frames each other.
@@ -311,11 +424,12 @@ GFIR_API gfir_status gfir_plan_flush_device(gfir_plan *plan, float *out, size_t 
  * length frames. NumPy's and SciPy's modes are windows of it: "full" start
  * 0, length frames + ntaps - 1; "same" start (ntaps - 1) / 2, length
  * frames; "valid" start ntaps - 1, length frames - ntaps + 1. The history is
- * neither read nor kept: it is clear when the call returns. Planar input
- * with stride 1 is read where it lies, the FFT kernel's zeros before and
- * after the signal are its own, and no pass is spent on the modes' windows,
- * so one call costs what the kernel does; layouts, streams and errors as for
- * gfir_plan_execute_device().
+ * neither read nor kept: it is clear when the call returns. On the
+ * whole-signal FFT engines planar input with stride 1 is read where it lies,
+ * the zeros before and after the signal are the engine's own, and no pass is
+ * spent on the modes' windows, so one call costs what the kernel does; the
+ * delay-line engine (plans of small calls) streams the signal through from
+ * its start. Layouts, streams and errors as for gfir_plan_execute_device().
  */
 GFIR_API gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in, size_t in_stride,
                                                size_t in_dist, size_t frames, float *out,
@@ -326,7 +440,8 @@ GFIR_API gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in,
  * Replaces the plan's taps with new ones in device memory: filter_channels
  * sets of the plan's ntaps floats, one after another, as gfir_plan_create()
  * takes them (a shorter filter padded with zeros), and clears the history
- * as gfir_plan_reset() does: new taps start a new signal. Queued on stream
+ * as gfir_plan_reset() does: new taps start a new signal (and a crossfade
+ * in progress ends: the taps replace the filter it faded to). Queued on stream
  * as the calls above are; taps must stay valid until the stream gets
  * there. The values are not checked: NaN or infinite taps give such output.
  * Errors as for gfir_plan_execute_device().
@@ -422,6 +537,41 @@ GFIR_API double gfir_response_magnitude(const float *taps, size_t ntaps, double 
  * arguments (GFIR_ERR_NULL, GFIR_ERR_TAPS) or GFIR_ERR_NOMEM.
  */
 GFIR_API double gfir_response_peak(const float *taps, size_t ntaps);
+
+/*
+ * The magnitude response on a grid: mag[k] = |H(e^{j pi k / (nfreqs - 1))}|
+ * for k = 0 .. nfreqs - 1, from 0 to half the sample rate inclusive, in
+ * double through one FFT (scipy.signal.freqz(taps, worN=nfreqs,
+ * include_nyquist=True)). nfreqs - 1 must be a power of two, up to
+ * GFIR_MAX_TAPS; a grid coarser than the filter is long is still exact at
+ * its points. GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above GFIR_MAX_TAPS),
+ * GFIR_ERR_ARG (nfreqs), GFIR_ERR_NOMEM (about 32 bytes per point).
+ */
+GFIR_API gfir_status gfir_response_magnitudes(const float *taps, size_t ntaps, double *mag,
+                                              size_t nfreqs);
+
+/*
+ * Minimum phase: writes to out the ntaps taps of the minimum-phase filter
+ * whose magnitude response is that of taps (the filter with the least delay
+ * among all with that magnitude: its energy comes as early as it can), by
+ * the real cepstrum in double. out may be taps. The sign is chosen so that
+ * out[0] >= 0.
+ *
+ * The result's magnitude differs from the original's by at most *error_db
+ * decibels (written when error_db is not NULL) wherever the original is
+ * within 80 dB of its peak, measured on the FFT grid the method used (a
+ * power of two of at least 16 times ntaps, so on every coarser power-of-two
+ * grid too). The grid is refined until that is 0.05 dB or less, up to 2^24
+ * points (or 16 times ntaps, when larger): filters whose zeros lie very near
+ * the unit circle (long reverberant tails, deep notches) may end above it;
+ * the caller decides what is good enough. Magnitudes more than 200 dB below
+ * the peak are raised to that (a zero has no logarithm). Memory: about 48
+ * bytes per grid point; time: a few FFTs of the grid per refinement.
+ * A filter of zeros gives zeros. GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or
+ * above GFIR_MAX_TAPS, or a tap not finite), GFIR_ERR_NOMEM.
+ */
+GFIR_API gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *out,
+                                               double *error_db);
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,10 @@ cudaError_t gf_launch_basic(const gf_conv_args *a, cudaStream_t stream);
  * filters' taps together exceed GF_CONSTANT_MAX_TAPS. */
 cudaError_t gf_launch_constant(const gf_conv_args *a, cudaStream_t stream);
 int gf_constant_fits(size_t ntaps, unsigned filters);
+/* Makes the current device's bank queue (its stream and events) if it has
+ * none yet, so that no launch has to: plans of the constant kernel call it
+ * at create, since execute allocates nothing. */
+cudaError_t gf_constant_prepare(void);
 /* 7.4: input tile plus halo cells in shared memory; taps in segments when the
  * halo does not fit the shared memory sized from blockDim. */
 cudaError_t gf_launch_tiled(const gf_conv_args *a, cudaStream_t stream);
@@ -99,6 +103,14 @@ cudaError_t gf_launch_restride(const float *d_src, size_t src_stride, size_t src
  * d_hr + f * hr_stride. The padding beyond ntaps is left as it is (zeros). */
 cudaError_t gf_launch_reverse_taps(const float *d_taps, size_t ntaps, unsigned filters,
                                    float *d_hr, size_t hr_stride, cudaStream_t stream);
+
+/* crossfade: during a filter swap (gfir.h), frames fade_pos .. fade_pos + n
+ * of a fade of fade_len frames: out = (1 - w) out + w new, with core/swap.c's
+ * raised cosine w, both strided as above. fade_pos + n <= fade_len. */
+cudaError_t gf_launch_crossfade(float *d_out, size_t out_stride, size_t out_dist,
+                                const float *d_new, size_t new_stride, size_t new_dist,
+                                size_t n, unsigned channels, size_t fade_pos, size_t fade_len,
+                                cudaStream_t stream);
 
 #ifdef __cplusplus
 }

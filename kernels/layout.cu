@@ -1,7 +1,8 @@
 /*
  * layout.cu - moving samples between the layouts callers use (interleaved
  * frames, planar rows, any strides) and the planar, halo-prefixed buffers
- * the convolution kernels read, and reversing tap sets for the direct kernels.
+ * the convolution kernels read, reversing tap sets for the direct kernels,
+ * and mixing two filters' outputs during a crossfade.
  */
 #include "kernels.h"
 
@@ -54,6 +55,21 @@ __global__ void restride_kernel(const float *__restrict__ src, size_t src_stride
     const unsigned c = blockIdx.y;
     if (i < n)
         dst[i * dst_stride + c * dst_dist] = src[i * src_stride + c * src_dist];
+}
+
+/* One thread per sample (i, c), as restride; the weight in double, as the
+ * host's (core/swap.c), which --use_fast_math leaves exact. */
+__global__ void crossfade_kernel(float *__restrict__ out, size_t out_stride, size_t out_dist,
+                                 const float *__restrict__ y_new, size_t new_stride,
+                                 size_t new_dist, size_t n, size_t fade_pos, size_t fade_len)
+{
+    const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    const unsigned c = blockIdx.y;
+    if (i >= n)
+        return;
+    const float w = (float)(0.5 - 0.5 * cospi(((double)(fade_pos + i) + 0.5) / (double)fade_len));
+    float *o = out + i * out_stride + c * out_dist;
+    *o = (1.0f - w) * *o + w * y_new[i * new_stride + c * new_dist];
 }
 
 /* Thread k of tap set f: reversed tap k, as gf_conv_args.d_taps holds them. */
@@ -109,6 +125,24 @@ extern "C" cudaError_t gf_launch_restride(const float *d_src, size_t src_stride,
     dim3 grid((unsigned)((n + LAYOUT_THREADS - 1) / LAYOUT_THREADS), channels);
     restride_kernel<<<grid, LAYOUT_THREADS, 0, stream>>>(d_src, src_stride, src_dist, d_dst,
                                                          dst_stride, dst_dist, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t gf_launch_crossfade(float *d_out, size_t out_stride, size_t out_dist,
+                                           const float *d_new, size_t new_stride,
+                                           size_t new_dist, size_t n, unsigned channels,
+                                           size_t fade_pos, size_t fade_len,
+                                           cudaStream_t stream)
+{
+    if (!d_out || !d_new || channels == 0 || channels > GF_GRID_Y_MAX ||
+        fade_pos + n > fade_len)
+        return cudaErrorInvalidValue;
+    if (n == 0)
+        return cudaSuccess;
+    dim3 grid((unsigned)((n + LAYOUT_THREADS - 1) / LAYOUT_THREADS), channels);
+    crossfade_kernel<<<grid, LAYOUT_THREADS, 0, stream>>>(d_out, out_stride, out_dist, d_new,
+                                                          new_stride, new_dist, n, fade_pos,
+                                                          fade_len);
     return cudaGetLastError();
 }
 

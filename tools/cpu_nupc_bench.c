@@ -11,6 +11,11 @@
  *   cpu_nupc_bench --calls [RUNS]       the spread of one call's time at
  *                                       calls of 64 and 256 frames, stereo:
  *                                       mean, 99th percentile and worst
+ *   cpu_nupc_bench --swaps [RUNS]       the first call after a filter swap
+ *                                       (gfir_plan_swap), which makes the new
+ *                                       filter's share of the work in flight,
+ *                                       against the other calls, at every
+ *                                       point of the engine's cycle
  *   cpu_nupc_bench --crossover [RUNS]   per call size, the tap count from
  *                                       which the engine beats direct (mono):
  *                                       the crossover table of
@@ -238,6 +243,92 @@ done:
 
 static const size_t table_taps[] = {4096, 16384, 65536, 262144, 1048576};
 #define NTABLE (sizeof table_taps / sizeof table_taps[0])
+
+/* ---- --swaps: the call after a swap ---------------------------------------------------- */
+
+typedef struct swap_stats {
+    double mean_us;             /* calls with no swap before them */
+    double swap_mean_us, swap_max_us;
+} swap_stats;
+
+/*
+ * Calls of `call` frames through a cycle of the longest partition, a swap
+ * (crossfade 0: the fade begins and ends in that call) before every other
+ * one, between the plan's filter and `other`, which come back through
+ * gfir_plan_retired in turn. As in call_stats_of, each call keeps its
+ * least time over RUNS cycles.
+ */
+static swap_stats swap_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsigned channels,
+                                gfir_filter *other)
+{
+    const size_t cycle = cycle_frames(ntaps), ncalls = cycle / call;
+    const double clock_us = clock_cost_us();
+    float *in = malloc(call * channels * sizeof *in), *out = malloc(call * channels * sizeof *out);
+    double *t = malloc(ncalls * sizeof *t), sum[2] = {0.0, 0.0};
+    swap_stats s = {-1.0, -1.0, -1.0};
+    if (!in || !out || !t)
+        goto done;
+    fill(in, call * channels);
+    for (size_t f = 0; f < ntaps + cycle; f += call)
+        gfir_plan_execute(plan, in, out, call);
+    for (size_t f = (ntaps + cycle + call - 1) / call * call; f % cycle; f += call)
+        gfir_plan_execute(plan, in, out, call);
+    for (int r = 0; r < runs; r++)
+        for (size_t i = 0; i < ncalls; i++) {
+            double t0, us;
+            if (i % 2 == 0 && gfir_plan_swap(plan, other, 0) != GFIR_OK)
+                goto done;
+            t0 = now_s();
+            gfir_plan_execute(plan, in, out, call);
+            us = (now_s() - t0) * 1e6 - clock_us;
+            if (i % 2 == 0)
+                other = gfir_plan_retired(plan);
+            if (r == 0 || us < t[i])
+                t[i] = us;
+        }
+    s.swap_max_us = 0.0;
+    for (size_t i = 0; i < ncalls; i++) {
+        sum[i % 2] += t[i];
+        if (i % 2 == 0 && t[i] > s.swap_max_us)
+            s.swap_max_us = t[i];
+    }
+    s.swap_mean_us = sum[0] / (double)((ncalls + 1) / 2);
+    s.mean_us = sum[1] / (double)(ncalls / 2);
+done:
+    gfir_filter_destroy(other);
+    free(in);
+    free(out);
+    free(t);
+    return s;
+}
+
+static void swaps(void)
+{
+    static const size_t sizes[] = {64, 256};
+    printf("| taps | call frames | mean us | after a swap: mean us | worst us | worst/mean |\n");
+    printf("|---|---|---|---|---|---|\n");
+    for (size_t t = 0; t < NTABLE; t++) {
+        float *taps = malloc(table_taps[t] * sizeof *taps);
+        if (!taps)
+            return;
+        fill(taps, table_taps[t]);
+        for (size_t c = 0; c < 2; c++) {
+            gfir_plan *plan = make(NONUNIFORM, table_taps[t], sizes[c], 2, 0, NULL);
+            gfir_filter *other = NULL;
+            swap_stats s;
+            if (!plan || gfir_filter_create(&other, plan, taps, table_taps[t]) != GFIR_OK) {
+                gfir_plan_destroy(plan);
+                continue;
+            }
+            s = swap_stats_of(plan, table_taps[t], sizes[c], 2, other);
+            printf("| %zu | %zu | %.2f | %.2f | %.2f | %.1f |\n", table_taps[t], sizes[c],
+                   s.mean_us, s.swap_mean_us, s.swap_max_us, s.swap_max_us / s.mean_us);
+            fflush(stdout);
+            gfir_plan_destroy(plan);
+        }
+        free(taps);
+    }
+}
 
 static void calls(void)
 {
@@ -492,14 +583,17 @@ int main(int argc, char **argv)
     if (argc == 3)
         runs = atoi(argv[2]);
     if (argc < 2 || argc > 3 || runs < 1 || runs > 64) {
-        fprintf(stderr, "usage: cpu_nupc_bench --table | --calls | --crossover | --schemes "
-                        "[RUNS]\n       cpu_nupc_bench --compare TAPS SCHEME... [--runs RUNS]\n");
+        fprintf(stderr, "usage: cpu_nupc_bench --table | --calls | --swaps | --crossover | "
+                        "--schemes [RUNS]\n       cpu_nupc_bench --compare TAPS SCHEME... "
+                        "[--runs RUNS]\n");
         return 2;
     }
     if (strcmp(argv[1], "--table") == 0)
         table();
     else if (strcmp(argv[1], "--calls") == 0)
         calls();
+    else if (strcmp(argv[1], "--swaps") == 0)
+        swaps();
     else if (strcmp(argv[1], "--crossover") == 0)
         crossover();
     else if (strcmp(argv[1], "--schemes") == 0)

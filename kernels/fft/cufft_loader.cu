@@ -102,3 +102,8 @@ cufftResult gf_cufft_plan_many(cufftHandle h, cufftType type, size_t n, size_t b
     return gf_cufft().make_plan_many64(h, 1, size, in_embed, 1, (long long)idist, out_embed, 1,
                                        (long long)odist, type, (long long)batch, work);
 }
+
+extern "C" const char *gf_fft_cufft_missing(void)
+{
+    return gf_cufft().ok ? NULL : gf_cufft().error;
+}

@@ -270,6 +270,22 @@ extern "C" int gf_fft_engine_smfft(const gf_fft_engine *e)
     return e ? e->smfft : 0;
 }
 
+extern "C" gfir_status gf_fft_engine_use(gf_fft_engine *e, const gf_fft_filter *f, char *why,
+                                         size_t why_len)
+{
+    if (!e || !f)
+        return gf_detail(why, why_len, GFIR_ERR_NULL, "gf_fft_engine_use: NULL argument");
+    const gf_fft_filter *g = e->f;
+    if (f->fft_size != g->fft_size || f->ntaps != g->ntaps || f->part != g->part ||
+        f->filters != g->filters || (e->smfft && !f->d_smfft_spec))
+        return gf_detail(why, why_len, GFIR_ERR_ARG,
+                         "a filter of %u x %zu taps at FFT size %zu cannot replace one of "
+                         "%u x %zu at %zu",
+                         f->filters, f->ntaps, f->fft_size, g->filters, g->ntaps, g->fft_size);
+    e->f = f;
+    return GFIR_OK;
+}
+
 extern "C" size_t gf_fft_engine_max_n(const gf_fft_engine *e)
 {
     return e ? e->max_n : 0;

@@ -45,6 +45,10 @@ typedef struct gf_fft_engine gf_fft_engine;
 size_t gf_fft_size(size_t ntaps, size_t max_n);
 size_t gf_fft_part(size_t ntaps, size_t max_n);
 
+/* Why the filters cannot be made on this machine (libcufft, opened at run
+ * time, is missing or lacks an entry point), or NULL when they can. */
+const char *gf_fft_cufft_missing(void);
+
 /*
  * Spectra of filters tap sets of ntaps taps each (host memory, natural order,
  * one after another). part == 0: the whole filter at FFT size fft_size, a
@@ -76,6 +80,12 @@ void gf_fft_filter_destroy(gf_fft_filter *f);
 gfir_status gf_fft_engine_create(gf_fft_engine **out, const gf_fft_filter *f,
                                  unsigned channels, size_t max_n, cudaStream_t stream,
                                  unsigned flags, char *why, size_t why_len);
+/* Points the engine at another filter of the same shape (FFT size, taps,
+ * partitions, tap sets, and smfft's spectra where the engine runs smfft),
+ * from its next run on: a filter swapped into a running plan. Queued runs
+ * keep the filter they were queued with. GFIR_ERR_ARG for another shape. */
+gfir_status gf_fft_engine_use(gf_fft_engine *e, const gf_fft_filter *f, char *why,
+                              size_t why_len);
 /* 1 when the engine runs the smfft transforms rather than cuFFT. */
 int gf_fft_engine_smfft(const gf_fft_engine *e);
 void gf_fft_engine_destroy(gf_fft_engine *e);

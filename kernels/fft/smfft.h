@@ -6,7 +6,7 @@
  * Two shapes: one-pass (smfft_onepass.cu), a thread block transforms,
  * filters and transforms back a segment pair in one kernel; four-step
  * (smfft_fourstep.cu), three kernels through a work area of gf_smfft_work
- * bytes for transforms too large for one block. smfft_transform.cuh is the
+ * bytes for transforms too large for one block. smfft_kernels.cuh is the
  * transform both use, smfft.cu the host side. The FFT engine (fft.h) is
  * the only caller outside tests and gfir-bench.
  */

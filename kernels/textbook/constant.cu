@@ -130,6 +130,15 @@ static cudaError_t launch_on_queue(const gf_conv_args *a, unsigned filters, bank
     return e;
 }
 
+extern "C" cudaError_t gf_constant_prepare(void)
+{
+    bank_queue *q = NULL;
+    pthread_mutex_lock(&bank_lock);
+    const cudaError_t e = current_queue(&q);
+    pthread_mutex_unlock(&bank_lock);
+    return e;
+}
+
 extern "C" cudaError_t gf_launch_constant(const gf_conv_args *a, cudaStream_t stream)
 {
     cudaError_t e = gf_check_args(a);

@@ -1,6 +1,6 @@
 /*
  * chain.c - from options to plans: one plan for the folded chain (the
- * default, and always for live audio through cli_plan_for), or with --no-fold
+ * default, and always for live audio through cli_live_plan), or with --no-fold
  * one plan per stage run in series, which gives the same output. The library
  * chooses each plan's backend and kernel; the command line only says how much
  * latency its use can take (files any, live audio none) and how long a file
@@ -10,26 +10,29 @@
 #include "filter/filter.h"
 #include "message.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Every plan the command line makes: the library's policy chooses backend,
  * kernel and form from the options, the shape and the latency budget. */
-static gfir_status make_plan(const cli_options *o, unsigned channels, unsigned filter_channels,
-                             size_t block_frames, size_t budget, size_t expected_frames,
-                             const float *taps, size_t ntaps, gfir_plan **plan)
+static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t block_frames,
+                             size_t budget, size_t expected_frames, gfir_plan **plan)
 {
     gfir_config cfg;
     gfir_config_init(&cfg);
-    cfg.channels = channels;
-    cfg.filter_channels = filter_channels;
+    cfg.channels = t->inputs;
+    cfg.out_channels = t->outputs;
+    cfg.filter_channels = t->nsets;
+    cfg.paths = t->paths;
+    cfg.npaths = t->npaths;
     cfg.max_block_frames = block_frames;
     cfg.backend = o->backend;
     cfg.kernel = o->kernel;
     cfg.max_latency_frames = budget;
     cfg.expected_frames = expected_frames;
-    return gfir_plan_create(plan, taps, ntaps, &cfg);
+    return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
 }
 
 static int plan_failed(const cli_options *o)
@@ -47,35 +50,53 @@ void cli_plan_summary(const gfir_plan *plan, char *buf, size_t len)
 }
 
 static void say_plan(const cli_options *o, const gfir_plan *plan, const char *what,
-                     unsigned filter_channels, double rate_hz, size_t block_frames)
+                     const cli_taps *t, double rate_hz, size_t block_frames)
 {
-    const unsigned ch = gfir_plan_channels(plan);
-    char summary[128];
+    const unsigned ch = gfir_plan_channels(plan), out = gfir_plan_out_channels(plan);
+    char summary[128], shape[96];
     if (!o->verbose)
         return;
     cli_plan_summary(plan, summary, sizeof summary);
-    fprintf(stderr, "gfir: %s%s; %zu taps x %u filter channel%s, %u channel%s at %g Hz, "
-            "blocks of %zu frames\n", what, summary, gfir_plan_ntaps(plan), filter_channels,
-            filter_channels == 1 ? "" : "s", ch, ch == 1 ? "" : "s", rate_hz, block_frames);
+    if (t->paths)
+        snprintf(shape, sizeof shape, "%zu path%s from %u channel%s to %u", t->npaths,
+                 t->npaths == 1 ? "" : "s", ch, ch == 1 ? "" : "s", out);
+    else
+        snprintf(shape, sizeof shape, "%u channel%s", ch, ch == 1 ? "" : "s");
+    fprintf(stderr, "gfir: %s%s; %zu taps x %u filter channel%s, %s at %g Hz, "
+            "blocks of %zu frames\n", what, summary, gfir_plan_ntaps(plan), t->nsets,
+            t->nsets == 1 ? "" : "s", shape, rate_hz, block_frames);
 }
 
-int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
-                 gfir_plan **plan, size_t *filter_delay_frames)
+/* -v: the gain the filter was given, and why: the default normalisation of
+ * an impulse response is a choice the user should hear of. */
+static void say_scale(const cli_options *o, const cli_design *d)
 {
-    cli_design d;
-    *plan = NULL;
-    if (cli_design_build(o->filter, rate_hz, channels, o->quiet, &d))
-        return 1;
+    static const char *const names[] = {"none", "peak", "energy"};
+    const cli_filter *f = o->filter;
+    if (!o->verbose || (d->normalize == CLI_NORMALIZE_NONE && f->gain_db == 0))
+        return;
+    fprintf(stderr, "gfir: filter scaled by %+.2f dB", 20 * log10(d->scale));
+    if (d->normalize != CLI_NORMALIZE_NONE)
+        fprintf(stderr, ": --normalize %s%s", names[d->normalize],
+                f->normalize == CLI_NORMALIZE_DEFAULT
+                    ? ", the default with an impulse response (--normalize none for the raw IR)"
+                    : "");
+    if (f->gain_db != 0)
+        fprintf(stderr, "%s--gain %g", d->normalize != CLI_NORMALIZE_NONE ? ", then " : ": ",
+                f->gain_db);
+    fputc('\n', stderr);
+}
+
+int cli_live_plan(const cli_options *o, const cli_design *d, size_t block_frames,
+                  gfir_plan **plan)
+{
+    cli_taps t;
+    cli_design_whole(d, &t);
     /* live audio hears every frame of latency: the budget is none */
-    if (make_plan(o, channels, d.filter_channels, block_frames, 0, 0, d.taps, d.ntaps, plan) !=
-        GFIR_OK) {
-        cli_design_free(&d);
+    if (make_plan(o, &t, block_frames, 0, 0, plan) != GFIR_OK)
         return plan_failed(o);
-    }
-    if (filter_delay_frames)
-        *filter_delay_frames = d.delay_frames;
-    say_plan(o, *plan, "", d.filter_channels, rate_hz, block_frames ? block_frames : 4096);
-    cli_design_free(&d);
+    say_scale(o, d);
+    say_plan(o, *plan, "", &t, d->rate_hz, block_frames ? block_frames : 4096);
     return 0;
 }
 
@@ -90,32 +111,45 @@ int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, si
     if ((o->no_fold ? cli_design_stages : cli_design_build)(o->filter, rate_hz, channels,
                                                            o->quiet, &d))
         return 1;
+    say_scale(o, &d);
     chain->nplans = o->no_fold ? d.nstages : 1;
     chain->ntaps = d.ntaps;
+    chain->in_channels = d.inputs;
+    chain->out_channels = d.outputs;
+    chain->block_frames = block_frames;
     chain->plans = calloc(chain->nplans, sizeof *chain->plans);
     if (!chain->plans) {
         cli_error("out of memory");
         goto done;
     }
     for (size_t i = 0; i < chain->nplans; i++) {
-        const unsigned fc = o->no_fold ? d.stage_channels[i] : d.filter_channels;
+        cli_taps t;
+        if (o->no_fold)
+            cli_design_stage(&d, i, &t);
+        else
+            cli_design_whole(&d, &t);
         /* the writer drops the engine's latency: files grant any */
-        gfir_status st =
-            o->no_fold ? make_plan(o, channels, fc, block_frames, GFIR_LATENCY_ANY,
-                                   expected_frames, d.stage_taps[i], d.stage_ntaps[i],
-                                   &chain->plans[i])
-                       : make_plan(o, channels, fc, block_frames, GFIR_LATENCY_ANY,
-                                   expected_frames, d.taps, d.ntaps, &chain->plans[i]);
-        if (st != GFIR_OK) {
+        if (make_plan(o, &t, block_frames, GFIR_LATENCY_ANY, expected_frames,
+                      &chain->plans[i]) != GFIR_OK) {
             plan_failed(o);
             goto done;
         }
         chain->latency_frames += gfir_plan_latency(chain->plans[i]);
+        chain->max_channels = t.inputs > chain->max_channels ? t.inputs : chain->max_channels;
+        chain->max_channels = t.outputs > chain->max_channels ? t.outputs : chain->max_channels;
         what[0] = '\0';
         if (o->no_fold)
             snprintf(what, sizeof what, "stage %zu: ", i + 1);
-        say_plan(o, chain->plans[i], what, fc, rate_hz, block_frames);
+        say_plan(o, chain->plans[i], what, &t, rate_hz, block_frames);
     }
+    for (size_t i = 1; i < chain->nplans; i++)
+        if (gfir_plan_channels(chain->plans[i]) != gfir_plan_out_channels(chain->plans[i]) &&
+            !chain->scratch &&
+            !(chain->scratch = malloc(block_frames * chain->max_channels *
+                                      sizeof *chain->scratch))) {
+            cli_error("out of memory for blocks of %zu frames", block_frames);
+            goto done;
+        }
     rc = 0;
 done:
     cli_design_free(&d);
@@ -124,11 +158,18 @@ done:
     return rc;
 }
 
-/* Every stage after the first filters the previous one's output in place. */
+/* Every stage after the first filters the previous one's output: in place,
+ * or where it changes the channels through the scratch block. */
 static gfir_status run_rest(cli_chain *chain, float *out, size_t frames)
 {
     for (size_t i = 1; i < chain->nplans; i++) {
-        gfir_status st = gfir_plan_execute(chain->plans[i], out, out, frames);
+        gfir_plan *p = chain->plans[i];
+        const unsigned ch = gfir_plan_out_channels(p);
+        gfir_status st;
+        if (ch == gfir_plan_channels(p))
+            st = gfir_plan_execute(p, out, out, frames);
+        else if ((st = gfir_plan_execute(p, out, chain->scratch, frames)) == GFIR_OK)
+            memcpy(out, chain->scratch, frames * ch * sizeof *out);
         if (st != GFIR_OK)
             return st;
     }
@@ -162,5 +203,6 @@ void cli_chain_destroy(cli_chain *chain)
     for (size_t i = 0; chain->plans && i < chain->nplans; i++)
         gfir_plan_destroy(chain->plans[i]);
     free(chain->plans);
+    free(chain->scratch);
     memset(chain, 0, sizeof *chain);
 }

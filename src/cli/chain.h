@@ -14,12 +14,27 @@ typedef struct cli_chain {
     size_t nplans;
     size_t ntaps;               /* of the whole chain, as if folded */
     size_t latency_frames;      /* the plans' latencies, summed */
+    unsigned in_channels;       /* what the chain takes ... */
+    unsigned out_channels;      /* ... and gives: as the routing says */
+    unsigned max_channels;      /* the most any plan gives or takes: what the buffers of
+                                   cli_chain_execute's output must hold a frame of */
+    float *scratch;             /* --no-fold, where a stage changes the channels: its output */
+    size_t block_frames;
 } cli_chain;
 
 /* The plans for a file of `channels` channels and expected_frames frames (0:
- * unknown) at rate_hz, in blocks of block_frames. With -v, says which. */
+ * unknown) at rate_hz, in blocks of block_frames. With -v, says which.
+ * cli_chain_execute and cli_chain_flush take at most block_frames frames a
+ * call, and their out holds frames * max_channels. */
 int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                      size_t expected_frames, cli_chain *chain);
+struct cli_design;
+/* The live plan for a chain designed already (filter/filter.h) for the
+ * stream's channels: no latency budget, blocks of up to block_frames; it
+ * gives as many channels as the filter routes to (gfir_plan_out_channels).
+ * With -v, says which, and the filter's gain. */
+int cli_live_plan(const cli_options *o, const struct cli_design *d, size_t block_frames,
+                  gfir_plan **plan);
 /* "backend cpu, kernel fft, latency 32768 frames" for a plan. */
 void cli_plan_summary(const gfir_plan *plan, char *buf, size_t len);
 gfir_status cli_chain_execute(cli_chain *chain, const float *in, float *out, size_t frames);

@@ -1,6 +1,6 @@
 /*
  * cli.h - what the gfir command line shares between its files: the parsed
- * options, and the one way to turn them into a plan at a sample rate.
+ * options (chain.h turns them into plans at a sample rate).
  *
  * main.c/options.c parse argv into cli_options; file/ runs the offline job;
  * live/ (when built with PortAudio) runs --play, --monitor, --list-devices.
@@ -52,6 +52,7 @@ typedef struct cli_options {
     const char *input_device;   /* --input-device NAME|INDEX, NULL = default input */
     unsigned period_frames;     /* --period, default 256 */
     double duration_s;          /* --duration; <= 0: to the end (--play) or Ctrl-C */
+    double crossfade_ms;        /* --crossfade: a reloaded filter fades in over this long */
     unsigned channels;          /* --channels for --monitor; 0 = 2 or what the device has */
 
     int verbose;                /* -v */
@@ -65,16 +66,6 @@ typedef struct cli_options {
     double rate_hz;             /* --rate, for --describe/--response without INPUT; 0 = 48000 */
     int no_fold;                /* --no-fold: files run one plan per stage, in series */
 } cli_options;
-
-/*
- * Designs o->filter at rate_hz for a signal of `channels` channels and makes a
- * plan for blocks of up to block_frames, with o->backend and o->kernel.
- * *filter_delay_frames receives the filter's own delay: (ntaps - 1) / 2 for
- * linear-phase chains (presets, --taps), 0 for --ir. With -v it says on
- * stderr which backend and kernel were chosen.
- */
-int cli_plan_for(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
-                 gfir_plan **plan, size_t *filter_delay_frames);
 
 /* options.c: returns -1 to go on, else the exit code (0 after --help or
  * --version, 2 for a usage error, 1 for a bad preset or filter file). */

@@ -38,7 +38,7 @@ static int run_live(const cli_options *o)
 static int inspect(const cli_options *o, const SF_INFO *in_info)
 {
     double rate_hz = o->rate_hz > 0 ? o->rate_hz : DEFAULT_RATE_HZ;
-    unsigned channels = 0;
+    unsigned channels = o->channels;
     size_t frames = 0;
     cli_design d;
     int rc = 0;

@@ -60,13 +60,29 @@ static void print_help(void)
 "                       attenuation_db, type\n"
 "  -t, --taps FILE      coefficients as text: numbers separated by spaces,\n"
 "                       commas or newlines; '#' starts a comment\n"
-"  -i, --ir FILE        an impulse response (any sound file); 1 channel filters\n"
-"                       every channel, C channels filter C channels one to one;\n"
-"                       resampled to the input's rate when it differs\n"
+"  -i, --ir FILE[,FILE...]\n"
+"                       an impulse response (any sound file), resampled to the\n"
+"                       input's rate when it differs. 1 channel filters every\n"
+"                       channel; C channels filter C channels one to one; on a\n"
+"                       mono input C channels make C outputs (a stereo reverb);\n"
+"                       4 channels on a stereo input are true stereo. A list\n"
+"                       gives one file per output: a file of 1 channel takes\n"
+"                       input k to output k, one of a channel per input mixes\n"
+"                       every input. A name without '/' that is not here is\n"
+"                       looked up beside the presets\n"
+"      --true-stereo ll,lr,rl,rr|ll,rl,lr,rr\n"
+"                       the order of a true-stereo IR's channels, XY from\n"
+"                       input X to output Y (default ll,lr,rl,rr)\n"
 "  -g, --gain DB        scale the filter by DB decibels (e.g. -3)\n"
-"  -n, --normalize none|peak\n"
-"                       peak: scale the filter so its loudest frequency is 0 dB\n"
-"                       (default none)\n"
+"  -n, --normalize none|peak|energy\n"
+"                       peak: the loudest frequency of any output at 0 dB;\n"
+"                       energy: unity gain for white noise. Default: peak for\n"
+"                       a chain with an impulse response (no clipping of\n"
+"                       ordinary program material), else none (the raw taps)\n"
+"      --ir-trim DB     cut an IR's leading samples below DB (e.g. -60)\n"
+"                       relative to its peak, and say how much latency went\n"
+"      --min-phase      make the filter minimum phase: the same magnitude\n"
+"                       response with the least delay (no pre-ringing)\n"
 "\n"
 "Output:\n"
 "  -a, --align same|causal|full\n"
@@ -110,7 +126,11 @@ static void print_help(void)
 "      --input-device NAME|INDEX  input device for --monitor\n"
 "      --period FRAMES  frames per audio callback (default 256)\n"
 "      --duration SECONDS         stop after this long (default: end or Ctrl-C)\n"
-"      --channels N     channels for --monitor (default 2)\n"
+"      --channels N     channels for --monitor (default 2), and of the signal\n"
+"                       --describe and --response assume without INPUT\n"
+"      --crossfade MS   fade from the old filter to a reloaded one over MS\n"
+"                       milliseconds (default 50). The filter is reloaded when\n"
+"                       its preset or IR/taps files change, and on SIGHUP\n"
 "\n"
 "Other:\n"
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
@@ -136,7 +156,8 @@ static const cli_args parsing = {usage_line, "gfir --help"};
 enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
-    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_END
+    OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -145,6 +166,9 @@ static const struct option long_options[] = {
     {"ir", required_argument, NULL, 'i'},
     {"gain", required_argument, NULL, 'g'},
     {"normalize", required_argument, NULL, 'n'},
+    {"true-stereo", required_argument, NULL, OPT_TRUE_STEREO},
+    {"ir-trim", required_argument, NULL, OPT_IR_TRIM},
+    {"min-phase", no_argument, NULL, OPT_MIN_PHASE},
     {"align", required_argument, NULL, 'a'},
     {"format", required_argument, NULL, 'f'},
     {"backend", required_argument, NULL, 'b'},
@@ -164,6 +188,7 @@ static const struct option long_options[] = {
     {"period", required_argument, NULL, OPT_PERIOD},
     {"duration", required_argument, NULL, OPT_DURATION},
     {"channels", required_argument, NULL, OPT_CHANNELS},
+    {"crossfade", required_argument, NULL, OPT_CROSSFADE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -175,7 +200,8 @@ static const struct option long_options[] = {
 static int apply_option(int c, const char *arg, cli_options *o)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
-    static const char *const normalizes[] = {"none", "peak", NULL};
+    static const char *const normalizes[] = {"none", "peak", "energy", NULL};
+    static const char *const orders[] = {"ll,lr,rl,rr", "ll,rl,lr,rr", NULL};
     unsigned long long n = 0;
     int i = 0;
 
@@ -191,7 +217,23 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case 'n':
         if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
-        o->filter->normalize_peak = i;
+        o->filter->normalize = (cli_normalize)i;
+        return -1;
+    case OPT_TRUE_STEREO:
+        if (cli_arg_choice(&parsing, "--true-stereo", arg, orders, &i))
+            return 2;
+        o->filter->true_stereo = (cli_true_stereo)i;
+        return -1;
+    case OPT_IR_TRIM:
+        if (cli_arg_double(&parsing, "--ir-trim", arg, &o->filter->trim_db))
+            return 2;
+        o->filter->trim = 1;
+        return o->filter->trim_db < 0 && o->filter->trim_db >= -300
+                   ? -1
+                   : cli_usage_error(&parsing, "--ir-trim %s: give a level below the IR's peak, "
+                                     "-300 to 0 dB, such as -60", arg);
+    case OPT_MIN_PHASE:
+        o->filter->min_phase = 1;
         return -1;
     case 'a':
         if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
@@ -270,6 +312,12 @@ static int apply_option(int c, const char *arg, cli_options *o)
             return 2;
         o->channels = (unsigned)n;
         return -1;
+    case OPT_CROSSFADE:
+        if (cli_arg_double(&parsing, "--crossfade", arg, &o->crossfade_ms))
+            return 2;
+        return o->crossfade_ms >= 0 && o->crossfade_ms <= 10000
+                   ? -1
+                   : cli_usage_error(&parsing, "--crossfade %s: must be 0 to 10000 ms", arg);
     case 'q':
         o->quiet = 1;
         return -1;
@@ -352,8 +400,10 @@ static const struct {
     {OPT_DEVICE, "--device", MODE_LIVE, "--play and --monitor", ""},
     {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_CROSSFADE, "--crossfade", MODE_LIVE, "--play and --monitor", ""},
     {OPT_INPUT_DEVICE, "--input-device", MODE_MONITOR, "--monitor", ""},
-    {OPT_CHANNELS, "--channels", MODE_MONITOR, "--monitor", "; INPUT has its own channels"},
+    {OPT_CHANNELS, "--channels", MODE_MONITOR | MODE_NO_INPUT,
+     "--monitor, and --describe and --response without INPUT", "; INPUT has its own channels"},
 };
 
 /* The options that choose a mode rather than tune one. */
@@ -437,6 +487,7 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
     memset(o, 0, sizeof *o);
     o->align = CLI_ALIGN_DEFAULT;
     o->period_frames = 256;
+    o->crossfade_ms = 50;
     o->filter = cli_filter_new();
     if (!o->filter)
         return cli_error("out of memory");

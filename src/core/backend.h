@@ -36,10 +36,32 @@ typedef struct gf_backend_ops {
      * before a first plan runs (0 once started, and for the CPU). */
     double (*startup_s)(const gfir_plan *plan);
     /* Allocates plan->impl; the policy has set plan->kernel, form, partition,
-     * and the shape (ntaps, block_frames, ...). */
+     * and the shape (ntaps, block_frames, ...). Makes the first filter from
+     * taps with gf_filter_first (core/plan.h), so it takes prepare's path. */
     gfir_status (*create)(gfir_plan *plan, const float *taps);
+    /* Prepares the engine's tap sets (filter_channels x ntaps; a routed
+     * plan's already expanded unless the engine takes paths) in the engine's
+     * own form: sets f->impl and f->release. Runs on any thread, also while
+     * another runs the plan, so it reads only what create fixed and writes
+     * nothing of the plan's; why (whylen bytes) gets a sentence on failure. */
+    gfir_status (*prepare)(const gfir_plan *plan, const float *taps, gfir_filter *f, char *why,
+                           size_t whylen);
+    /* The first call after a swap, before execute: makes plan->incoming's
+     * share of the work the engine holds in flight for plan->filter (output
+     * already computed for frames still to be handed out), so that from the
+     * next output frame on both filters' outputs exist. Allocation-free. */
+    gfir_status (*fade_begin)(gfir_plan *plan);
+    /* The crossfade is over (or cut short by reset, convolve_device or
+     * set_taps_device, which clear the history): plan->incoming becomes the
+     * engine's filter. Called before the core makes it plan->filter; the
+     * engine must not touch the old filter's memory after the work queued
+     * so far, and makes sure its release waits for that work.
+     * Allocation-free. */
+    void (*fade_end)(gfir_plan *plan);
     /* Filters n <= plan->block_frames interleaved frames; in may be NULL for
-     * silence; in == out allowed. Allocation-free. */
+     * silence; in == out allowed. Allocation-free. With plan->incoming set,
+     * each output frame i is (1 - w) y_old + w y_new, w from
+     * gf_fade_weights(plan, i, ...) (or the same formula on the device). */
     gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
     /* Device memory, NULL for a backend that has none: execute_device as
      * execute, on n <= plan->block_frames frames of io, ordered on io's

@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The struct as version 0.1 had it, behind struct_size: the smallest one
- * this library reads. Every field after it has an all-zero default or is
- * given one here. */
+/* The smallest struct this library reads: struct_size and the fields 0.1
+ * had (0.2 put struct_size before them; 0.1's programs need rebuilding, and
+ * the soname, libgfir.so.0.2, says so). Every field after these has an
+ * all-zero default or is given one here. */
 #define CONFIG_MIN_SIZE (offsetof(gfir_config, device) + sizeof(int))
 
 static void defaults(gfir_config *cfg)
@@ -104,6 +105,12 @@ static gfir_status check_paths(const gfir_config *cfg, unsigned outputs, char *w
 
 static gfir_status check_routing(const gfir_config *cfg, char *why, size_t whylen)
 {
+    if (cfg->reserved) {
+        snprintf(why, whylen, "gfir_config's reserved field is %u (this gfir %s has no field "
+                 "there; the program was built against a newer gfir.h)", cfg->reserved,
+                 gfir_version_string());
+        return GFIR_ERR_ARG;
+    }
     const unsigned outputs = cfg->out_channels ? cfg->out_channels : cfg->channels;
     if (cfg->channels == 0 || cfg->channels > GFIR_MAX_CHANNELS) {
         snprintf(why, whylen, "channels is %u; it must be 1 to %d", cfg->channels,

@@ -4,6 +4,7 @@
  * hands them to the backend's device operations.
  */
 #include "core/plan.h"
+#include "core/swap.h"
 
 #include <stdint.h>
 
@@ -77,8 +78,12 @@ static gfir_status run_device(gfir_plan *plan, gf_device_io io, size_t frames)
         return GFIR_OK;
     st = check_io(plan, &io, frames, frames);
     while (st == GFIR_OK && frames > 0) {
-        const size_t n = frames < plan->block_frames ? frames : plan->block_frames;
-        st = plan->ops->execute_device(plan, &io, n);
+        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
+        st = gf_fade_step(plan, &n);
+        if (st == GFIR_OK)
+            st = plan->ops->execute_device(plan, &io, n);
+        if (st == GFIR_OK)
+            gf_fade_advance(plan, n);
         if (io.in)
             io.in += n * io.in_stride;
         io.out += n * io.out_stride;
@@ -136,6 +141,7 @@ gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in, size_t i
     st = check_io(plan, &io, frames, length);
     if (st != GFIR_OK)
         return st;
+    gf_fade_finish(plan);
     return plan->ops->convolve_device(plan, &io, frames, start, length);
 }
 
@@ -148,5 +154,6 @@ gfir_status gfir_plan_set_taps_device(gfir_plan *plan, const float *taps, void *
         return st;
     if (!taps)
         return gf_fail(plan, GFIR_ERR_NULL, "taps is NULL");
+    gf_fade_finish(plan);
     return plan->ops->set_taps_device(plan, taps, stream);
 }

@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "core/policy.h"
 #include "core/route.h"
+#include "core/swap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,14 @@
 
 /* Why the last create on this thread failed (sf_strerror(NULL)'s idea). */
 static _Thread_local char create_detail[GF_DETAIL_LEN];
+
+/* Plans' ids, for gfir_plan_swap to tell them apart. */
+static atomic_ullong next_plan_id = 1;
+
+char *gf_thread_detail(void)
+{
+    return create_detail;
+}
 
 gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
 {
@@ -69,6 +78,8 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     plan->threads = cfg->threads;
     plan->max_latency_frames = cfg->max_latency_frames;
     plan->device = cfg->device;
+    plan->id = atomic_fetch_add(&next_plan_id, 1);
+    atomic_init(&plan->retired, NULL);
 
     st = gf_policy_choose(plan, cfg);
     if (st != GFIR_OK) {
@@ -98,6 +109,7 @@ fail:
     free(path_taps);
     if (plan) {
         snprintf(create_detail, sizeof create_detail, "%s", plan->detail);
+        gf_filters_release(plan);
         gf_route_destroy(plan->route);
         free(plan);
     }
@@ -121,14 +133,18 @@ static gfir_status run_block(gfir_plan *plan, const float *in, float *out, size_
     return st;
 }
 
+/* A block never straddles the end of a crossfade (swap.h). */
 static gfir_status run_blocks(gfir_plan *plan, const float *in, float *out, size_t frames)
 {
     plan->detail[0] = '\0';
     while (frames > 0) {
         size_t n = frames < plan->block_frames ? frames : plan->block_frames;
-        gfir_status st = run_block(plan, in, out, n);
+        gfir_status st = gf_fade_step(plan, &n);
+        if (st == GFIR_OK)
+            st = run_block(plan, in, out, n);
         if (st != GFIR_OK)
             return st;
+        gf_fade_advance(plan, n);
         if (in)
             in += n * plan->inputs;
         out += n * plan->outputs;
@@ -172,6 +188,7 @@ gfir_status gfir_plan_reset(gfir_plan *plan)
     if (!plan)
         return GFIR_ERR_NULL;
     plan->detail[0] = '\0';
+    gf_fade_finish(plan);
     return plan->ops->reset(plan);
 }
 
@@ -210,6 +227,7 @@ void gfir_plan_destroy(gfir_plan *plan)
     if (!plan)
         return;
     plan->ops->destroy(plan);
+    gf_filters_release(plan);
     gf_route_destroy(plan->route);
     free(plan);
 }

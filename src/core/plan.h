@@ -8,6 +8,7 @@
 #include "core/backend.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
 #define GF_DETAIL_LEN 256
 
@@ -23,14 +24,31 @@ typedef enum gf_form {
 
 struct gf_route;
 
+/*
+ * A filter in an engine's own form (gfir.h's gfir_filter): what the
+ * backend's prepare made from the engine's tap sets. It needs no plan to be
+ * released, so a caller may destroy it after its plan.
+ */
+struct gfir_filter {
+    void *impl;                     /* the engine's prepared form */
+    void (*release)(void *impl);    /* frees impl (waiting for a device that may still read it) */
+    unsigned long long plan_id;     /* the plan it was made for (gfir_plan.id) */
+    atomic_int held;                /* 1 from its swap until gfir_plan_retired hands it back */
+    struct gfir_filter *next;       /* on its plan's retired list */
+};
+
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
+               "swap and the retired list must be lock-free");
+
 struct gfir_plan {
     const gf_backend_ops *ops;
     gfir_kernel kernel;          /* resolved, never AUTO */
     gf_form form;                /* set by the policy with the kernel */
-    size_t partition;            /* GF_FORM_UNIFORM: frames per partition */
+    size_t partition;            /* GF_FORM_UNIFORM and GF_FORM_FDL: frames per partition */
     unsigned inputs, outputs;    /* the caller's interleaved channels in and out */
     unsigned channels;           /* the engine's: inputs, or one per path when routed */
-    unsigned filter_channels;    /* the engine's tap sets: 1 or channels */
+    unsigned filter_channels;    /* the engine's tap sets: 1, channels, or any count for
+                                    an engine that takes paths */
     struct gf_route *route;      /* routed plans (core/route.h), else NULL */
     size_t ntaps;
     size_t block_frames;         /* largest block handed to ops->execute */
@@ -40,6 +58,17 @@ struct gfir_plan {
     int device;
     void *impl;                  /* the backend's own state */
     char detail[GF_DETAIL_LEN];
+    /* Filters (core/swap.c). Execute runs `filter`; after a swap, `incoming`
+     * too, and the output is their crossfade until fade_pos reaches
+     * fade_len, when incoming becomes the filter and the old one goes to
+     * `retired`. During an engine's execute with incoming set, the core
+     * guarantees fade_begun and that the call ends within the fade. */
+    unsigned long long id;       /* tells plans apart for gfir_plan_swap */
+    gfir_filter *filter;
+    gfir_filter *incoming;
+    size_t fade_len, fade_pos;   /* frames of output */
+    int fade_begun;              /* the engine's fade_begin has run */
+    _Atomic(gfir_filter *) retired;  /* a stack: pushed by this plan's thread, popped by any */
 };
 
 /* Records a sentence for gfir_plan_error_detail() and returns status, so a
@@ -49,5 +78,18 @@ gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* The crossfade's weight of the incoming filter at frame k of a fade of len
+ * frames (k < len): a raised cosine, 0.5 - 0.5 cos(pi (k + 0.5) / len). */
+double gf_fade_weight(size_t k, size_t len);
+/* w[i] = that weight, as a float, at frame fade_pos + offset + i of the
+ * plan's fade: for an engine whose call holds n frames from offset on. */
+void gf_fade_weights(const gfir_plan *plan, size_t offset, size_t n, float *w);
+
+/* For engine creates: prepares the plan's first filter from the engine's
+ * tap sets through ops->prepare, the path gfir_filter_create takes, and
+ * makes it plan->filter (releasing one there before, for tools that remake
+ * an engine). Failures go to plan->detail. */
+gfir_status gf_filter_first(gfir_plan *plan, const float *taps);
 
 #endif

@@ -31,6 +31,7 @@ gfir_status gf_route_create(gf_route **route, const gfir_config *cfg, char *why,
     r->inputs = cfg->channels;
     r->outputs = cfg->out_channels ? cfg->out_channels : cfg->channels;
     r->npaths = cfg->npaths;
+    r->sets = cfg->filter_channels;
     memcpy(r->paths, cfg->paths, cfg->npaths * sizeof *r->paths);
     *route = r;
     return GFIR_OK;
@@ -54,13 +55,18 @@ gfir_status gf_route_expand(gf_route *r, const float *taps, size_t ntaps, size_t
         *path_taps = NULL;
         return GFIR_ERR_NOMEM;
     }
-    for (size_t p = 0; p < np; p++) {
+    gf_route_expand_taps(r, taps, ntaps, *path_taps);
+    return GFIR_OK;
+}
+
+void gf_route_expand_taps(const gf_route *r, const float *taps, size_t ntaps, float *path_taps)
+{
+    for (size_t p = 0; p < r->npaths; p++) {
         const float *h = taps + (size_t)r->paths[p].taps * ntaps;
         const float g = r->paths[p].gain;
         for (size_t k = 0; k < ntaps; k++)
-            (*path_taps)[p * ntaps + k] = g * h[k];
+            path_taps[p * ntaps + k] = g * h[k];
     }
-    return GFIR_OK;
 }
 
 void gf_route_gather(const gf_route *r, const float *in, size_t n)

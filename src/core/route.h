@@ -15,6 +15,7 @@
 
 typedef struct gf_route {
     unsigned inputs, outputs;
+    unsigned sets;              /* the caller's tap sets (gfir_config.filter_channels) */
     size_t npaths;
     gfir_path *paths;           /* the caller's, copied */
     float *vin;                 /* expanded only, block x npaths: each path's input */
@@ -28,6 +29,9 @@ gfir_status gf_route_create(gf_route **route, const gfir_config *cfg, char *why,
  * caller to free) npaths tap sets of ntaps, each path's set times its gain. */
 gfir_status gf_route_expand(gf_route *r, const float *taps, size_t ntaps, size_t block,
                             float **path_taps, char *why, size_t whylen);
+/* The tap sets as paths only: path_taps (npaths x ntaps) gets each path's
+ * set times its gain. */
+void gf_route_expand_taps(const gf_route *r, const float *taps, size_t ntaps, float *path_taps);
 /* Each path's channel gets its input channel's n frames (n <= block). */
 void gf_route_gather(const gf_route *r, const float *in, size_t n);
 /* Each output gets the sum of its paths' n frames; outputs no path reaches get silence. */

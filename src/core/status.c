@@ -26,6 +26,7 @@ const char *gfir_strerror(gfir_status status)
     case GFIR_ERR_UNAVAILABLE: return "backend not available (not built, or no device)";
     case GFIR_ERR_UNSUPPORTED: return "kernel does not support this configuration";
     case GFIR_ERR_DEVICE: return "device error";
+    case GFIR_ERR_BUSY: return "a crossfade is still running";
     }
     return "unknown gfir status";
 }

@@ -48,6 +48,23 @@ static gfir_status cpu_create(gfir_plan *plan, const float *taps)
     return engine_of(plan)->create(plan, taps);
 }
 
+static gfir_status cpu_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
+                               char *why, size_t whylen)
+{
+    return engine_of(plan)->prepare(plan, taps, f, why, whylen);
+}
+
+static gfir_status cpu_fade_begin(gfir_plan *plan)
+{
+    engine_of(plan)->fade_begin(plan);
+    return GFIR_OK;
+}
+
+static void cpu_fade_end(gfir_plan *plan)
+{
+    engine_of(plan)->fade_end(plan);
+}
+
 static gfir_status cpu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
     return engine_of(plan)->execute(plan, in, out, n);
@@ -72,6 +89,9 @@ const gf_backend_ops gf_cpu_backend = {
     .takes_paths = cpu_takes_paths,
     .startup_s = cpu_startup_s,
     .create = cpu_create,
+    .prepare = cpu_prepare,
+    .fade_begin = cpu_fade_begin,
+    .fade_end = cpu_fade_end,
     .execute = cpu_execute,
     .reset = cpu_reset,
     .destroy = cpu_destroy,

@@ -1,5 +1,5 @@
 /*
- * cpu_direct.c - the fast direct convolution on the CPU.
+ * direct.c - the fast direct convolution kernels on the CPU.
  *
  * Outputs are computed W at a time: for each tap, one broadcast coefficient
  * times W consecutive inputs is added into W accumulators. GCC vectorises the

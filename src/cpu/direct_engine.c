@@ -9,12 +9,17 @@
  * interleaved out, and the last ntaps - 1 inputs slide to the front.
  * Large blocks are shared out to a pool of worker threads (pool.h) as tasks
  * of one channel and one range of outputs each.
+ *
+ * A filter is its tap sets reversed. During a crossfade every task convolves
+ * its range with both filters (the new one into y_new), and the interleaving
+ * mixes them.
  */
 #include "cpu/direct.h"
 #include "cpu/engine.h"
 #include "cpu/ftz.h"
 #include "cpu/pool.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,9 +37,11 @@ typedef struct cpu_state {
     size_t stride;      /* halo + block_frames: one channel's input buffer */
     float *x;           /* channels x stride */
     float *y;           /* channels x block_frames */
-    float *hr;          /* filter_channels x ntaps, each set reversed */
+    float *y_new;       /* channels x block_frames: the incoming filter's, during a fade */
+    float *w;           /* block_frames: the fade's weights for one call */
     gf_pool *pool;    /* NULL: everything on the calling thread */
     const gfir_plan *plan;
+    const float *hr, *hr_new; /* the filters of the block being computed, for the tasks */
     size_t n;           /* the block being computed, for the tasks */
     size_t per_channel; /* tasks per channel */
 } cpu_state;
@@ -46,16 +53,37 @@ static void direct_destroy(gfir_plan *plan)
         return;
     free(st->x);
     free(st->y);
-    free(st->hr);
+    free(st->y_new);
+    free(st->w);
     gf_pool_destroy(st->pool);
     free(st);
     plan->impl = NULL;
+}
+
+/* A filter: filter_channels x ntaps, each set reversed. */
+static gfir_status direct_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
+                                  char *why, size_t whylen)
+{
+    const size_t ntaps = plan->ntaps;
+    float *hr = malloc(plan->filter_channels * ntaps * sizeof *hr);
+    if (!hr) {
+        snprintf(why, whylen, "out of host memory for %u x %zu taps", plan->filter_channels,
+                 ntaps);
+        return GFIR_ERR_NOMEM;
+    }
+    for (size_t s = 0; s < plan->filter_channels; s++)
+        for (size_t k = 0; k < ntaps; k++)
+            hr[s * ntaps + k] = taps[s * ntaps + ntaps - 1 - k];
+    f->impl = hr;
+    f->release = free;
+    return GFIR_OK;
 }
 
 static gfir_status direct_create(gfir_plan *plan, const float *taps)
 {
     const size_t ntaps = plan->ntaps, block = plan->block_frames;
     cpu_state *st = calloc(1, sizeof *st);
+    gfir_status status;
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
@@ -63,16 +91,19 @@ static gfir_status direct_create(gfir_plan *plan, const float *taps)
     st->stride = st->halo + block;
     st->x = calloc(plan->channels * st->stride, sizeof *st->x);
     st->y = malloc(plan->channels * block * sizeof *st->y);
-    st->hr = malloc(plan->filter_channels * ntaps * sizeof *st->hr);
-    if (!st->x || !st->y || !st->hr) {
+    st->y_new = malloc(plan->channels * block * sizeof *st->y_new);
+    st->w = malloc(block * sizeof *st->w);
+    if (!st->x || !st->y || !st->y_new || !st->w) {
         gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory for %u channels of %zu frames",
                   plan->channels, st->stride);
         direct_destroy(plan);
         return GFIR_ERR_NOMEM;
     }
-    for (size_t f = 0; f < plan->filter_channels; f++)
-        for (size_t k = 0; k < ntaps; k++)
-            st->hr[f * ntaps + k] = taps[f * ntaps + ntaps - 1 - k];
+    status = gf_filter_first(plan, taps);
+    if (status != GFIR_OK) {
+        direct_destroy(plan);
+        return status;
+    }
     st->conv = plan->kernel == GFIR_KERNEL_GOLD ? gf_cpu_gold : gf_cpu_direct_select(NULL);
     st->plan = plan;
     unsigned threads = plan->threads ? plan->threads : gf_cpu_count();
@@ -93,13 +124,27 @@ static void direct_reset(gfir_plan *plan)
         memset(st->x + c * st->stride, 0, st->halo * sizeof *st->x);
 }
 
-/* One task: outputs [start, start + len) of channel c. */
+/* Nothing in flight: both filters read the same halo. */
+static void direct_fade_begin(gfir_plan *plan)
+{
+    (void)plan;
+}
+
+static void direct_fade_end(gfir_plan *plan)
+{
+    (void)plan;
+}
+
+/* One task: outputs [start, start + len) of channel c, with each filter. */
 static void conv_range(const gfir_plan *plan, const cpu_state *st, unsigned c, size_t start,
                        size_t len)
 {
-    const float *hr = st->hr + (plan->filter_channels == 1 ? 0 : c) * plan->ntaps;
-    st->conv(st->x + c * st->stride + start, hr, plan->ntaps,
-             st->y + c * plan->block_frames + start, len);
+    const size_t set = (plan->filter_channels == 1 ? 0 : c) * plan->ntaps;
+    const float *x = st->x + c * st->stride + start;
+    const size_t at = c * plan->block_frames + start;
+    st->conv(x, st->hr + set, plan->ntaps, st->y + at, len);
+    if (st->hr_new)
+        st->conv(x, st->hr_new + set, plan->ntaps, st->y_new + at, len);
 }
 
 static void conv_task(void *arg, size_t t)
@@ -125,6 +170,8 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
             memset(x, 0, n * sizeof *x);
     }
 
+    st->hr = plan->filter->impl;
+    st->hr_new = plan->incoming ? plan->incoming->impl : NULL;
     if (st->pool && n * plan->ntaps * ch >= PARALLEL_MIN_MACS) {
         st->n = n;
         st->per_channel = (n + TASK_FRAMES - 1) / TASK_FRAMES;
@@ -133,11 +180,18 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
         for (unsigned c = 0; c < ch; c++)
             conv_range(plan, st, c, 0, n);
 
+    if (st->hr_new)
+        gf_fade_weights(plan, 0, n, st->w);
     for (unsigned c = 0; c < ch; c++) {
         const float *y = st->y + c * plan->block_frames;
         float *x = st->x + c * st->stride;
-        for (size_t i = 0; i < n; i++)
-            out[i * ch + c] = y[i];
+        if (st->hr_new) {
+            const float *y_new = st->y_new + c * plan->block_frames;
+            for (size_t i = 0; i < n; i++)
+                out[i * ch + c] = (1.0f - st->w[i]) * y[i] + st->w[i] * y_new[i];
+        } else
+            for (size_t i = 0; i < n; i++)
+                out[i * ch + c] = y[i];
         memmove(x, x + n, st->halo * sizeof *x);
     }
     gf_ftz_leave(csr);
@@ -147,7 +201,10 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
 const gf_cpu_engine gf_cpu_direct_engine = {
     .name = "direct",
     .create = direct_create,
+    .prepare = direct_prepare,
     .execute = direct_execute,
+    .fade_begin = direct_fade_begin,
+    .fade_end = direct_fade_end,
     .reset = direct_reset,
     .destroy = direct_destroy,
 };

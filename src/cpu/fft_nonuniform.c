@@ -23,6 +23,17 @@
  * advance their blocks' work, lists of units (transform slices and
  * multiply-accumulates over ranges of bins and partitions), until together
  * they have done the share of their slack that has elapsed (advance()).
+ *
+ * Filters (the first side) are swapped with a crossfade (gfir.h). During
+ * one, each output keeps a second set of accumulators and output blocks,
+ * every multiply-accumulate and inverse unit runs for both filters (the
+ * forward transforms are the input's and run once), and the segment's
+ * output mixes the two heads and blocks. A swap's first call makes the
+ * incoming filter's share of what is in flight at once: every level's block
+ * being read, from the windows it was made from, and the units the block
+ * in flight has done. A level's delay line has one slot more than it has
+ * partitions so that the block being read's windows all survive the
+ * forward transform of the block in flight.
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/cmac.h"
@@ -33,6 +44,7 @@
 #include "cpu/pool.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +75,7 @@ typedef struct nu_level {
     size_t part;           /* P */
     size_t offset;         /* first tap */
     size_t nparts;
+    size_t nslots;         /* the delay line's: nparts + 1 */
     size_t bstride;        /* P + 1 rounded up to ALIGN_FLOATS */
     int sync;              /* the first level: a block's work all at once */
     gf_sliced_fft fft;
@@ -76,9 +89,16 @@ typedef struct nu_filter {
     float *spectra[GF_NU_MAX_LEVELS + 1];   /* nparts x (re, im) x bstride, scaled 1 / 2P */
 } nu_filter;
 
+/* A prepared filter (gfir_filter.impl): every tap set's. */
+typedef struct nu_prepared {
+    unsigned sets;
+    size_t nlevels;
+    nu_filter *set;
+} nu_prepared;
+
 typedef struct nu_input {
     float *ring;                            /* ring_len, then mirror_len copied again */
-    float *fdl[GF_NU_MAX_LEVELS + 1];       /* nparts x (re, im) x bstride */
+    float *fdl[GF_NU_MAX_LEVELS + 1];       /* nslots x (re, im) x bstride */
     size_t newest[GF_NU_MAX_LEVELS + 1];    /* slot of the newest spectrum */
     float *work[GF_NU_MAX_LEVELS + 1];      /* a forward transform between slices */
 } nu_input;
@@ -88,14 +108,20 @@ typedef struct nu_output {
     float *acc[GF_NU_MAX_LEVELS + 1];       /* (re, im) x bstride */
     float *block[GF_NU_MAX_LEVELS + 1][2];  /* 2P each; the upper half is the block */
     int cur[GF_NU_MAX_LEVELS + 1];          /* the block being read */
+    /* The incoming filter's, during a crossfade. */
+    float *y_new;
+    float *acc_new[GF_NU_MAX_LEVELS + 1];
+    float *block_new[GF_NU_MAX_LEVELS + 1][2];
 } nu_output;
 
 typedef struct nu_lane {
     nu_input *in;
     const nu_filter *filter;
+    const nu_filter *incoming;              /* during a crossfade, else NULL */
     nu_output *out;
     unsigned channel;
     float *scratch;                         /* for one slice at a time */
+    float *w;                               /* one segment's crossfade weights */
     size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
     size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
 } nu_lane;
@@ -110,7 +136,7 @@ typedef struct nu_state {
     size_t now;            /* frames since the last reset */
     gf_cpu_conv_fn conv;
     gf_cmac_run_fn mac;
-    nu_filter *filters;
+    const gfir_plan *plan;  /* for the crossfade's weights */
     nu_input *inputs;
     nu_output *outputs;
     nu_lane *lanes;
@@ -229,13 +255,6 @@ double gf_cpu_fft_nonuniform_ns(size_t ntaps)
 /* ---- memory ------------------------------------------------------------------ */
 
 /* fftwf_malloc of a x b floats, NULL when that overflows. */
-static float *alloc_floats(size_t a, size_t b)
-{
-    if (b && a > SIZE_MAX / sizeof(float) / b)
-        return NULL;
-    return fftwf_malloc(a * b * sizeof(float));
-}
-
 static void nu_destroy(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
@@ -246,12 +265,6 @@ static void nu_destroy(gfir_plan *plan)
         gf_sliced_destroy(&st->level[l].fft);
         free(st->level[l].units);
     }
-    if (st->filters)
-        for (unsigned f = 0; f < plan->filter_channels; f++) {
-            fftwf_free(st->filters[f].head);
-            for (size_t l = 0; l < st->nlevels; l++)
-                fftwf_free(st->filters[f].spectra[l]);
-        }
     if (st->inputs)
         for (unsigned c = 0; c < plan->channels; c++) {
             fftwf_free(st->inputs[c].ring);
@@ -262,17 +275,23 @@ static void nu_destroy(gfir_plan *plan)
         }
     if (st->outputs)
         for (unsigned c = 0; c < plan->channels; c++) {
-            fftwf_free(st->outputs[c].y);
+            nu_output *out = &st->outputs[c];
+            fftwf_free(out->y);
+            fftwf_free(out->y_new);
             for (size_t l = 0; l < st->nlevels; l++) {
-                fftwf_free(st->outputs[c].acc[l]);
-                fftwf_free(st->outputs[c].block[l][0]);
-                fftwf_free(st->outputs[c].block[l][1]);
+                fftwf_free(out->acc[l]);
+                fftwf_free(out->acc_new[l]);
+                for (int b = 0; b < 2; b++) {
+                    fftwf_free(out->block[l][b]);
+                    fftwf_free(out->block_new[l][b]);
+                }
             }
         }
     if (st->lanes)
-        for (unsigned c = 0; c < plan->channels; c++)
+        for (unsigned c = 0; c < plan->channels; c++) {
             fftwf_free(st->lanes[c].scratch);
-    free(st->filters);
+            fftwf_free(st->lanes[c].w);
+        }
     free(st->inputs);
     free(st->outputs);
     free(st->lanes);
@@ -308,6 +327,7 @@ static int lay_levels(nu_state *st, const gf_nu_scheme *scheme, size_t ntaps)
         lv->part = part;
         lv->offset = offset;
         lv->nparts = (end - offset + part - 1) / part;
+        lv->nslots = lv->nparts + 1;
         lv->bstride = (part + 1 + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
         lv->sync = i == 0;
         st->nlevels++;
@@ -412,55 +432,102 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
         nu_input *in = &st->inputs[c];
         nu_output *out = &st->outputs[c];
         nu_lane *lane = &st->lanes[c];
-        in->ring = alloc_floats(st->ring_len + st->mirror_len, 1);
-        out->y = alloc_floats(st->grid, 1);
-        lane->scratch = alloc_floats(scratch_floats, 1);
-        if (!in->ring || !out->y || !lane->scratch)
+        in->ring = gf_fftw_floats(st->ring_len + st->mirror_len, 1, 1);
+        out->y = gf_fftw_floats(st->grid, 1, 1);
+        out->y_new = gf_fftw_floats(st->grid, 1, 1);
+        lane->scratch = gf_fftw_floats(scratch_floats, 1, 1);
+        lane->w = gf_fftw_floats(st->grid, 1, 1);
+        if (!in->ring || !out->y || !out->y_new || !lane->scratch || !lane->w)
             return 0;
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
             const size_t work = gf_sliced_work_floats(&lv->fft);
-            in->fdl[l] = alloc_floats(lv->nparts * 2, lv->bstride);
-            in->work[l] = work ? alloc_floats(work, 1) : NULL;
-            out->acc[l] = alloc_floats(2, lv->bstride);
-            out->block[l][0] = alloc_floats(2, lv->part);
-            out->block[l][1] = alloc_floats(2, lv->part);
-            if (!in->fdl[l] || (work && !in->work[l]) || !out->acc[l] || !out->block[l][0] ||
-                !out->block[l][1])
+            in->fdl[l] = gf_fftw_floats(lv->nslots * 2, lv->bstride, 1);
+            in->work[l] = work ? gf_fftw_floats(work, 1, 1) : NULL;
+            out->acc[l] = gf_fftw_floats(2, lv->bstride, 1);
+            out->acc_new[l] = gf_fftw_floats(2, lv->bstride, 1);
+            if (!in->fdl[l] || (work && !in->work[l]) || !out->acc[l] || !out->acc_new[l])
                 return 0;
+            for (int b = 0; b < 2; b++) {
+                out->block[l][b] = gf_fftw_floats(2, lv->part, 1);
+                out->block_new[l][b] = gf_fftw_floats(2, lv->part, 1);
+                if (!out->block[l][b] || !out->block_new[l][b])
+                    return 0;
+            }
         }
         lane->in = in;
         lane->out = out;
-        lane->filter = &st->filters[plan->filter_channels == 1 ? 0 : c];
         lane->channel = c;
     }
     return 1;
 }
 
-/* Allocates the tap sets and transforms them; 0 when out of memory. */
-static int make_filters(gfir_plan *plan, nu_state *st, const float *taps, size_t scratch_floats)
+static void release_prepared(void *impl)
 {
+    nu_prepared *p = impl;
+    if (!p)
+        return;
+    for (unsigned s = 0; p->set && s < p->sets; s++) {
+        fftwf_free(p->set[s].head);
+        for (size_t l = 0; l < p->nlevels; l++)
+            fftwf_free(p->set[s].spectra[l]);
+    }
+    free(p->set);
+    free(p);
+}
+
+/* A filter: every tap set's head and spectra, transformed with scratch of
+ * its own (create may run beside execute, which uses the plan's). */
+static gfir_status nu_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
+                              char *why, size_t whylen)
+{
+    const nu_state *st = plan->impl;
     const size_t pmax = max_part(st);
-    float *window = alloc_floats(2, pmax), *work = alloc_floats(2, pmax);
-    float *scratch = alloc_floats(scratch_floats, 1);
-    int ok = window && work && scratch;
-    st->filters = calloc(plan->filter_channels, sizeof *st->filters);
-    ok = ok && st->filters;
-    for (unsigned f = 0; ok && f < plan->filter_channels; f++) {
-        nu_filter *flt = &st->filters[f];
-        flt->head = alloc_floats(st->head_taps, 1);
+    size_t scratch_floats = 1;
+    nu_prepared *p = calloc(1, sizeof *p);
+    float *window = gf_fftw_floats(2, pmax, 1), *work = gf_fftw_floats(2, pmax, 1), *scratch;
+    int ok;
+    for (size_t l = 0; l < st->nlevels; l++)
+        if (gf_sliced_scratch_floats(&st->level[l].fft) > scratch_floats)
+            scratch_floats = gf_sliced_scratch_floats(&st->level[l].fft);
+    scratch = gf_fftw_floats(scratch_floats, 1, 1);
+    ok = p && window && work && scratch;
+    if (ok) {
+        p->sets = plan->filter_channels;
+        p->nlevels = st->nlevels;
+        p->set = calloc(p->sets, sizeof *p->set);
+        ok = p->set != NULL;
+    }
+    for (unsigned s = 0; ok && s < p->sets; s++) {
+        nu_filter *flt = &p->set[s];
+        flt->head = gf_fftw_floats(st->head_taps, 1, 1);
         ok = flt->head != NULL;
         for (size_t l = 0; ok && l < st->nlevels; l++) {
-            flt->spectra[l] = alloc_floats(st->level[l].nparts * 2, st->level[l].bstride);
+            flt->spectra[l] = gf_fftw_floats(st->level[l].nparts * 2, st->level[l].bstride, 1);
             ok = flt->spectra[l] != NULL;
         }
         if (ok)
-            transform_taps(st, flt, taps + f * plan->ntaps, plan->ntaps, window, work, scratch);
+            transform_taps(st, flt, taps + s * plan->ntaps, plan->ntaps, window, work, scratch);
     }
     fftwf_free(window);
     fftwf_free(work);
     fftwf_free(scratch);
-    return ok;
+    if (!ok) {
+        release_prepared(p);
+        snprintf(why, whylen, "out of host memory for a %zu-tap non-uniformly partitioned filter",
+                 plan->ntaps);
+        return GFIR_ERR_NOMEM;
+    }
+    f->impl = p;
+    f->release = release_prepared;
+    return GFIR_OK;
+}
+
+/* Each lane's tap set of a prepared filter. */
+static const nu_filter *lane_set(const gfir_plan *plan, const gfir_filter *f, unsigned c)
+{
+    const nu_prepared *p = f->impl;
+    return &p->set[plan->filter_channels == 1 ? 0 : c];
 }
 
 gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *taps,
@@ -468,6 +535,7 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *ta
 {
     nu_state *st = calloc(1, sizeof *st);
     size_t scratch = 0, pmax;
+    gfir_status status;
     unsigned threads;
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
@@ -493,9 +561,16 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *ta
     st->ring_len = 4 * pmax;
     st->conv = gf_cpu_direct_select(NULL);
     st->mac = gf_cmac_run_select();
-    if (!make_filters(plan, st, taps, scratch ? scratch : 1) ||
-        !alloc_streams(plan, st, scratch ? scratch : 1))
+    st->plan = plan;
+    if (!alloc_streams(plan, st, scratch ? scratch : 1))
         goto nomem;
+    status = gf_filter_first(plan, taps);
+    if (status != GFIR_OK) {
+        nu_destroy(plan);
+        return status;
+    }
+    for (unsigned c = 0; c < plan->channels; c++)
+        st->lanes[c].filter = lane_set(plan, plan->filter, c);
     st->channels = plan->channels;
     threads = plan->threads ? plan->threads : gf_cpu_count();
     if (threads > 1 && plan->channels > 1 && plan->block_frames >= PARALLEL_MIN_FRAMES) {
@@ -527,7 +602,7 @@ static void nu_reset(gfir_plan *plan)
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
             /* Padding bins are multiplied too; they stay zero. */
-            memset(in->fdl[l], 0, lv->nparts * 2 * lv->bstride * sizeof *in->fdl[l]);
+            memset(in->fdl[l], 0, lv->nslots * 2 * lv->bstride * sizeof *in->fdl[l]);
             in->newest[l] = 0;
             memset(out->block[l][0], 0, 2 * lv->part * sizeof *out->block[l][0]);
             memset(out->block[l][1], 0, 2 * lv->part * sizeof *out->block[l][1]);
@@ -549,41 +624,67 @@ static size_t ring_index(const nu_state *st, size_t frame, size_t back)
     return (frame - back) & (st->ring_len - 1);
 }
 
-static void run_unit(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
+static void unit_forward(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
 {
     const nu_level *lv = &st->level[l];
-    const size_t bs = lv->bstride, newest = lane->in->newest[l];
+    const size_t bs = lv->bstride;
+    const float *window = lane->in->ring + ring_index(st, lane->start[l], 2 * lv->part);
+    float *re = lane->in->fdl[l] + lane->in->newest[l] * 2 * bs;
+    gf_sliced_forward(&lv->fft, u->slice, window, lane->in->work[l], lane->scratch, re, re + bs);
+}
+
+/* A multiply-accumulate unit of the block whose newest window is in slot
+ * `newest`, with tap set flt, into acc. */
+static void unit_mac(const nu_state *st, const nu_lane *lane, size_t l, const nu_unit *u,
+                     const nu_filter *flt, size_t newest, float *acc)
+{
+    const nu_level *lv = &st->level[l];
+    const size_t bs = lv->bstride;
+    float *ar = acc, *ai = ar + bs;
+    /* Partitions j0.. use the slots from newest + j0 on, which wrap around
+     * the delay line once at most: two runs. */
+    const size_t len = u->k1 - u->k0, first = (newest + u->j0) % lv->nslots;
+    const size_t count = u->j1 - u->j0;
+    const size_t before_wrap = lv->nslots - first < count ? lv->nslots - first : count;
+    const float *h = flt->spectra[l] + u->j0 * 2 * bs + u->k0;
+    const float *x = lane->in->fdl[l] + u->k0;
+    if (u->j0 == 0) {
+        memset(ar + u->k0, 0, len * sizeof *ar);
+        memset(ai + u->k0, 0, len * sizeof *ai);
+    }
+    st->mac(ar + u->k0, ai + u->k0, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, len);
+    if (count > before_wrap)
+        st->mac(ar + u->k0, ai + u->k0, h + before_wrap * 2 * bs, x, bs, 2 * bs,
+                count - before_wrap, len);
+}
+
+static void unit_inverse(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u,
+                         const float *acc, float *block)
+{
+    const size_t bs = st->level[l].bstride;
+    gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, lane->scratch, block);
+}
+
+/* A unit of the block in flight: for the lane's filter and, during a
+ * crossfade, the incoming one. */
+static void run_unit(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
+{
     nu_output *out = lane->out;
-    float *ar = out->acc[l], *ai = ar + bs;
+    const size_t newest = lane->in->newest[l];
+    const int next = !out->cur[l];
     switch (u->kind) {
-    case UNIT_FORWARD: {
-        const float *window = lane->in->ring + ring_index(st, lane->start[l], 2 * lv->part);
-        float *re = lane->in->fdl[l] + newest * 2 * bs;
-        gf_sliced_forward(&lv->fft, u->slice, window, lane->in->work[l], lane->scratch, re,
-                          re + bs);
+    case UNIT_FORWARD:
+        unit_forward(st, lane, l, u);
         break;
-    }
-    case UNIT_MAC: {
-        /* Partitions j0.. use the slots from newest + j0 on, which wrap
-         * around the delay line once at most: two runs. */
-        const size_t len = u->k1 - u->k0, first = (newest + u->j0) % lv->nparts;
-        const size_t count = u->j1 - u->j0;
-        const size_t before_wrap = lv->nparts - first < count ? lv->nparts - first : count;
-        const float *h = lane->filter->spectra[l] + u->j0 * 2 * bs + u->k0;
-        const float *x = lane->in->fdl[l] + u->k0;
-        if (u->j0 == 0) {
-            memset(ar + u->k0, 0, len * sizeof *ar);
-            memset(ai + u->k0, 0, len * sizeof *ai);
-        }
-        st->mac(ar + u->k0, ai + u->k0, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, len);
-        if (count > before_wrap)
-            st->mac(ar + u->k0, ai + u->k0, h + before_wrap * 2 * bs, x, bs, 2 * bs,
-                    count - before_wrap, len);
+    case UNIT_MAC:
+        unit_mac(st, lane, l, u, lane->filter, newest, out->acc[l]);
+        if (lane->incoming)
+            unit_mac(st, lane, l, u, lane->incoming, newest, out->acc_new[l]);
         break;
-    }
     case UNIT_INVERSE:
-        gf_sliced_inverse(&lv->fft, u->slice, ar, ai, lane->scratch,
-                          out->block[l][!out->cur[l]]);
+        unit_inverse(st, lane, l, u, out->acc[l], out->block[l][next]);
+        if (lane->incoming)
+            unit_inverse(st, lane, l, u, out->acc_new[l], out->block_new[l][next]);
         break;
     }
 }
@@ -594,7 +695,7 @@ static void start_block(const nu_state *st, nu_lane *lane, size_t l, size_t b)
 {
     const nu_level *lv = &st->level[l];
     size_t *newest = &lane->in->newest[l];
-    *newest = *newest == 0 ? lv->nparts - 1 : *newest - 1;
+    *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
     lane->done[l] = 0;
     lane->start[l] = b;
 }
@@ -658,6 +759,21 @@ static void advance(const nu_state *st, nu_lane *lane, size_t t)
     }
 }
 
+/* A segment's m outputs from frame t into y: flt's head over the history
+ * ending at h + head_taps - 1, plus every level's block being read. */
+static void segment_output(const nu_state *st, const nu_lane *lane, const nu_filter *flt,
+                           float *const block[][2], const float *h, size_t t, size_t m,
+                           float *y)
+{
+    st->conv(h, flt->head, st->head_taps, y, m);
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const size_t P = st->level[l].part;
+        const float *b = block[l][lane->out->cur[l]] + P + (t & (P - 1));
+        for (size_t i = 0; i < m; i++)
+            y[i] += b[i];
+    }
+}
+
 /* One call for one lane, from frame st->now on. Each segment's input is read
  * before its output is written, which makes in == out safe. */
 static void lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const float *in,
@@ -677,13 +793,15 @@ static void lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const
             memset(x, 0, m * sizeof *x);
         if (idx < st->mirror_len)
             memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
-        st->conv(idx >= hist ? x - hist : ring + st->ring_len + idx - hist, lane->filter->head,
-                 st->head_taps, y, m);
-        for (size_t l = 0; l < st->nlevels; l++) {
-            const size_t P = st->level[l].part;
-            const float *b = lane->out->block[l][lane->out->cur[l]] + P + (t & (P - 1));
+        const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
+        segment_output(st, lane, lane->filter, lane->out->block, h, t, m, y);
+        if (lane->incoming) {
+            const float *w = lane->w;
+            float *y_new = lane->out->y_new;
+            segment_output(st, lane, lane->incoming, lane->out->block_new, h, t, m, y_new);
+            gf_fade_weights(st->plan, t - st->now, m, lane->w);
             for (size_t i = 0; i < m; i++)
-                y[i] += b[i];
+                y[i] = (1.0f - w[i]) * y[i] + w[i] * y_new[i];
         }
         for (size_t i = 0; i < m; i++)
             out[i * channels + c] = y[i];
@@ -693,6 +811,72 @@ static void lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const
         out += m * channels;
         n -= m;
         advance(st, lane, t);
+    }
+}
+
+/* ---- crossfades ----------------------------------------------------------------------- */
+
+/* The incoming filter's share of what the lane holds: at every level the
+ * block being read (the first level's was made from its newest windows at
+ * the last boundary; a spread level's from the windows of the block
+ * before the one in flight, one slot on), then the units the block in
+ * flight has done. */
+static void lane_catch_up(const nu_state *st, nu_lane *lane)
+{
+    nu_output *out = lane->out;
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const nu_level *lv = &st->level[l];
+        const size_t newest = lane->in->newest[l];
+        const size_t made_from = lv->sync ? newest : (newest + 1) % lv->nslots;
+        const int cur = out->cur[l];
+        for (size_t u = 0; u < lv->nunits; u++) {
+            const nu_unit *un = &lv->units[u];
+            if (un->kind == UNIT_MAC)
+                unit_mac(st, lane, l, un, lane->incoming, made_from, out->acc_new[l]);
+            else if (un->kind == UNIT_INVERSE)
+                unit_inverse(st, lane, l, un, out->acc_new[l], out->block_new[l][cur]);
+        }
+        if (lv->sync)
+            continue;
+        for (size_t u = 0; u < lane->done[l]; u++) {
+            const nu_unit *un = &lv->units[u];
+            if (un->kind == UNIT_MAC)
+                unit_mac(st, lane, l, un, lane->incoming, newest, out->acc_new[l]);
+            else if (un->kind == UNIT_INVERSE)
+                unit_inverse(st, lane, l, un, out->acc_new[l], out->block_new[l][!cur]);
+        }
+    }
+}
+
+static void nu_fade_begin(gfir_plan *plan)
+{
+    nu_state *st = plan->impl;
+    unsigned csr = gf_ftz_enter();
+    for (unsigned c = 0; c < plan->channels; c++) {
+        st->lanes[c].incoming = lane_set(plan, plan->incoming, c);
+        lane_catch_up(st, &st->lanes[c]);
+    }
+    gf_ftz_leave(csr);
+}
+
+static void nu_fade_end(gfir_plan *plan)
+{
+    nu_state *st = plan->impl;
+    for (unsigned c = 0; c < plan->channels; c++) {
+        nu_lane *lane = &st->lanes[c];
+        nu_output *out = lane->out;
+        lane->filter = lane_set(plan, plan->incoming, c);
+        lane->incoming = NULL;
+        for (size_t l = 0; l < st->nlevels; l++) {
+            float *t = out->acc[l];
+            out->acc[l] = out->acc_new[l];
+            out->acc_new[l] = t;
+            for (int b = 0; b < 2; b++) {
+                t = out->block[l][b];
+                out->block[l][b] = out->block_new[l][b];
+                out->block_new[l][b] = t;
+            }
+        }
     }
 }
 
@@ -724,7 +908,10 @@ static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size
 const gf_cpu_engine gf_cpu_fft_nonuniform_engine = {
     .name = "fft-nonuniform",
     .create = nu_create,
+    .prepare = nu_prepare,
     .execute = nu_execute,
+    .fade_begin = nu_fade_begin,
+    .fade_end = nu_fade_end,
     .reset = nu_reset,
     .destroy = nu_destroy,
 };

@@ -7,6 +7,13 @@
  * vertical FMAs; FFTW's interleaved output is split once per block, which
  * costs P + 1 moves against K * (P + 1) complex multiply-adds. The transforms
  * come from fftw.h and execute without a lock.
+ *
+ * A filter is its partitions' spectra. The delay line of input spectra is
+ * the filter's only partner, so during a crossfade each block's spectrum is
+ * multiplied by both filters' partitions and transformed back twice, into
+ * outq and outq_new, whose frames the output mixes. A swap's first call
+ * remakes the block being handed out (outq) with the new filter from the
+ * delay line, which still holds every spectrum it was made from.
  */
 #include "cpu/fft_uniform.h"
 #include "cpu/engine.h"
@@ -16,6 +23,7 @@
 #include "cpu/pool.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,11 +87,12 @@ typedef struct fft_state {
     unsigned threads;        /* the caller's and the pool's */
     gf_pool *pool;         /* NULL: every block on the calling thread */
     const gfir_plan *plan;   /* for the pool's tasks */
-    /* Per filter channel: K partitions, real parts then imaginary parts each. */
-    float *h;                /* filter_channels x K x 2 x bstride */
+    const float *task_h;     /* the filter the pool's multiply-accumulate tasks use */
+    float *w;                /* P: the fade's weights for one stretch */
     /* Per channel. */
     float *xin;              /* 2P: previous block, then the block being filled */
     float *outq;             /* P: outputs of the last block, handed out now */
+    float *outq_new;         /* P: the same with the incoming filter, during a fade */
     float *fdl;              /* K x 2 x bstride: the frequency-domain delay line */
     float *spec;             /* 2 x bstride: FFTW's interleaved spectrum */
     float *acc;              /* 2 x bstride: the output spectrum, split */
@@ -125,7 +134,7 @@ size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latenc
 
 /*
  * From how many taps the FFT engine with partitions of P frames is faster
- * than direct convolution in calls of P frames: min_taps[i] for P = 64 << i.
+ * than direct convolution in calls of P frames.
  *
  * Measured with `cpu_fft_bench --crossover 1.0` (one thread, mono, AVX-512
  * direct kernel, 2-core development machine, best of five runs of 30 ms per
@@ -138,25 +147,12 @@ size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latenc
  * considers this engine where the caller's latency budget already covers P,
  * so its latency costs nothing unasked.
  */
-static const size_t min_taps[] = {
-    /*    64 */ 192,
-    /*   128 */ 192,
-    /*   256 */ 192,
-    /*   512 */ 192,
-    /*  1024 */ 192,
-    /*  2048 */ 192,
-    /*  4096 */ 192,
-    /*  8192 */ 192,
-    /* 16384 */ 192,
-    /* 32768 */ 192,
-};
+#define MIN_TAPS ((size_t)192)
 
 size_t gf_cpu_fft_uniform_min_taps(size_t partition)
 {
-    size_t i = 0;
-    while ((MIN_PARTITION << i) < partition && (MIN_PARTITION << i) < MAX_PARTITION)
-        i++;
-    return min_taps[i];
+    (void)partition; /* the same at every partition measured, 64 to 32768 */
+    return MIN_TAPS;
 }
 
 /* ---- create, reset, destroy ----------------------------------------------- */
@@ -168,9 +164,10 @@ static void uniform_destroy(gfir_plan *plan)
         return;
     gf_fftw_pair_destroy(&st->fft);
     gf_pool_destroy(st->pool);
-    fftwf_free(st->h);
+    fftwf_free(st->w);
     fftwf_free(st->xin);
     fftwf_free(st->outq);
+    fftwf_free(st->outq_new);
     fftwf_free(st->fdl);
     fftwf_free(st->spec);
     fftwf_free(st->acc);
@@ -204,38 +201,52 @@ static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
 }
 
 /* fftwf_malloc of count floats, NULL when count * 4 bytes overflows. */
-static float *alloc_floats(size_t a, size_t b, size_t c)
+static void release_spectra(void *h)
 {
-    if (b && a > SIZE_MAX / sizeof(float) / b)
-        return NULL;
-    if (c && a * b > SIZE_MAX / sizeof(float) / c)
-        return NULL;
-    return fftwf_malloc(a * b * c * sizeof(float));
+    fftwf_free(h);
 }
 
-/* The spectra of the filter's partitions, scaled by 1 / 2P since FFTW's
- * inverse is unnormalised. xin and spec serve as scratch. */
-static void transform_filter(gfir_plan *plan, fft_state *st, const float *taps)
+/* A filter: per tap set, K partitions' spectra (real parts, then imaginary
+ * parts, bstride each), scaled by 1 / 2P since FFTW's inverse is
+ * unnormalised. Its own scratch: create may run beside execute. */
+static gfir_status uniform_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
+                                   char *why, size_t whylen)
 {
+    const fft_state *st = plan->impl;
     const size_t P = st->part, ntaps = plan->ntaps;
     const float scale = 1.0f / (float)(2 * P);
-    for (size_t f = 0; f < plan->filter_channels; f++) {
+    float *h = gf_fftw_floats(plan->filter_channels * st->nparts, 2, st->bstride);
+    float *x = gf_fftw_floats(2, P, 1), *spec = gf_fftw_floats(2, st->bstride, 1);
+    if (!h || !x || !spec) {
+        fftwf_free(h);
+        fftwf_free(x);
+        fftwf_free(spec);
+        snprintf(why, whylen, "out of host memory for %zu FFT partitions of %zu taps",
+                 st->nparts, P);
+        return GFIR_ERR_NOMEM;
+    }
+    for (size_t s = 0; s < plan->filter_channels; s++) {
         for (size_t j = 0; j < st->nparts; j++) {
-            float *hr = st->h + (f * st->nparts + j) * 2 * st->bstride;
+            float *hr = h + (s * st->nparts + j) * 2 * st->bstride;
             float *hi = hr + st->bstride;
             size_t len = ntaps - j * P < P ? ntaps - j * P : P;
-            memset(st->xin, 0, 2 * P * sizeof *st->xin);
+            memset(x, 0, 2 * P * sizeof *x);
             for (size_t k = 0; k < len; k++)
-                st->xin[k] = taps[f * ntaps + j * P + k] * scale;
-            fftwf_execute_dft_r2c(st->fft.fwd, st->xin, (fftwf_complex *)st->spec);
+                x[k] = taps[s * ntaps + j * P + k] * scale;
+            fftwf_execute_dft_r2c(st->fft.fwd, x, (fftwf_complex *)spec);
             for (size_t k = 0; k < st->nbins; k++) {
-                hr[k] = st->spec[2 * k];
-                hi[k] = st->spec[2 * k + 1];
+                hr[k] = spec[2 * k];
+                hi[k] = spec[2 * k + 1];
             }
             memset(hr + st->nbins, 0, (st->bstride - st->nbins) * sizeof *hr);
             memset(hi + st->nbins, 0, (st->bstride - st->nbins) * sizeof *hi);
         }
     }
+    fftwf_free(x);
+    fftwf_free(spec);
+    f->impl = h;
+    f->release = release_spectra;
+    return GFIR_OK;
 }
 
 static void uniform_reset(gfir_plan *plan);
@@ -249,6 +260,7 @@ gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size
 {
     const size_t ch = plan->channels;
     fft_state *st = calloc(1, sizeof *st);
+    gfir_status status;
     unsigned workers;
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
@@ -259,14 +271,16 @@ gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size
     st->nparts = (plan->ntaps + st->part - 1) / st->part;
     st->mac = gf_cmac_select();
 
-    st->h = alloc_floats(plan->filter_channels * st->nparts, 2, st->bstride);
-    st->xin = alloc_floats(ch, 2, st->part);
-    st->outq = alloc_floats(ch, 1, st->part);
-    st->fdl = alloc_floats(ch * st->nparts, 2, st->bstride);
-    st->spec = alloc_floats(ch, 2, st->bstride);
-    st->acc = alloc_floats(ch, 2, st->bstride);
-    st->yt = alloc_floats(ch, 2, st->part);
-    if (!st->h || !st->xin || !st->outq || !st->fdl || !st->spec || !st->acc || !st->yt) {
+    st->w = gf_fftw_floats(st->part, 1, 1);
+    st->xin = gf_fftw_floats(ch, 2, st->part);
+    st->outq = gf_fftw_floats(ch, 1, st->part);
+    st->outq_new = gf_fftw_floats(ch, 1, st->part);
+    st->fdl = gf_fftw_floats(ch * st->nparts, 2, st->bstride);
+    st->spec = gf_fftw_floats(ch, 2, st->bstride);
+    st->acc = gf_fftw_floats(ch, 2, st->bstride);
+    st->yt = gf_fftw_floats(ch, 2, st->part);
+    if (!st->w || !st->xin || !st->outq || !st->outq_new || !st->fdl || !st->spec || !st->acc ||
+        !st->yt) {
         gf_fail(plan, GFIR_ERR_NOMEM,
                   "out of host memory for %zu FFT partitions of %zu frames, %zu channels",
                   st->nparts, st->part, ch);
@@ -280,7 +294,11 @@ gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size
         uniform_destroy(plan);
         return GFIR_ERR_NOMEM;
     }
-    transform_filter(plan, st, taps);
+    status = gf_filter_first(plan, taps);
+    if (status != GFIR_OK) {
+        uniform_destroy(plan);
+        return status;
+    }
     st->plan = plan;
     st->threads = plan->threads ? plan->threads : gf_cpu_count();
     st->chunk = (st->nbins + 4 * (size_t)st->threads - 1) / (4 * (size_t)st->threads);
@@ -326,15 +344,16 @@ static void block_forward(const fft_state *st, size_t c)
 }
 
 /* Phase 2, per channel and range of bins: the sum over partitions j of
- * H_j times the spectrum of the block j blocks ago. */
-static void block_mac(const gfir_plan *plan, const fft_state *st, size_t c, size_t k0,
-                      size_t len)
+ * filter h's H_j times the spectrum of the block j blocks ago (the newest
+ * in slot `newest`). */
+static void block_mac(const gfir_plan *plan, const fft_state *st, const float *h, size_t c,
+                      size_t newest, size_t k0, size_t len)
 {
     const size_t bs = st->bstride, f = plan->filter_channels == 1 ? 0 : c;
-    const float *h = st->h + f * st->nparts * 2 * bs + k0;
     const float *x = st->fdl + c * st->nparts * 2 * bs + k0;
     float *ar = st->acc + c * 2 * bs + k0, *ai = ar + bs;
-    size_t slot = st->head;
+    size_t slot = newest;
+    h += f * st->nparts * 2 * bs + k0;
     memset(ar, 0, len * sizeof *ar);
     memset(ai, 0, len * sizeof *ai);
     for (size_t j = 0; j < st->nparts; j++) {
@@ -344,28 +363,47 @@ static void block_mac(const gfir_plan *plan, const fft_state *st, size_t c, size
     }
 }
 
-/* Phase 3, per channel: back to time; the last P samples are the valid ones. */
-static void block_inverse(const fft_state *st, size_t c)
+static void block_mac_all(const gfir_plan *plan, const fft_state *st, const float *h, size_t c,
+                          size_t newest)
+{
+    for (size_t k0 = 0; k0 < st->nbins; k0 += st->chunk)
+        block_mac(plan, st, h, c, newest, k0,
+                  st->nbins - k0 < st->chunk ? st->nbins - k0 : st->chunk);
+}
+
+/* Phase 3, per channel: back to time; the last P samples are the valid
+ * ones, and go to channel c's outputs in outq. */
+static void block_inverse(const fft_state *st, size_t c, float *outq)
 {
     const size_t P = st->part;
     float *spec = st->spec + c * 2 * st->bstride;
     const float *ar = st->acc + c * 2 * st->bstride, *ai = ar + st->bstride;
-    float *yt = st->yt + c * 2 * P, *xin = st->xin + c * 2 * P;
+    float *yt = st->yt + c * 2 * P;
     for (size_t k = 0; k < st->nbins; k++) {
         spec[2 * k] = ar[k];
         spec[2 * k + 1] = ai[k];
     }
     fftwf_execute_dft_c2r(st->fft.inv, (fftwf_complex *)spec, yt);
-    memcpy(st->outq + c * P, yt + P, P * sizeof *yt);
-    memcpy(xin, xin + P, P * sizeof *xin);
+    memcpy(outq + c * P, yt + P, P * sizeof *yt);
+}
+
+/* The block just filled becomes the previous one. */
+static void block_slide(const fft_state *st, size_t c)
+{
+    float *xin = st->xin + c * 2 * st->part;
+    memcpy(xin, xin + st->part, st->part * sizeof *xin);
 }
 
 static void block_channel(const gfir_plan *plan, const fft_state *st, size_t c)
 {
     block_forward(st, c);
-    for (size_t k0 = 0; k0 < st->nbins; k0 += st->chunk)
-        block_mac(plan, st, c, k0, st->nbins - k0 < st->chunk ? st->nbins - k0 : st->chunk);
-    block_inverse(st, c);
+    block_mac_all(plan, st, plan->filter->impl, c, st->head);
+    block_inverse(st, c, st->outq);
+    if (plan->incoming) {
+        block_mac_all(plan, st, plan->incoming->impl, c, st->head);
+        block_inverse(st, c, st->outq_new);
+    }
+    block_slide(st, c);
 }
 
 static void channel_task(void *arg, size_t c)
@@ -379,7 +417,7 @@ static void mac_task(void *arg, size_t t)
     const fft_state *st = arg;
     const size_t chunks = (st->nbins + st->chunk - 1) / st->chunk;
     const size_t k0 = (t % chunks) * st->chunk;
-    block_mac(st->plan, st, t / chunks, k0,
+    block_mac(st->plan, st, st->task_h, t / chunks, st->head, k0,
               st->nbins - k0 < st->chunk ? st->nbins - k0 : st->chunk);
 }
 
@@ -387,13 +425,21 @@ static void mac_task(void *arg, size_t t)
  * thread, the multiply-accumulate shared out by ranges of bins. */
 static void block_parallel(const gfir_plan *plan, fft_state *st)
 {
+    const size_t chunks = (st->nbins + st->chunk - 1) / st->chunk;
     if (plan->channels > 1) {
         gf_pool_run(st->pool, channel_task, st, plan->channels);
         return;
     }
     block_forward(st, 0);
-    gf_pool_run(st->pool, mac_task, st, (st->nbins + st->chunk - 1) / st->chunk);
-    block_inverse(st, 0);
+    st->task_h = plan->filter->impl;
+    gf_pool_run(st->pool, mac_task, st, chunks);
+    block_inverse(st, 0, st->outq);
+    if (plan->incoming) {
+        st->task_h = plan->incoming->impl;
+        gf_pool_run(st->pool, mac_task, st, chunks);
+        block_inverse(st, 0, st->outq_new);
+    }
+    block_slide(st, 0);
 }
 
 static void run_block(const gfir_plan *plan, fft_state *st)
@@ -407,6 +453,29 @@ static void run_block(const gfir_plan *plan, fft_state *st)
     st->head = st->head == 0 ? st->nparts - 1 : st->head - 1;
 }
 
+/* The outputs being handed out came from the last block, whose newest
+ * spectrum is one slot past head; the next block has not overwritten any
+ * of its spectra yet. */
+static void uniform_fade_begin(gfir_plan *plan)
+{
+    fft_state *st = plan->impl;
+    const size_t newest = st->head + 1 == st->nparts ? 0 : st->head + 1;
+    unsigned csr = gf_ftz_enter();
+    for (size_t c = 0; c < plan->channels; c++) {
+        block_mac_all(plan, st, plan->incoming->impl, c, newest);
+        block_inverse(st, c, st->outq_new);
+    }
+    gf_ftz_leave(csr);
+}
+
+static void uniform_fade_end(gfir_plan *plan)
+{
+    fft_state *st = plan->impl;
+    float *t = st->outq;
+    st->outq = st->outq_new;
+    st->outq_new = t;
+}
+
 /* ---- execute: any frame count, output delayed by exactly P ----------------- */
 
 static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out, size_t n)
@@ -414,6 +483,7 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
     fft_state *st = plan->impl;
     const size_t ch = plan->channels, P = st->part;
     unsigned csr = gf_ftz_enter();
+    size_t done = 0;
 
     while (n > 0) {
         size_t m = P - st->pos < n ? P - st->pos : n;
@@ -427,12 +497,22 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
             else
                 memset(x, 0, m * sizeof *x);
         }
-        for (size_t c = 0; c < ch; c++) {
-            const float *q = st->outq + c * P + st->pos;
-            for (size_t i = 0; i < m; i++)
-                out[i * ch + c] = q[i];
-        }
+        if (plan->incoming) {
+            gf_fade_weights(plan, done, m, st->w);
+            for (size_t c = 0; c < ch; c++) {
+                const float *q = st->outq + c * P + st->pos;
+                const float *q_new = st->outq_new + c * P + st->pos;
+                for (size_t i = 0; i < m; i++)
+                    out[i * ch + c] = (1.0f - st->w[i]) * q[i] + st->w[i] * q_new[i];
+            }
+        } else
+            for (size_t c = 0; c < ch; c++) {
+                const float *q = st->outq + c * P + st->pos;
+                for (size_t i = 0; i < m; i++)
+                    out[i * ch + c] = q[i];
+            }
         st->pos += m;
+        done += m;
         if (in)
             in += m * ch;
         out += m * ch;
@@ -449,7 +529,10 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
 const gf_cpu_engine gf_cpu_fft_uniform_engine = {
     .name = "fft-uniform",
     .create = uniform_create,
+    .prepare = uniform_prepare,
     .execute = uniform_execute,
+    .fade_begin = uniform_fade_begin,
+    .fade_end = uniform_fade_end,
     .reset = uniform_reset,
     .destroy = uniform_destroy,
 };

@@ -5,6 +5,7 @@
 #include "core/cache.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,4 +132,13 @@ void gf_fftw_plan_destroy(fftwf_plan plan)
     pthread_mutex_lock(&planner_lock);
     fftwf_destroy_plan(plan);
     pthread_mutex_unlock(&planner_lock);
+}
+
+float *gf_fftw_floats(size_t a, size_t b, size_t c)
+{
+    if (b && a > SIZE_MAX / sizeof(float) / b)
+        return NULL;
+    if (c && a * b > SIZE_MAX / sizeof(float) / c)
+        return NULL;
+    return fftwf_malloc(a * b * c * sizeof(float));
 }

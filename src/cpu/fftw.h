@@ -27,6 +27,10 @@ typedef struct gf_fftw_pair {
  * same sizes. 1 on success; on failure nothing is left to destroy. */
 int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *spec,
                       float *real_out);
+/* a x b x c floats, FFTW-aligned (fftwf_free them), or NULL when there is no
+ * memory or the count overflows. */
+float *gf_fftw_floats(size_t a, size_t b, size_t c);
+
 /* Destroys what make made; a zeroed pair is allowed. */
 void gf_fftw_pair_destroy(gf_fftw_pair *pair);
 

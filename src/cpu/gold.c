@@ -1,5 +1,5 @@
 /*
- * cpu_gold.c - the reference convolution every fast path is tested against.
+ * gold.c - the reference convolution every fast path is tested against.
  * Deliberately plain: one output at a time, products summed in double.
  */
 #include "cpu/direct.h"

@@ -3,7 +3,9 @@
  * runs on, the kernels it has, and create and destroy, which put together
  * the lanes (lanes.c) and the kernel's part (direct_plan.c or fft_plan.c),
  * or hand a small-call FFT plan to the delay-line engine (fdl.c); calls on
- * device memory go to device.c or the delay-line engine's own.
+ * device memory go to device.c or the delay-line engine's own. Filters
+ * (gfir.h's gfir_filter) are prepared here for lane plans, on a stream of
+ * their own, so that a thread may make one while another runs the plan.
  * cuda_plan.h says what lives where; facts.c what the policy needs to know.
  */
 #include "cuda/cuda_plan.h"
@@ -13,6 +15,25 @@
 
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The calling thread's current device, given back by leave(): a plan runs
+ * on its own device without moving the caller's later CUDA work there. */
+static int enter(void)
+{
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return device;
+}
+
+static void leave(int device)
+{
+    if (device >= 0 && cudaSetDevice(device) != cudaSuccess)
+        cudaGetLastError();
+}
 
 static int cuda_available(void)
 {
@@ -24,8 +45,22 @@ static int cuda_available(void)
     return count > 0;
 }
 
+/* The lanes stage and convolve one channel (or path) per grid row. */
+static gfir_status lanes_fit(gfir_plan *plan)
+{
+    if (plan->form != GF_FORM_FDL && plan->channels > GF_GRID_Y_MAX)
+        return gf_fail(plan, GFIR_ERR_UNSUPPORTED,
+                       "%u channels (paths run as one each) are more than the GPU's lanes "
+                       "take (%d)", plan->channels, GF_GRID_Y_MAX);
+    return GFIR_OK;
+}
+
 static gfir_status cuda_has_kernel(gfir_plan *plan, gfir_kernel kernel)
 {
+    gfir_status st = lanes_fit(plan);
+    const char *missing;
+    if (st != GFIR_OK)
+        return st;
     switch (kernel) {
     case GFIR_KERNEL_CONSTANT:
         if (!gf_constant_fits(plan->ntaps, plan->filter_channels))
@@ -34,11 +69,17 @@ static gfir_status cuda_has_kernel(gfir_plan *plan, gfir_kernel kernel)
                            "%u x %zu",
                            GF_CONSTANT_MAX_TAPS, plan->filter_channels, plan->ntaps);
         return GFIR_OK;
+    case GFIR_KERNEL_FFT:
+        /* the whole-signal engines' filters make cuFFT spectra; the delay
+         * line's transforms are its own */
+        missing = plan->form == GF_FORM_FDL ? NULL : gf_fft_cufft_missing();
+        if (missing)
+            return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "kernel 'fft' on the GPU: %s", missing);
+        return GFIR_OK;
     case GFIR_KERNEL_BASIC:
     case GFIR_KERNEL_TILED:
     case GFIR_KERNEL_CACHED:
     case GFIR_KERNEL_DIRECT:
-    case GFIR_KERNEL_FFT:
         return GFIR_OK;
     default:
         return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "the CUDA backend has no kernel '%s'",
@@ -56,13 +97,9 @@ static double cuda_startup_s(const gfir_plan *plan)
     return gf_cuda_startup_s(plan->device);
 }
 
-static void cuda_destroy(gfir_plan *plan)
+static void lanes_destroy(gfir_plan *plan)
 {
     gf_cuda_state *st = plan->impl;
-    if (plan->form == GF_FORM_FDL) {
-        gf_cuda_fdl_destroy(plan);
-        return;
-    }
     if (!st)
         return;
     cudaSetDevice(plan->device);
@@ -73,10 +110,112 @@ static void cuda_destroy(gfir_plan *plan)
     }
     if (st->caller)
         cudaEventDestroy(st->caller);
-    cudaFree(st->d_taps);
-    gf_fft_filter_destroy(st->fft_filter);
     free(st);
     plan->impl = NULL;
+}
+
+/* Whatever failed while freeing is not another plan's next launch's error. */
+static void cuda_destroy(gfir_plan *plan)
+{
+    const int theirs = enter();
+    if (plan->form == GF_FORM_FDL)
+        gf_cuda_fdl_destroy(plan);
+    else
+        lanes_destroy(plan);
+    cudaGetLastError();
+    leave(theirs);
+}
+
+/* Waits until no lane's work reads the filter, then frees it, on its device
+ * (the caller's current device is given back). */
+static void release_filter(void *impl)
+{
+    gf_cuda_filter *f = impl;
+    int theirs = 0;
+    if (!f)
+        return;
+    const int swapped = cudaGetDevice(&theirs) == cudaSuccess && theirs != f->device &&
+                        cudaSetDevice(f->device) == cudaSuccess;
+    for (int i = 0; i < 2; i++)
+        if (f->retired[i]) {
+            cudaEventSynchronize(f->retired[i]);
+            cudaEventDestroy(f->retired[i]);
+        }
+    cudaFree(f->d_taps);
+    gf_fft_filter_destroy(f->fft);
+    cudaGetLastError();
+    if (swapped)
+        cudaSetDevice(theirs);
+    free(f);
+}
+
+static gfir_status prepare_on(const gfir_plan *plan, const float *taps, gf_cuda_filter *f,
+                              char *why, size_t why_len)
+{
+    const gf_cuda_state *st = plan->impl;
+    cudaStream_t stream = NULL;
+    gfir_status status;
+    for (int i = 0; i < 2; i++)
+        GF_CUDA_TRY(cudaEventCreateWithFlags(&f->retired[i], cudaEventDisableTiming), why,
+                    why_len);
+    GF_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), why, why_len);
+    status = plan->kernel == GFIR_KERNEL_FFT
+                 ? gf_cuda_fft_prepare(plan, st, taps, f, stream, why, why_len)
+                 : gf_cuda_direct_prepare(plan, st, taps, f, stream, why, why_len);
+    cudaStreamDestroy(stream);
+    return status;
+}
+
+static gfir_status lanes_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
+                                 char *why, size_t why_len)
+{
+    gf_cuda_filter *f;
+    int theirs;
+    gfir_status status;
+    GF_CUDA_TRY(cudaGetDevice(&theirs), why, why_len);
+    f = calloc(1, sizeof *f);
+    if (!f)
+        return gf_detail(why, why_len, GFIR_ERR_NOMEM, "out of host memory");
+    f->device = plan->device;
+    const cudaError_t e = cudaSetDevice(plan->device);
+    status = e == cudaSuccess ? prepare_on(plan, taps, f, why, why_len)
+                              : gf_cuda_fail(e, "cudaSetDevice", why, why_len);
+    cudaSetDevice(theirs);
+    if (status != GFIR_OK) {
+        release_filter(f);
+        return status;
+    }
+    out->impl = f;
+    out->release = release_filter;
+    return GFIR_OK;
+}
+
+/* The lanes are stateless beyond the halo: both filters read it as it is. */
+static gfir_status lanes_fade_begin(gfir_plan *plan)
+{
+    (void)plan;
+    return GFIR_OK;
+}
+
+/* The engines take the incoming filter; the old one's release waits for
+ * what the lanes have queued with it, or, where an event cannot be
+ * recorded, the lane is waited for now. */
+static void lanes_fade_end(gfir_plan *plan)
+{
+    gf_cuda_state *st = plan->impl;
+    gf_cuda_filter *old = plan->filter->impl;
+    int theirs = plan->device;
+    cudaGetDevice(&theirs);
+    cudaSetDevice(plan->device);
+    if (plan->kernel == GFIR_KERNEL_FFT)
+        /* same shape by construction: prepare made both for this plan */
+        (void)gf_cuda_fft_use(plan, st, plan->incoming->impl);
+    for (int i = 0; i < 2; i++)
+        if (cudaEventRecord(old->retired[i], st->lane[i].stream) != cudaSuccess) {
+            cudaGetLastError();
+            cudaStreamSynchronize(st->lane[i].stream);
+        }
+    cudaSetDevice(theirs);
 }
 
 /* Selects the plan's device; nothing is on it yet when this fails. */
@@ -94,10 +233,9 @@ static gfir_status select_device(gfir_plan *plan)
     return GFIR_OK;
 }
 
-/* The lanes first, then the kernel's filter on lane 0's stream (create
- * waits for that stream alone, and lane 1's first use comes later), then
- * the kernel's part of each lane. */
-static gfir_status cuda_create(gfir_plan *plan, const float *taps)
+/* The lanes first, then the plan's first filter (prepare's path, on a
+ * stream of its own that it waits for), then the kernel's part of each lane. */
+static gfir_status create_on_device(gfir_plan *plan, const float *taps)
 {
     gfir_status status = select_device(plan);
     if (status != GFIR_OK)
@@ -107,6 +245,11 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
         if (status == GFIR_OK)
             gf_cuda_mark_started(plan->device);
         return status;
+    }
+    if (plan->kernel == GFIR_KERNEL_CONSTANT) {
+        const cudaError_t e = gf_constant_prepare();
+        if (e != cudaSuccess)
+            return gf_cuda_fail(e, "gf_constant_prepare", plan->detail, sizeof plan->detail);
     }
     gf_cuda_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -127,14 +270,17 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
             status = gf_cuda_fail(e, "cudaEventCreateWithFlags", plan->detail,
                                   sizeof plan->detail);
     }
-    if (status == GFIR_OK)
-        status = plan->kernel == GFIR_KERNEL_FFT
-                     ? gf_cuda_fft_create(plan, st, taps, st->lane[0].stream)
-                     : gf_cuda_direct_create(plan, st, taps, st->lane[0].stream);
+    if (status == GFIR_OK) {
+        if (plan->kernel == GFIR_KERNEL_FFT)
+            gf_cuda_fft_setup(plan, st);
+        else
+            gf_cuda_direct_setup(plan, st);
+        status = gf_filter_first(plan, taps);
+    }
     for (int i = 0; i < 2 && status == GFIR_OK; i++)
         status = st->lane_setup(plan, st, &st->lane[i]);
     if (status != GFIR_OK) {
-        cuda_destroy(plan);
+        lanes_destroy(plan);
         return status;
     }
     st->last = 1;
@@ -143,10 +289,41 @@ static gfir_status cuda_create(gfir_plan *plan, const float *taps)
     return GFIR_OK;
 }
 
+static gfir_status cuda_create(gfir_plan *plan, const float *taps)
+{
+    const int theirs = enter();
+    const gfir_status status = create_on_device(plan, taps);
+    leave(theirs);
+    return status;
+}
+
+static gfir_status cuda_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
+                                char *why, size_t why_len)
+{
+    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_prepare(plan, taps, f, why, why_len)
+                                     : lanes_prepare(plan, taps, f, why, why_len);
+}
+
+static gfir_status cuda_fade_begin(gfir_plan *plan)
+{
+    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_fade_begin(plan) : lanes_fade_begin(plan);
+}
+
+static void cuda_fade_end(gfir_plan *plan)
+{
+    if (plan->form == GF_FORM_FDL)
+        gf_cuda_fdl_fade_end(plan);
+    else
+        lanes_fade_end(plan);
+}
+
 static gfir_status cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
-    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_execute(plan, in, out, n)
-                                     : gf_cuda_execute(plan, in, out, n);
+    const int theirs = enter();
+    const gfir_status status = plan->form == GF_FORM_FDL ? gf_cuda_fdl_execute(plan, in, out, n)
+                                                         : gf_cuda_execute(plan, in, out, n);
+    leave(theirs);
+    return status;
 }
 
 static gfir_status cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
@@ -172,7 +349,11 @@ static gfir_status cuda_set_taps_device(gfir_plan *plan, const float *taps, void
 
 static gfir_status cuda_reset(gfir_plan *plan)
 {
-    return plan->form == GF_FORM_FDL ? gf_cuda_fdl_reset(plan) : gf_cuda_reset(plan);
+    const int theirs = enter();
+    const gfir_status status =
+        plan->form == GF_FORM_FDL ? gf_cuda_fdl_reset(plan) : gf_cuda_reset(plan);
+    leave(theirs);
+    return status;
 }
 
 const gf_backend_ops gf_cuda_backend = {
@@ -183,6 +364,9 @@ const gf_backend_ops gf_cuda_backend = {
     .takes_paths = cuda_takes_paths,
     .startup_s = cuda_startup_s,
     .create = cuda_create,
+    .prepare = cuda_prepare,
+    .fade_begin = cuda_fade_begin,
+    .fade_end = cuda_fade_end,
     .execute = cuda_execute,
     .execute_device = cuda_execute_device,
     .convolve_device = cuda_convolve_device,

@@ -8,6 +8,11 @@
  *   direct_plan.c  what a direct kernel (ours or a textbook one) adds;
  *   fft_plan.c     what the FFT kernel adds.
  * Failures go into plan->detail as kernels/cuda_status.h says.
+ *
+ * A filter (gfir_filter.impl) is a gf_cuda_filter: the direct kernels'
+ * reversed taps or the FFT kernel's spectra. The step convolves with
+ * plan->filter's and, during a crossfade, plan->incoming's too, mixing the
+ * two on the device, sub-block by sub-block through the lane's d_fade.
  */
 #ifndef GF_CUDA_CUDA_PLAN_H
 #define GF_CUDA_CUDA_PLAN_H
@@ -29,11 +34,21 @@ typedef struct gf_cuda_lane {
     float *d_in, *d_out;    /* interleaved, sub_frames * channels */
     float *d_x;             /* planar, channels * x_stride: halo then samples */
     float *d_y;             /* planar, channels * sub_frames; direct kernels only */
+    float *d_fade;          /* planar, channels * sub_frames: the incoming filter's output */
     gf_fft_engine *fft;     /* FFT kernel only; lane 0's takes whole blocks (device.c) */
     size_t n;               /* frames staged in d_x by the last use */
     float *dest;            /* where its pending output goes; NULL when none */
     int direct;             /* its output was copied to dest by the device itself */
 } gf_cuda_lane;
+
+/* A prepared filter of a lane plan; it records on each lane's stream, when
+ * it leaves the plan, the event its release waits for. */
+typedef struct gf_cuda_filter {
+    int device;
+    cudaEvent_t retired[2];
+    float *d_taps;          /* direct kernels: reversed, padded to taps_stride, per set */
+    gf_fft_filter *fft;     /* the FFT kernel's spectra */
+} gf_cuda_filter;
 
 /* What the plan's kind of kernel adds to each lane, once at create. */
 typedef gfir_status (*gf_cuda_lane_setup)(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l);
@@ -41,10 +56,10 @@ typedef gfir_status (*gf_cuda_lane_setup)(gfir_plan *plan, gf_cuda_state *st, gf
  * history samples, then the n new ones), into out, frame i of channel c at
  * out[i * out_stride + c * out_dist], on lane l's stream: with l's engine
  * (FFT), or through l's d_y unless out_stride is 1 (direct kernels, which
- * write planar rows; n <= sub_frames then). */
+ * write planar rows; n <= sub_frames then), with filter f. */
 typedef gfir_status (*gf_cuda_step)(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l,
-                                    const float *x, size_t x_stride, size_t n, float *out,
-                                    size_t out_stride, size_t out_dist);
+                                    const gf_cuda_filter *f, const float *x, size_t x_stride,
+                                    size_t n, float *out, size_t out_stride, size_t out_dist);
 
 struct gf_cuda_state {
     gf_cuda_lane lane[2];
@@ -56,11 +71,8 @@ struct gf_cuda_state {
     gf_cuda_lane_setup lane_setup;
     gf_cuda_step step;
     /* direct kernels */
-    float *d_taps;          /* reversed, padded to taps_stride, per filter */
     size_t taps_stride;
     cudaError_t (*launch)(const gf_conv_args *, cudaStream_t);
-    /* FFT kernel: the spectra both lanes' engines multiply by */
-    gf_fft_filter *fft_filter;
 };
 
 /* lanes.c. The frames per sub-block a call is cut into; a lane's stream,
@@ -70,6 +82,12 @@ size_t gf_cuda_sub_frames(const gfir_plan *plan);
 gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l);
 void gf_cuda_lane_destroy(gf_cuda_lane *l);
 gfir_status gf_cuda_execute(gfir_plan *plan, const float *in, float *out, size_t n);
+/* The kernel's step with the plan's filter, and during a crossfade the
+ * incoming one's mixed in: `at` is the frame of the call (the fade's frame
+ * less plan->fade_pos) of the step's first output. */
+gfir_status gf_cuda_convolve(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l,
+                             const float *x, size_t x_stride, size_t n, float *out,
+                             size_t out_stride, size_t out_dist, size_t at);
 gfir_status gf_cuda_reset(gfir_plan *plan);
 /* gf_cuda_reset's zeros without its wait for pending host output: queued
  * on the newest lane, for device calls. */
@@ -81,13 +99,19 @@ gfir_status gf_cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, siz
                                     size_t start, size_t length);
 gfir_status gf_cuda_set_taps_device(gfir_plan *plan, const float *taps, cudaStream_t stream);
 
-/* direct_plan.c and fft_plan.c: the kernel's filter, made on `stream` and
- * complete for every stream when create returns; sets st's lane_setup and
- * step. */
-gfir_status gf_cuda_direct_create(gfir_plan *plan, gf_cuda_state *st, const float *taps,
-                                  cudaStream_t stream);
-gfir_status gf_cuda_fft_create(gfir_plan *plan, gf_cuda_state *st, const float *taps,
-                               cudaStream_t stream);
+/* direct_plan.c and fft_plan.c: set st's lane_setup and step (and what
+ * they need); then the kernel's part of a filter, made on `stream` and
+ * complete for every stream when it returns, into f. */
+void gf_cuda_direct_setup(gfir_plan *plan, gf_cuda_state *st);
+void gf_cuda_fft_setup(gfir_plan *plan, gf_cuda_state *st);
+gfir_status gf_cuda_direct_prepare(const gfir_plan *plan, const gf_cuda_state *st,
+                                   const float *taps, gf_cuda_filter *f, cudaStream_t stream,
+                                   char *why, size_t why_len);
+gfir_status gf_cuda_fft_prepare(const gfir_plan *plan, const gf_cuda_state *st,
+                                const float *taps, gf_cuda_filter *f, cudaStream_t stream,
+                                char *why, size_t why_len);
+/* fft_plan.c: both lanes' engines take filter f from their next run on. */
+gfir_status gf_cuda_fft_use(gfir_plan *plan, gf_cuda_state *st, const gf_cuda_filter *f);
 /* fft_plan.c: sub-blocks long enough beside the halo for the FFT. */
 size_t gf_cuda_fft_sub_frames(const gfir_plan *plan, size_t sub_frames);
 

@@ -25,20 +25,31 @@
  * as long as lane 0's engine takes; direct kernels read the rows in place
  * wherever a window's inputs all lie in the signal, and the windows at its
  * ends (or of other layouts) are staged with their zeros.
+ *
+ * During a crossfade the streaming calls convolve through gf_cuda_convolve,
+ * which mixes the incoming filter in; a whole signal and new taps end a
+ * fade first (core/device.c), so they use the plan's filter alone.
  */
 #include "cuda/cuda_plan.h"
 #include "cuda_status.h"
 
 #include <cuda_runtime_api.h>
+#include <string.h>
 
 #define TRY(call) GF_CUDA_TRY(call, plan->detail, sizeof plan->detail)
 
-/* Both lanes start after what the caller's stream holds so far. */
+/* Both lanes start after what the caller's stream holds so far, and after
+ * what the other lane still has queued: a call on another stream than the
+ * last one's (new taps, say) must not overtake work that reads the filter. */
 static gfir_status after_caller(gfir_plan *plan, gf_cuda_state *st, cudaStream_t stream)
 {
     TRY(cudaEventRecord(st->caller, stream));
     for (int i = 0; i < 2; i++)
+        TRY(cudaEventRecord(st->lane[i].done, st->lane[i].stream));
+    for (int i = 0; i < 2; i++) {
         TRY(cudaStreamWaitEvent(st->lane[i].stream, st->caller, 0));
+        TRY(cudaStreamWaitEvent(st->lane[i].stream, st->lane[1 - i].done, 0));
+    }
     return GFIR_OK;
 }
 
@@ -50,6 +61,22 @@ static gfir_status hand_back(gfir_plan *plan, gf_cuda_state *st, cudaStream_t st
         TRY(cudaStreamWaitEvent(stream, st->lane[i].done, 0));
     }
     return GFIR_OK;
+}
+
+/* A call that failed part-way still hands back what it queued, so the
+ * caller's stream waits for kernels reading and writing its buffers before
+ * the caller frees them; where even that fails, the lanes are waited for. */
+static gfir_status failed(gfir_plan *plan, gf_cuda_state *st, cudaStream_t stream,
+                          gfir_status status)
+{
+    char why[sizeof plan->detail];
+    memcpy(why, plan->detail, sizeof why);
+    if (hand_back(plan, st, stream) != GFIR_OK)
+        for (int i = 0; i < 2; i++)
+            cudaStreamSynchronize(st->lane[i].stream);
+    cudaGetLastError();
+    memcpy(plan->detail, why, sizeof why);
+    return status;
 }
 
 /* Frames from .. to of the call, staged through the lanes in sub-blocks. */
@@ -66,9 +93,9 @@ static gfir_status staged(gfir_plan *plan, gf_cuda_state *st, const gf_device_io
         TRY(cudaEventRecord(me->staged, me->stream));
         me->n = m;
         st->last = 1 - st->last;
-        gfir_status status = st->step(plan, st, me, me->d_x, st->x_stride, m,
-                                      io->out + done * io->out_stride, io->out_stride,
-                                      io->out_dist);
+        gfir_status status = gf_cuda_convolve(plan, st, me, me->d_x, st->x_stride, m,
+                                              io->out + done * io->out_stride, io->out_stride,
+                                              io->out_dist, done);
         if (status != GFIR_OK)
             return status;
     }
@@ -84,8 +111,9 @@ static gfir_status in_place(gfir_plan *plan, gf_cuda_state *st, const gf_device_
     /* one channel has no dist of its own: its row is the call */
     const size_t pitch = plan->channels == 1 ? n : io->in_dist;
     gf_cuda_lane *l = &st->lane[st->last];
-    gfir_status status = st->step(plan, st, &st->lane[0], io->in, pitch, n - halo,
-                                  io->out + halo * io->out_stride, io->out_stride, io->out_dist);
+    gfir_status status =
+        gf_cuda_convolve(plan, st, &st->lane[0], io->in, pitch, n - halo,
+                         io->out + halo * io->out_stride, io->out_stride, io->out_dist, halo);
     if (status != GFIR_OK || halo == 0)
         return status;
     TRY(cudaMemcpy2DAsync(l->d_x, st->x_stride * sizeof(float), io->in + (n - halo),
@@ -109,9 +137,7 @@ static gfir_status execute(gfir_plan *plan, const gf_device_io *io, size_t n)
         status = staged(plan, st, io, 0, direct ? st->halo : n);
     if (status == GFIR_OK && direct)
         status = in_place(plan, st, io, n);
-    if (status == GFIR_OK)
-        status = hand_back(plan, st, stream);
-    return status;
+    return status == GFIR_OK ? hand_back(plan, st, stream) : failed(plan, st, stream, status);
 }
 
 /* Outputs a .. a + m of a whole signal of `frames` frames through the next
@@ -130,8 +156,8 @@ static gfir_status window_staged(gfir_plan *plan, gf_cuda_state *st, const gf_de
     TRY(cudaEventRecord(me->staged, me->stream));
     me->n = m;
     st->last = 1 - st->last;
-    return st->step(plan, st, me, me->d_x, st->x_stride, m, io->out, io->out_stride,
-                    io->out_dist);
+    return st->step(plan, st, me, plan->filter->impl, me->d_x, st->x_stride, m, io->out,
+                    io->out_stride, io->out_dist);
 }
 
 /* Outputs start .. start + length of the whole signal's convolution into
@@ -158,8 +184,8 @@ static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t fram
                                        plan->detail, sizeof plan->detail);
         } else if (planar && io->out_stride == 1 && a >= halo && a < frames) {
             m = (end < frames ? end : frames) - a; /* every input in the caller's rows */
-            status = st->step(plan, st, l0, io->in + (a - halo), pitch, m, w.out, 1,
-                              io->out_dist);
+            status = st->step(plan, st, l0, plan->filter->impl, io->in + (a - halo), pitch, m,
+                              w.out, 1, io->out_dist);
         } else {
             m = end - a < st->sub_frames ? end - a : st->sub_frames;
             if (planar && io->out_stride == 1 && a < halo && halo - a < m)
@@ -170,35 +196,42 @@ static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t fram
     /* the staging used the lanes' buffers: the next streaming call starts anew */
     if (status == GFIR_OK)
         status = gf_cuda_clear(plan, st);
-    if (status == GFIR_OK)
-        status = hand_back(plan, st, (cudaStream_t)io->stream);
-    return status;
+    return status == GFIR_OK ? hand_back(plan, st, (cudaStream_t)io->stream)
+                             : failed(plan, st, (cudaStream_t)io->stream, status);
 }
 
-/* New taps on lane 0, the history cleared on the newest lane; lane 1 and
- * the caller wait for both. */
+/* New taps into the plan's filter on lane 0, the history cleared on the
+ * newest lane; lane 1 and the caller wait for both. */
 static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t stream)
 {
     gf_cuda_state *st = plan->impl;
+    gf_cuda_filter *f = plan->filter->impl;
     gf_cuda_lane *l0 = &st->lane[0], *l1 = &st->lane[1];
     gfir_status status = after_caller(plan, st, stream);
-    if (status != GFIR_OK)
-        return status;
-    if (plan->kernel == GFIR_KERNEL_FFT) {
+    if (status == GFIR_OK && plan->kernel == GFIR_KERNEL_FFT) {
         const int cufft = !gf_fft_engine_smfft(st->lane[0].fft) ||
                           !gf_fft_engine_smfft(st->lane[1].fft);
-        status = gf_fft_filter_set_taps(st->fft_filter, taps, cufft, l0->stream, plan->detail,
+        status = gf_fft_filter_set_taps(f->fft, taps, cufft, l0->stream, plan->detail,
                                         sizeof plan->detail);
-        if (status != GFIR_OK)
-            return status;
-    } else {
-        TRY(gf_launch_reverse_taps(taps, plan->ntaps, plan->filter_channels, st->d_taps,
-                                   st->taps_stride, l0->stream));
+    } else if (status == GFIR_OK) {
+        const cudaError_t e = gf_launch_reverse_taps(taps, plan->ntaps, plan->filter_channels,
+                                                     f->d_taps, st->taps_stride, l0->stream);
+        if (e != cudaSuccess)
+            status = gf_cuda_fail(e, "gf_launch_reverse_taps", plan->detail, sizeof plan->detail);
     }
-    TRY(cudaEventRecord(l0->done, l0->stream));
-    TRY(cudaStreamWaitEvent(l1->stream, l0->done, 0));
-    status = gf_cuda_clear(plan, st);
-    return status == GFIR_OK ? hand_back(plan, st, stream) : status;
+    if (status == GFIR_OK) {
+        const cudaError_t e = cudaEventRecord(l0->done, l0->stream);
+        status = e == cudaSuccess ? GFIR_OK : gf_cuda_fail(e, "cudaEventRecord", plan->detail,
+                                                           sizeof plan->detail);
+    }
+    if (status == GFIR_OK) {
+        const cudaError_t e = cudaStreamWaitEvent(l1->stream, l0->done, 0);
+        status = e == cudaSuccess ? GFIR_OK : gf_cuda_fail(e, "cudaStreamWaitEvent",
+                                                           plan->detail, sizeof plan->detail);
+    }
+    if (status == GFIR_OK)
+        status = gf_cuda_clear(plan, st);
+    return status == GFIR_OK ? hand_back(plan, st, stream) : failed(plan, st, stream, status);
 }
 
 /* The caller's current device is theirs: select the plan's for the call and

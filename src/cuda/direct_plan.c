@@ -1,7 +1,7 @@
 /*
- * direct_plan.c - a CUDA plan's direct kernel (ours or a textbook one): the
- * reversed taps on the device, and the step that launches the kernel on a
- * lane's staged block and interleaves its planar output.
+ * direct_plan.c - a CUDA plan's direct kernel (ours or a textbook one): a
+ * filter's reversed taps on the device, and the step that launches the
+ * kernel on a lane's staged block and interleaves its planar output.
  */
 #include "cuda/cuda_plan.h"
 #include "cuda_status.h"
@@ -17,13 +17,13 @@ static gfir_status direct_lane(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane 
 }
 
 static gfir_status direct_step(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me,
-                               const float *x, size_t x_stride, size_t n, float *out,
-                               size_t out_stride, size_t out_dist)
+                               const gf_cuda_filter *f, const float *x, size_t x_stride,
+                               size_t n, float *out, size_t out_stride, size_t out_dist)
 {
     const unsigned ch = plan->channels;
     const int rows = out_stride == 1; /* planar output: the kernel writes it itself */
     gf_conv_args a = {
-        .d_x = x, .x_stride = x_stride, .d_taps = st->d_taps,
+        .d_x = x, .x_stride = x_stride, .d_taps = f->d_taps,
         .taps_stride = st->taps_stride, .shared_taps = plan->filter_channels == 1,
         .ntaps = plan->ntaps, .d_y = rows ? out : me->d_y,
         .y_stride = !rows ? st->sub_frames : ch == 1 ? n : out_dist, .n = n,
@@ -37,35 +37,38 @@ static gfir_status direct_step(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane 
     return GFIR_OK;
 }
 
-gfir_status gf_cuda_direct_create(gfir_plan *plan, gf_cuda_state *st, const float *taps,
-                                  cudaStream_t stream)
+void gf_cuda_direct_setup(gfir_plan *plan, gf_cuda_state *st)
 {
     static cudaError_t (*const launchers[])(const gf_conv_args *, cudaStream_t) = {
         [GFIR_KERNEL_BASIC] = gf_launch_basic,   [GFIR_KERNEL_CONSTANT] = gf_launch_constant,
         [GFIR_KERNEL_TILED] = gf_launch_tiled,   [GFIR_KERNEL_CACHED] = gf_launch_cached,
         [GFIR_KERNEL_DIRECT] = gf_launch_direct,
     };
-    const size_t ntaps = plan->ntaps, filters = plan->filter_channels;
     st->launch = launchers[plan->kernel];
     st->lane_setup = direct_lane;
     st->step = direct_step;
-    st->taps_stride = (ntaps + GF_TAP_STEP - 1) / GF_TAP_STEP * GF_TAP_STEP;
+    st->taps_stride = (plan->ntaps + GF_TAP_STEP - 1) / GF_TAP_STEP * GF_TAP_STEP;
+}
 
+gfir_status gf_cuda_direct_prepare(const gfir_plan *plan, const gf_cuda_state *st,
+                                   const float *taps, gf_cuda_filter *f, cudaStream_t stream,
+                                   char *why, size_t why_len)
+{
+    const size_t ntaps = plan->ntaps, filters = plan->filter_channels;
     const size_t bytes = filters * st->taps_stride * sizeof(float);
     float *h = calloc(filters * st->taps_stride, sizeof *h);
     if (!h)
-        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory for %zu taps", ntaps);
-    for (size_t f = 0; f < filters; f++)
+        return gf_detail(why, why_len, GFIR_ERR_NOMEM, "out of host memory for %zu taps", ntaps);
+    for (size_t s = 0; s < filters; s++)
         for (size_t k = 0; k < ntaps; k++)
-            h[f * st->taps_stride + k] = taps[f * ntaps + ntaps - 1 - k];
-    cudaError_t e = cudaMalloc((void **)&st->d_taps, bytes);
+            h[s * st->taps_stride + k] = taps[s * ntaps + ntaps - 1 - k];
+    cudaError_t e = cudaMalloc((void **)&f->d_taps, bytes);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(st->d_taps, h, bytes, cudaMemcpyHostToDevice, stream);
-    /* h is read until the stream gets there, and lane 1's kernels read the
-     * taps from another stream */
+        e = cudaMemcpyAsync(f->d_taps, h, bytes, cudaMemcpyHostToDevice, stream);
+    /* h is read until the stream gets there, and the lanes' kernels read the
+     * taps from other streams */
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(stream);
     free(h);
-    return e == cudaSuccess ? GFIR_OK
-                            : gf_cuda_fail(e, "uploading taps", plan->detail, sizeof plan->detail);
+    return e == cudaSuccess ? GFIR_OK : gf_cuda_fail(e, "uploading taps", why, why_len);
 }

@@ -10,6 +10,13 @@
  * the call ends on a boundary, as a live caller's periods do, the output copy
  * is queued before that work, so the call returns as soon as its own output
  * is back and the tail is ready long before the next period arrives.
+ *
+ * A filter (gfir_filter.impl) is an fdl_filter: the head taps and the
+ * partitions' spectra. During a crossfade the incoming filter has its own
+ * tail and head output, mixed into the call's output piece by piece; the
+ * forward transforms are the inputs' and run once. A swap's first call
+ * makes the incoming filter's tail of the current block from the delay
+ * line, which still holds the windows the plan's tail was made from.
  */
 #include "cuda/fdl.h"
 #include "core/route.h"
@@ -36,14 +43,24 @@ typedef struct fdl_state {
     cudaEvent_t caller;             /* device calls: the caller's stream so far */
     float *h_in, *h_out;            /* pinned: block_frames x inputs, x outputs */
     float *d_in, *d_out;
-    float *d_xw, *d_head, *d_tail;
-    float2 *d_x, *d_h, *d_partial, *d_tw;
+    float *d_xw, *d_tail;
+    float *d_tail_new, *d_out_new;  /* the incoming filter's, during a crossfade */
+    float2 *d_x, *d_partial, *d_tw;
     unsigned *d_out_start, *d_path_in, *d_path_set;
     float *d_path_gain;
     size_t pos;                     /* frames of the current block so far */
     size_t next_slot;               /* where the next window's spectrum goes */
     int parity;                     /* which half of xw is the current block */
 } fdl_state;
+
+/* A prepared filter; its release waits for the event recorded on the
+ * plan's stream when it leaves the plan. */
+typedef struct fdl_filter {
+    int device;
+    cudaEvent_t retired;
+    float *d_head;                  /* sets x B: each tap set's first B taps */
+    float2 *d_h;                    /* sets x tparts x B: the partitions' spectra */
+} fdl_filter;
 
 size_t gf_cuda_fdl_partition(size_t block_frames)
 {
@@ -71,9 +88,10 @@ void gf_cuda_fdl_destroy(gfir_plan *plan)
         cudaStreamSynchronize(st->stream);
     cudaFreeHost(st->h_in);
     cudaFreeHost(st->h_out);
-    void *dev[] = {st->d_in,      st->d_out,     st->d_xw,      st->d_head,       st->d_tail,
-                   st->d_x,       st->d_h,       st->d_partial, st->d_tw,         st->d_out_start,
-                   st->d_path_in, st->d_path_set, st->d_path_gain};
+    void *dev[] = {st->d_in,       st->d_out,     st->d_xw,       st->d_tail,
+                   st->d_tail_new, st->d_out_new, st->d_x,        st->d_partial,
+                   st->d_tw,       st->d_out_start, st->d_path_in, st->d_path_set,
+                   st->d_path_gain};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         cudaFree(dev[i]);
     if (st->out_ready)
@@ -156,46 +174,118 @@ done:
     return s;
 }
 
-/* The head taps and the partitions' spectra; synchronous (create may wait). */
-static gfir_status make_filter(gfir_plan *plan, fdl_state *st, const float *taps)
+/* The twiddles the partitions' transforms share, computed in double. */
+static gfir_status make_twiddles(gfir_plan *plan, fdl_state *st)
 {
-    const size_t B = st->part, sets = st->sets, ntaps = plan->ntaps;
+    const size_t B = st->part;
     float2 *tw = malloc(B * sizeof *tw);
-    float *head = calloc(sets * B, sizeof *head);
-    float *d_taps = NULL;
-    gfir_status s = GFIR_ERR_NOMEM;
-    if (!tw || !head) {
-        gf_fail(plan, s, "out of host memory for the filter's spectra");
-        goto done;
-    }
+    gfir_status s;
+    if (!tw)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory for the twiddles");
     for (size_t k = 0; k < B; k++) {
         const double a = -2.0 * 3.14159265358979323846 * (double)k / (double)(2 * B);
         tw[k].x = (float)cos(a);
         tw[k].y = (float)sin(a);
     }
-    for (size_t set = 0; set < sets; set++)
-        memcpy(head + set * B, taps + set * ntaps, st->head_len * sizeof *head);
     s = upload(plan, (void **)&st->d_tw, tw, B * sizeof *tw, st->stream);
     if (s == GFIR_OK)
-        s = upload(plan, (void **)&st->d_head, head, sets * B * sizeof *head, st->stream);
-    if (s == GFIR_OK && st->tparts) {
-        s = upload(plan, (void **)&d_taps, taps, sets * ntaps * sizeof *taps, st->stream);
-        if (s == GFIR_OK) {
-            cudaError_t e = cudaMalloc((void **)&st->d_h, sets * st->tparts * B * sizeof(float2));
-            if (e == cudaSuccess)
-                e = gf_launch_fdl_spectra(d_taps, ntaps, (unsigned)sets, B, st->tparts, st->d_tw,
-                                          st->d_h, st->stream);
-            if (e != cudaSuccess)
-                s = fail(plan, e, "the filter's partition spectra");
-        }
-    }
-    if (s == GFIR_OK)
-        s = finish_stream(plan, st, "cudaStreamSynchronize (filter)");
-done:
-    cudaFree(d_taps);
+        s = finish_stream(plan, st, "cudaStreamSynchronize (twiddles)");
     free(tw);
-    free(head);
     return s;
+}
+
+static void release_filter(void *impl)
+{
+    fdl_filter *f = impl;
+    int theirs = 0;
+    if (!f)
+        return;
+    const int swapped = cudaGetDevice(&theirs) == cudaSuccess && theirs != f->device &&
+                        cudaSetDevice(f->device) == cudaSuccess;
+    if (f->retired) {
+        cudaEventSynchronize(f->retired);
+        cudaEventDestroy(f->retired);
+    }
+    cudaFree(f->d_head);
+    cudaFree(f->d_h);
+    cudaGetLastError();
+    if (swapped)
+        cudaSetDevice(theirs);
+    free(f);
+}
+
+/* The head taps and the partitions' spectra, on `stream`, waited for. */
+static gfir_status fill_filter(const gfir_plan *plan, const fdl_state *st, const float *taps,
+                               fdl_filter *f, cudaStream_t stream, char *why, size_t why_len)
+{
+    const size_t B = st->part, sets = st->sets, ntaps = plan->ntaps;
+    float *head = calloc(sets * B, sizeof *head), *d_taps = NULL;
+    cudaError_t e = head ? cudaSuccess : cudaErrorMemoryAllocation;
+    const char *what = "host memory for the head taps";
+    for (size_t set = 0; head && set < sets; set++)
+        memcpy(head + set * B, taps + set * ntaps, st->head_len * sizeof *head);
+    if (e == cudaSuccess) {
+        what = "the head taps";
+        e = cudaMalloc((void **)&f->d_head, sets * B * sizeof *head);
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(f->d_head, head, sets * B * sizeof *head, cudaMemcpyHostToDevice,
+                            stream);
+    if (e == cudaSuccess && st->tparts) {
+        what = "the filter's partition spectra";
+        e = cudaMalloc((void **)&d_taps, sets * ntaps * sizeof *taps);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(d_taps, taps, sets * ntaps * sizeof *taps,
+                                cudaMemcpyHostToDevice, stream);
+        if (e == cudaSuccess)
+            e = cudaMalloc((void **)&f->d_h, sets * st->tparts * B * sizeof(float2));
+        if (e == cudaSuccess)
+            e = gf_launch_fdl_spectra(d_taps, ntaps, (unsigned)sets, B, st->tparts, st->d_tw,
+                                      f->d_h, stream);
+    }
+    /* the copies read head and taps until the stream gets there */
+    const cudaError_t waited = cudaStreamSynchronize(stream);
+    cudaFree(d_taps);
+    free(head);
+    if (e == cudaSuccess && waited != cudaSuccess) {
+        e = waited;
+        what = "cudaStreamSynchronize (filter)";
+    }
+    return e == cudaSuccess ? GFIR_OK : gf_cuda_fail(e, what, why, why_len);
+}
+
+gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
+                                char *why, size_t why_len)
+{
+    const fdl_state *st = plan->impl;
+    cudaStream_t stream = NULL;
+    fdl_filter *f;
+    int theirs;
+    cudaError_t e;
+    gfir_status s;
+    GF_CUDA_TRY(cudaGetDevice(&theirs), why, why_len);
+    f = calloc(1, sizeof *f);
+    if (!f)
+        return gf_detail(why, why_len, GFIR_ERR_NOMEM, "out of host memory");
+    f->device = plan->device;
+    e = cudaSetDevice(plan->device);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&f->retired, cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    s = e == cudaSuccess ? fill_filter(plan, st, taps, f, stream, why, why_len)
+                         : gf_cuda_fail(e, "setting up a filter's device and stream", why,
+                                        why_len);
+    if (stream)
+        cudaStreamDestroy(stream);
+    cudaSetDevice(theirs);
+    if (s != GFIR_OK) {
+        release_filter(f);
+        return s;
+    }
+    out->impl = f;
+    out->release = release_filter;
+    return GFIR_OK;
 }
 
 static gfir_status alloc_state(gfir_plan *plan, fdl_state *st)
@@ -207,6 +297,8 @@ static gfir_status alloc_state(gfir_plan *plan, fdl_state *st)
     TRY(cudaMalloc((void **)&st->d_out, block * st->outputs * sizeof(float)));
     TRY(cudaMalloc((void **)&st->d_xw, st->inputs * 2 * B * sizeof(float)));
     TRY(cudaMalloc((void **)&st->d_tail, st->outputs * B * sizeof(float)));
+    TRY(cudaMalloc((void **)&st->d_tail_new, st->outputs * B * sizeof(float)));
+    TRY(cudaMalloc((void **)&st->d_out_new, block * st->outputs * sizeof(float)));
     if (st->tparts) {
         TRY(cudaMalloc((void **)&st->d_x, st->inputs * st->tparts * B * sizeof(float2)));
         TRY(cudaMalloc((void **)&st->d_partial, st->outputs * st->chunks * B * sizeof(float2)));
@@ -284,7 +376,9 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
     if (s == GFIR_OK)
         s = upload_paths(plan, st);
     if (s == GFIR_OK)
-        s = make_filter(plan, st, taps);
+        s = make_twiddles(plan, st);
+    if (s == GFIR_OK)
+        s = gf_filter_first(plan, taps);
     if (s == GFIR_OK)
         s = warm_up(plan, st);
     if (s == GFIR_OK)
@@ -297,18 +391,78 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
     return GFIR_OK;
 }
 
-/* The next block's tail from the block that just completed. */
+/* A tail from the delay line, whose newest window is in slot `newest`,
+ * with filter f's spectra, into tail. */
+static gfir_status tail_of(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths,
+                           const fdl_filter *f, size_t newest, float *tail)
+{
+    TRY(gf_launch_fdl_mac(st->d_x, f->d_h, paths, st->outputs, st->part, st->tparts, newest,
+                          PER_CHUNK, st->chunks, st->d_partial, st->stream));
+    TRY(gf_launch_fdl_inverse(st->d_partial, st->outputs, st->part, st->chunks, st->d_tw, tail,
+                              st->stream));
+    return GFIR_OK;
+}
+
+static gf_fdl_paths fdl_paths(const fdl_state *st)
+{
+    const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
+                                st->d_path_gain};
+    return paths;
+}
+
+/* The next block's tail from the block that just completed (and the
+ * incoming filter's, during a crossfade). */
 static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
 {
     const size_t newest = st->next_slot;
+    gfir_status s;
     TRY(gf_launch_fdl_forward(st->d_xw, st->inputs, st->part, st->parity, st->d_tw, st->d_x,
                               st->tparts, newest, st->stream));
-    TRY(gf_launch_fdl_mac(st->d_x, st->d_h, paths, st->outputs, st->part, st->tparts, newest,
-                          PER_CHUNK, st->chunks, st->d_partial, st->stream));
-    TRY(gf_launch_fdl_inverse(st->d_partial, st->outputs, st->part, st->chunks, st->d_tw,
-                              st->d_tail, st->stream));
+    s = tail_of(plan, st, paths, plan->filter->impl, newest, st->d_tail);
+    if (s == GFIR_OK && plan->incoming)
+        s = tail_of(plan, st, paths, plan->incoming->impl, newest, st->d_tail_new);
     st->next_slot = newest + 1 == st->tparts ? 0 : newest + 1;
-    return GFIR_OK;
+    return s;
+}
+
+/* The current block's tail came from the window in the slot before
+ * next_slot (zeros before the first boundary, as the plan's tail). */
+static gfir_status fade_begin(gfir_plan *plan, fdl_state *st)
+{
+    if (!st->tparts) {
+        TRY(cudaMemsetAsync(st->d_tail_new, 0, st->outputs * st->part * sizeof(float),
+                            st->stream));
+        return GFIR_OK;
+    }
+    return tail_of(plan, st, fdl_paths(st), plan->incoming->impl,
+                   (st->next_slot + st->tparts - 1) % st->tparts, st->d_tail_new);
+}
+
+gfir_status gf_cuda_fdl_fade_begin(gfir_plan *plan)
+{
+    int theirs;
+    TRY(cudaGetDevice(&theirs));
+    TRY(cudaSetDevice(plan->device));
+    const gfir_status s = fade_begin(plan, plan->impl);
+    cudaSetDevice(theirs);
+    return s;
+}
+
+void gf_cuda_fdl_fade_end(gfir_plan *plan)
+{
+    fdl_state *st = plan->impl;
+    fdl_filter *old = plan->filter->impl;
+    float *t = st->d_tail;
+    int theirs = plan->device;
+    st->d_tail = st->d_tail_new;
+    st->d_tail_new = t;
+    cudaGetDevice(&theirs);
+    cudaSetDevice(plan->device);
+    if (cudaEventRecord(old->retired, st->stream) != cudaSuccess) {
+        cudaGetLastError();
+        cudaStreamSynchronize(st->stream);
+    }
+    cudaSetDevice(theirs);
 }
 
 /* The call's output leaves d_out: into the pinned buffer for a host call,
@@ -333,17 +487,27 @@ static gfir_status send_output(gfir_plan *plan, fdl_state *st, const gf_device_i
 static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
                        size_t n, size_t skip)
 {
-    const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
-                                st->d_path_gain};
+    const gf_fdl_paths paths = fdl_paths(st);
+    const fdl_filter *f = plan->filter->impl;
     int sent = 0;
     gfir_status s;
     for (size_t done = 0; done < n;) {
         const size_t len = n - done < st->part - st->pos ? n - done : st->part - st->pos;
+        float *out = st->d_out + done * st->outputs;
         TRY(gf_launch_fdl_stage(silence ? NULL : st->d_in + done * st->inputs, st->inputs, len,
                                 st->d_xw, st->part, st->pos, st->parity, st->stream));
-        TRY(gf_launch_fdl_head(st->d_xw, st->d_head, st->d_tail, paths, st->outputs, st->part,
-                               st->head_len, st->pos, len, st->parity,
-                               st->d_out + done * st->outputs, st->stream));
+        TRY(gf_launch_fdl_head(st->d_xw, f->d_head, st->d_tail, paths, st->outputs, st->part,
+                               st->head_len, st->pos, len, st->parity, out, st->stream));
+        if (plan->incoming) {
+            const fdl_filter *g = plan->incoming->impl;
+            float *out_new = st->d_out_new + done * st->outputs;
+            TRY(gf_launch_fdl_head(st->d_xw, g->d_head, st->d_tail_new, paths, st->outputs,
+                                   st->part, st->head_len, st->pos, len, st->parity, out_new,
+                                   st->stream));
+            TRY(gf_launch_crossfade(out, st->outputs, 1, out_new, st->outputs, 1, len,
+                                    st->outputs, plan->fade_pos + done, plan->fade_len,
+                                    st->stream));
+        }
         st->pos += len;
         done += len;
         if (st->pos < st->part)
@@ -391,8 +555,15 @@ static gfir_status execute_device(gfir_plan *plan, fdl_state *st, const gf_devic
     if (io->in)
         TRY(gf_launch_restride(io->in, io->in_stride, io->in_dist, st->d_in, st->inputs, 1, n,
                                st->inputs, st->stream));
-    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK)
+    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK) {
+        /* what was queued reads and writes the caller's buffers: the
+         * caller's stream waits for it before it can free them */
+        if (cudaEventRecord(st->caller, st->stream) != cudaSuccess ||
+            cudaStreamWaitEvent(stream, st->caller, 0) != cudaSuccess)
+            cudaStreamSynchronize(st->stream);
+        cudaGetLastError();
         return s;
+    }
     TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
     return GFIR_OK;
 }
@@ -432,19 +603,20 @@ static gfir_status convolve_device(gfir_plan *plan, fdl_state *st, const gf_devi
     return GFIR_OK;
 }
 
-/* The head taps and the partitions' spectra from device taps, then the
- * history cleared, as create makes them. */
+/* The head taps and the partitions' spectra from device taps, into the
+ * plan's filter, then the history cleared, as create makes them. */
 static gfir_status set_taps_device(gfir_plan *plan, fdl_state *st, const float *taps,
                                    cudaStream_t stream)
 {
     const size_t B = st->part, ntaps = plan->ntaps;
+    fdl_filter *f = plan->filter->impl;
     TRY(cudaEventRecord(st->caller, stream));
     TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
-    TRY(cudaMemcpy2DAsync(st->d_head, B * sizeof(float), taps, ntaps * sizeof(float),
+    TRY(cudaMemcpy2DAsync(f->d_head, B * sizeof(float), taps, ntaps * sizeof(float),
                           st->head_len * sizeof(float), st->sets, cudaMemcpyDeviceToDevice,
                           st->stream));
     if (st->tparts)
-        TRY(gf_launch_fdl_spectra(taps, ntaps, st->sets, B, st->tparts, st->d_tw, st->d_h,
+        TRY(gf_launch_fdl_spectra(taps, ntaps, st->sets, B, st->tparts, st->d_tw, f->d_h,
                                   st->stream));
     gfir_status s = clear(plan, st);
     if (s != GFIR_OK)

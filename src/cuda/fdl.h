@@ -31,6 +31,10 @@ size_t gf_cuda_fdl_partition(size_t block_frames);
 /* The engine's operations, with backend.h's contracts; create takes the
  * plan's tap sets (filter_channels x ntaps) and plan->route when routed. */
 gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps);
+gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_filter *f,
+                                char *why, size_t why_len);
+gfir_status gf_cuda_fdl_fade_begin(gfir_plan *plan);
+void gf_cuda_fdl_fade_end(gfir_plan *plan);
 gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n);
 gfir_status gf_cuda_fdl_reset(gfir_plan *plan);
 /* The device calls (backend.h): the caller's samples restrided into and out

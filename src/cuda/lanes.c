@@ -17,7 +17,9 @@
  * (gf_cuda_state.step): a direct launcher writing planar rows that a second
  * pass interleaves, or the FFT engine, which writes interleaved frames
  * itself. Both read the same staged buffer, so the lanes, the halo and the
- * pipelining are shared.
+ * pipelining are shared. During a crossfade the step runs twice on that
+ * buffer, once per filter, and a mixing pass fades the second output into
+ * the first (gf_cuda_convolve).
  */
 #include "cuda/cuda_plan.h"
 #include "cuda_status.h"
@@ -63,6 +65,7 @@ void gf_cuda_lane_destroy(gf_cuda_lane *l)
     cudaFree(l->d_out);
     cudaFree(l->d_x);
     cudaFree(l->d_y);
+    cudaFree(l->d_fade);
 }
 
 gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l)
@@ -78,6 +81,8 @@ gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane
     GF_CUDA_TRY(cudaMalloc((void **)&l->d_in, io), why, why_len);
     GF_CUDA_TRY(cudaMalloc((void **)&l->d_out, io), why, why_len);
     GF_CUDA_TRY(cudaMalloc((void **)&l->d_x, ch * st->x_stride * sizeof(float)), why, why_len);
+    GF_CUDA_TRY(cudaMalloc((void **)&l->d_fade, ch * st->sub_frames * sizeof(float)), why,
+                why_len);
     /* zeros before the first sample: the halo of the first block. On the
      * lane's own stream, recorded as staged: the other lane's first staging
      * waits for that event, and a plain cudaMemset (legacy default stream)
@@ -124,11 +129,36 @@ gfir_status gf_cuda_reset(gfir_plan *plan)
     return gf_cuda_clear(plan, st);
 }
 
-/* Queues one sub-block on lane `me`, after lane `prev` staged the previous one.
- * src and dst are host memory the copies use directly: the caller's own when
- * it is pinned, else the lane's pinned staging; src is NULL for silence. */
+gfir_status gf_cuda_convolve(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l,
+                             const float *x, size_t x_stride, size_t n, float *out,
+                             size_t out_stride, size_t out_dist, size_t at)
+{
+    gfir_status status =
+        st->step(plan, st, l, plan->filter->impl, x, x_stride, n, out, out_stride, out_dist);
+    if (status != GFIR_OK || !plan->incoming)
+        return status;
+    /* the incoming filter in pieces that fit d_fade; x + done is the same
+     * rows from output `done` on, halo included */
+    for (size_t done = 0, m; done < n; done += m) {
+        m = n - done < st->sub_frames ? n - done : st->sub_frames;
+        status = st->step(plan, st, l, plan->incoming->impl, x + done, x_stride, m, l->d_fade, 1,
+                          st->sub_frames);
+        if (status != GFIR_OK)
+            return status;
+        GF_CUDA_TRY(gf_launch_crossfade(out + done * out_stride, out_stride, out_dist, l->d_fade,
+                                        1, st->sub_frames, m, plan->channels,
+                                        plan->fade_pos + at + done, plan->fade_len, l->stream),
+                    plan->detail, sizeof plan->detail);
+    }
+    return GFIR_OK;
+}
+
+/* Queues one sub-block (frames at .. at + n of the call) on lane `me`, after
+ * lane `prev` staged the previous one. src and dst are host memory the
+ * copies use directly: the caller's own when it is pinned, else the lane's
+ * pinned staging; src is NULL for silence. */
 static gfir_status enqueue(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me,
-                           gf_cuda_lane *prev, const float *src, float *dst, size_t n)
+                           gf_cuda_lane *prev, const float *src, float *dst, size_t n, size_t at)
 {
     char *why = plan->detail;
     const size_t why_len = sizeof plan->detail;
@@ -142,7 +172,7 @@ static gfir_status enqueue(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *me,
                                 src ? me->d_in : NULL, ch, 1, n, plan->channels, me->stream),
                 why, why_len);
     GF_CUDA_TRY(cudaEventRecord(me->staged, me->stream), why, why_len);
-    status = st->step(plan, st, me, me->d_x, st->x_stride, n, me->d_out, ch, 1);
+    status = gf_cuda_convolve(plan, st, me, me->d_x, st->x_stride, n, me->d_out, ch, 1, at);
     if (status != GFIR_OK)
         return status;
     GF_CUDA_TRY(cudaMemcpyAsync(dst, me->d_out, bytes, cudaMemcpyDeviceToHost, me->stream), why,
@@ -198,7 +228,8 @@ gfir_status gf_cuda_execute(gfir_plan *plan, const float *in, float *out, size_t
         if (src == me->h_in)
             memcpy(me->h_in, in + done * ch, m * ch * sizeof(float));
         me->direct = out_pinned;
-        status = enqueue(plan, st, me, prev, src, out_pinned ? out + done * ch : me->h_out, m);
+        status = enqueue(plan, st, me, prev, src, out_pinned ? out + done * ch : me->h_out, m,
+                         done);
         me->dest = out + done * ch;
         st->last = 1 - st->last;
     }

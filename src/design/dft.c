@@ -25,15 +25,20 @@ static void bit_reverse(double *re, double *im, size_t n)
     }
 }
 
-int gf_dft(double *re, double *im, size_t n)
+double *gf_dft_twiddles(size_t n)
 {
     double *tw = malloc((n / 2 + 1) * 2 * sizeof *tw);
     if (!tw)
-        return -1;
+        return NULL;
     for (size_t k = 0; k < n / 2; k++) {
         tw[2 * k] = cos(2.0 * pi * (double)k / (double)n);
         tw[2 * k + 1] = -sin(2.0 * pi * (double)k / (double)n);
     }
+    return tw;
+}
+
+void gf_dft_with(double *re, double *im, size_t n, const double *tw)
+{
     bit_reverse(re, im, n);
     for (size_t len = 2; len <= n; len <<= 1) {
         const size_t half = len / 2, stride = n / len;
@@ -49,6 +54,14 @@ int gf_dft(double *re, double *im, size_t n)
             }
         }
     }
+}
+
+int gf_dft(double *re, double *im, size_t n)
+{
+    double *tw = gf_dft_twiddles(n);
+    if (!tw)
+        return -1;
+    gf_dft_with(re, im, n, tw);
     free(tw);
     return 0;
 }

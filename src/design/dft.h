@@ -19,4 +19,10 @@ int gf_positive_finite(double x);
  * e^{-2 pi i k t / n}. 0 on success, -1 without memory for its twiddles. */
 int gf_dft(double *re, double *im, size_t n);
 
+/* The twiddles of an n-point gf_dft, for callers that transform many times
+ * at one size: n / 2 complex values (malloc'd; NULL without memory). */
+double *gf_dft_twiddles(size_t n);
+/* gf_dft with twiddles from gf_dft_twiddles(n). */
+void gf_dft_with(double *re, double *im, size_t n, const double *tw);
+
 #endif

@@ -61,3 +61,34 @@ done:
     free(im);
     return peak;
 }
+
+gfir_status gfir_response_magnitudes(const float *taps, size_t ntaps, double *mag, size_t nfreqs)
+{
+    size_t n;
+    double *re, *im;
+    gfir_status st = GFIR_ERR_NOMEM;
+    if (!taps || !mag)
+        return GFIR_ERR_NULL;
+    if (ntaps == 0 || ntaps > GFIR_MAX_TAPS)
+        return GFIR_ERR_TAPS;
+    if (nfreqs < 2 || ((nfreqs - 1) & (nfreqs - 2)) != 0 || nfreqs - 1 > GFIR_MAX_TAPS)
+        return GFIR_ERR_ARG;
+    n = 2 * (nfreqs - 1);
+    re = calloc(n, sizeof *re);
+    im = calloc(n, sizeof *im);
+    if (!re || !im)
+        goto done;
+    /* a grid coarser than the filter is long samples the response of the
+     * taps wrapped around it: the DFT sees only k mod n */
+    for (size_t i = 0; i < ntaps; i++)
+        re[i % n] += taps[i];
+    if (gf_dft(re, im, n) != 0)
+        goto done;
+    for (size_t k = 0; k < nfreqs; k++)
+        mag[k] = hypot(re[k], im[k]);
+    st = GFIR_OK;
+done:
+    free(re);
+    free(im);
+    return st;
+}

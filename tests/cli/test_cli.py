@@ -180,14 +180,15 @@ def ir_per_channel_and_shared(d):
     ir2 = d.noise(777, 2, 0.1)
     d.wav("ir2.wav", ir2)
     ir2 = read(d.p("ir2.wav"))[1]
-    d.run("x.wav", "y.wav", "--ir", "ir2.wav")                  # default: full
+    # --normalize none: the raw IR (the default with an IR is peak, test_routing.py)
+    d.run("x.wav", "y.wav", "--ir", "ir2.wav", "--normalize", "none")   # default: full
     err = rel_l2(read(d.p("y.wav"))[1], conv(x, ir2, "full"))
     assert err < REL_L2, f"per-channel IR: {err}"
     ir1 = d.noise(300, 1, 0.1)
     d.wav("ir1.wav", ir1)
     ir1 = read(d.p("ir1.wav"))[1]
     for align in ("same", "causal", "full"):
-        d.run("x.wav", "y.wav", "--ir", "ir1.wav", "--align", align)
+        d.run("x.wav", "y.wav", "--ir", "ir1.wav", "--align", align, "--normalize", "none")
         # 300 taps, even: 'same' is the contract's full[i + (ntaps - 1) / 2]
         want = (conv(x, ir1, "full")[(len(ir1) - 1) // 2:][:len(x)] if align == "same"
                 else conv(x, ir1, align))
@@ -228,7 +229,7 @@ def no_fold_runs_stages_in_series(d):
     for align, want in wants.items():
         for block in ("4096", "997"):
             d.run("x.wav", "y.wav", "--taps", "a.txt", "--ir", "ir.wav", "--no-fold",
-                  "--align", align, "--block", block, "--gain", "-6")
+                  "--align", align, "--block", block, "--gain", "-6", "--normalize", "none")
             err = rel_l2(read(d.p("y.wav"))[1], want * 10 ** (-6 / 20))
             assert err < REL_L2, f"--no-fold --align {align} --block {block}: {err}"
     d.run("x.wav", "folded.wav", "--preset", "rumble", "--preset", "lowpass")
@@ -244,14 +245,14 @@ def ir_resampled_to_input_rate(d):
     ir = signal.firwin(63, 0.3)
     d.wav("ir.wav", ir, rate=24000)
     d.wav("x.wav", np.full(20000, 0.5))
-    r = d.run("x.wav", "y.wav", "--ir", "ir.wav")
+    r = d.run("x.wav", "y.wav", "--ir", "ir.wav", "--normalize", "none")
     one_line(r.stderr, "resampl", "24000", "48000")
     rate, y = read(d.p("y.wav"))
     assert rate == RATE
     mid = y[5000:15000]
     assert np.max(np.abs(mid - 0.5)) < 1e-3, f"DC after resampling: {mid.min()}..{mid.max()}"
     assert len(y) > 20000 + 100, "the resampled IR has about twice the taps"
-    r = d.run("x.wav", "y.wav", "--ir", "ir.wav", "-q")
+    r = d.run("x.wav", "y.wav", "--ir", "ir.wav", "-q", "--normalize", "none")
     assert r.stderr == "", "-q silences the resampling note"
 
 
@@ -367,7 +368,7 @@ def hall_is_its_impulse_response(d):
     x = np.zeros((1000, 2))
     x[0] = [1.0, 0.5]
     d.wav("imp.wav", x, rate)
-    d.run("imp.wav", "wet.wav", "--preset", "hall", "--backend", "cpu")
+    d.run("imp.wav", "wet.wav", "--preset", "hall", "--backend", "cpu", "--normalize", "none")
     _, y = read(d.p("wet.wav"))
     want = np.zeros((1000 + len(ir) - 1, 2))
     want[: len(ir)] = ir * [1.0, 0.5]
@@ -449,7 +450,8 @@ def preset_taps_and_ir_stages(d):
     d.wav("ir.wav", [1.0, 0.0, -0.25])
     d.text("chain.ini", "[avg]\ntype = taps\nfile = t.txt\n\n[echo]\ntype = ir\nfile = ir.wav\n")
     d.wav("impulse.wav", np.ones(1))
-    d.run("impulse.wav", "o.wav", "--preset", "chain.ini", "--align", "full")
+    d.run("impulse.wav", "o.wav", "--preset", "chain.ini", "--align", "full", "--normalize",
+          "none")
     want = np.convolve([0.5, 0.5], [1.0, 0.0, -0.25])
     assert np.allclose(read(d.p("o.wav"))[1], want, atol=1e-7)
 

@@ -316,13 +316,14 @@ static void test_strerror(void **state)
     (void)state;
     const gfir_status codes[] = {GFIR_OK,         GFIR_ERR_NULL,        GFIR_ERR_CHANNELS,
                                  GFIR_ERR_TAPS,   GFIR_ERR_ARG,         GFIR_ERR_NOMEM,
-                                 GFIR_ERR_UNAVAILABLE, GFIR_ERR_UNSUPPORTED, GFIR_ERR_DEVICE};
+                                 GFIR_ERR_UNAVAILABLE, GFIR_ERR_UNSUPPORTED, GFIR_ERR_DEVICE,
+                                 GFIR_ERR_BUSY};
     const size_t n = sizeof codes / sizeof codes[0];
     const char *unknown = gfir_strerror((gfir_status)-1000);
 
     assert_non_null(unknown);
     assert_string_equal(unknown, gfir_strerror((gfir_status)1));
-    assert_string_equal(unknown, gfir_strerror((gfir_status)(GFIR_ERR_DEVICE - 1)));
+    assert_string_equal(unknown, gfir_strerror((gfir_status)(GFIR_ERR_BUSY - 1)));
     for (size_t i = 0; i < n; i++) {
         const char *s = gfir_strerror(codes[i]);
         assert_non_null(s);

@@ -4,7 +4,8 @@
  * for the gold, direct and FFT kernels (the uniform engine within a latency
  * budget, the zero-latency non-uniform one without, up to 2^20 taps and
  * through its longest partitions' cycles), at audio block sizes and at full
- * blocks, in odd chunks. The link wraps malloc, calloc, realloc,
+ * blocks, in odd chunks. The same for gfir_plan_swap, the calls that run a
+ * crossfade (the first one after a swap included) and gfir_plan_retired. The link wraps malloc, calloc, realloc,
  * pthread_mutex_lock and pthread_cond_wait (-Wl,--wrap) so every call the
  * library makes to them is counted while execute runs.
  */
@@ -138,12 +139,88 @@ static void test_default_threads_small_blocks(void **state)
     run(GFIR_KERNEL_FFT, 0, 65537, 256, 0, 20000);
 }
 
+/* Filters swapped in every few calls while the plan runs, armed from the
+ * first swap to the last retired filter collected; only making and
+ * destroying the filters is not. */
+static void run_swaps(gfir_kernel kernel, size_t max_latency, size_t ntaps, size_t block,
+                      size_t frames)
+{
+    enum { CH = 2, FILTERS = 4 };
+    uint64_t rng = ntaps * 7 + block;
+    float *taps = malloc(CH * ntaps * sizeof *taps);
+    float *x = malloc(frames * CH * sizeof *x), *y = malloc(frames * CH * sizeof *y);
+    gfir_filter *f[FILTERS], *back[FILTERS + 1];
+    size_t nback = 0, swaps = 0, busy = 0;
+    gfir_plan *plan;
+    gfir_config cfg;
+    assert_true(taps && x && y);
+    test_fill(x, frames * CH, &rng);
+    gfir_config_init(&cfg);
+    cfg.channels = CH;
+    cfg.filter_channels = CH;
+    cfg.backend = GFIR_BACKEND_CPU;
+    cfg.kernel = kernel;
+    cfg.max_block_frames = block;
+    cfg.threads = 1;
+    cfg.max_latency_frames = max_latency;
+    test_fill(taps, CH * ntaps, &rng);
+    assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
+    for (size_t i = 0; i < FILTERS; i++) {
+        test_fill(taps, CH * ntaps, &rng);
+        assert_int_equal(gfir_filter_create(&f[i], plan, taps, ntaps), GFIR_OK);
+    }
+    free(taps);
+
+    forbidden_calls = 0;
+    armed = 1;
+    for (size_t done = 0, n = 1, call = 0; done < frames; done += n, n = n * 3 % 1001 + 1) {
+        n = n < frames - done ? n : frames - done;
+        if (++call % 3 == 0 && swaps < FILTERS) {
+            const gfir_status st = gfir_plan_swap(plan, f[swaps], call % 4 ? 3000 : 0);
+            swaps += st == GFIR_OK;
+            busy += st == GFIR_ERR_BUSY;
+        }
+        if (gfir_plan_execute(plan, x + done * CH, y + done * CH, n) != GFIR_OK)
+            break;
+        for (gfir_filter *old; nback <= FILTERS && (old = gfir_plan_retired(plan));)
+            back[nback++] = old;
+    }
+    armed = 0;
+    if (forbidden_calls)
+        fail_msg("kernel %s, latency budget %zu, %zu taps, block %zu: %d calls to "
+                 "malloc/calloc/realloc/pthread_mutex_lock/pthread_cond_wait while swapping",
+                 gfir_kernel_name(kernel), max_latency, ntaps, block, forbidden_calls);
+    assert_int_equal(swaps, FILTERS);
+    assert_true(busy > 0);
+    assert_true(nback >= FILTERS - 1);
+    for (size_t i = 0; i < nback; i++)
+        gfir_filter_destroy(back[i]);
+    gfir_plan_destroy(plan);
+    free(x);
+    free(y);
+}
+
+static void test_swaps(void **state)
+{
+    (void)state;
+    static const gfir_kernel kernels[] = {GFIR_KERNEL_GOLD, GFIR_KERNEL_DIRECT, GFIR_KERNEL_FFT,
+                                          GFIR_KERNEL_FFT};
+    static const size_t budgets[] = {0, 0, GFIR_LATENCY_ANY, 0};
+    static const size_t taps[] = {255, 4097};
+    for (size_t k = 0; k < 4; k++)
+        for (size_t t = 0; t < 2; t++)
+            run_swaps(kernels[k], budgets[k], taps[t], 256, 30000);
+    /* the zero-latency engine's long partitions, in flight at each swap */
+    run_swaps(GFIR_KERNEL_FFT, 0, 65537, 64, 3 * 65536);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_thread),
         cmocka_unit_test(test_nonuniform_long),
         cmocka_unit_test(test_default_threads_small_blocks),
+        cmocka_unit_test(test_swaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
  * fuzz_preset.c - libFuzzer target: a preset file and its overrides. The
  * first line of the input is what follows NAME: in --preset NAME:key=value,...
- * and the rest is the INI file, parsed, checked and, where its designs are of
- * a sensible size, designed at 48 kHz, folded and unfolded.
+ * and the rest is the INI file (a [route]'s lines too), parsed, checked and,
+ * where its designs are of a sensible size, designed at 48 kHz, folded and
+ * unfolded.
  */
 #include "filter/filter.h"
 
@@ -64,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              (const char *)data);
     if (cli_filter_add_preset(f, spec) == 0 && small_designs(f)) {
         f->gain_db = (size & 1) ? -6.0 : 0.0;
-        f->normalize_peak = (size & 2) != 0;
+        f->normalize = (cli_normalize)((size >> 1) % 3);
         if (cli_design_build(f, 48000.0, 2, 1, &d) == 0)
             cli_design_free(&d);
         if (cli_design_stages(f, 44100.0, 2, 1, &d) == 0)

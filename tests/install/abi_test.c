@@ -104,6 +104,21 @@ static void newer_struct_asking_for_more_is_refused(void **state)
     assert_non_null(strstr(gfir_plan_error_detail(NULL), "newer gfir.h"));
 }
 
+/* A newer header's field in today's reserved place is refused too: padding
+ * would have let it through unseen. */
+static void reserved_field_set_is_refused(void **state)
+{
+    gfir_config cfg;
+    gfir_plan *plan = NULL;
+    (void)state;
+    gfir_config_init(&cfg);
+    assert_int_equal(cfg.reserved, 0);
+    cfg.reserved = 1;
+    assert_int_equal(gfir_plan_create(&plan, taps, 5, &cfg), GFIR_ERR_ARG);
+    assert_null(plan);
+    assert_non_null(strstr(gfir_plan_error_detail(NULL), "newer gfir.h"));
+}
+
 static void uninitialised_struct_is_refused(void **state)
 {
     gfir_config cfg;
@@ -123,6 +138,7 @@ int main(void)
         cmocka_unit_test(older_struct_gets_defaults),
         cmocka_unit_test(newer_struct_with_zero_extras_is_served),
         cmocka_unit_test(newer_struct_asking_for_more_is_refused),
+        cmocka_unit_test(reserved_field_set_is_refused),
         cmocka_unit_test(uninitialised_struct_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
 # printed latency exactly two periods plus the filter's delay. Then a 1023-tap
 # filter, for which auto would pick the CPU's partitioned FFT (a block more of
 # latency): live audio takes the direct kernel instead, so again two periods.
+# Last, a stereo IR on one input channel: the output opens for two.
 # A run with underruns is tried again only when the server itself was late
 # (live_run in common.sh).
 source "$(dirname "$0")/common.sh"
@@ -31,4 +32,15 @@ make_signal 0.1 1 1023
 monitor 2
 grep -q '^latency: [0-9.]* ms (2 periods of 256 frames + filter delay 10.6 ms;' "$work/err" ||
     fail "1023 taps: latency is not 2 periods + filter delay"
+
+# routed: one input channel through a stereo IR to two output channels
+"$PY" - "$work" <<'PYEOF'
+import os, sys
+sys.path.insert(0, os.environ['GFIR_LIVE_TESTS'])
+import live_util as u
+u.write_wav_float(sys.argv[1] + '/st.wav', u.random_signal(3, 255, 2), 48000)
+PYEOF
+live_run expect_clean --monitor --duration 2 --channels 1 --ir "$work/st.wav" --backend cpu \
+    --device system -v
+grep -q "48000 Hz, 1 channel in, 2 out" "$work/err" || fail "mono to stereo: not 1 in, 2 out"
 echo "ok"

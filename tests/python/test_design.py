@@ -40,6 +40,20 @@ def test_fold_magnitude_peak(rng):
     assert design.peak(a) == pytest.approx(np.max(np.abs(dense)), rel=1e-3)
 
 
+def test_magnitudes_and_minimum_phase(rng):
+    h = (rng.standard_normal(1500) * np.exp(-np.arange(1500) / 250)).astype(np.float32)
+    _, ref = scipy.signal.freqz(h.astype(np.float64), worN=4097, include_nyquist=True)
+    assert np.allclose(design.magnitudes(h, 4097), np.abs(ref), rtol=1e-9, atol=1e-12)
+    hm, err = design.minimum_phase(h)
+    assert hm.dtype == np.float32 and hm.shape == h.shape and 0 <= err <= 0.05
+    # SciPy 1.10's homomorphic method returns the square root's: given the
+    # autocorrelation (|H|^2) it gives the minimum phase of |H|
+    ref = scipy.signal.minimum_phase(np.convolve(h, h[::-1]).astype(np.float64), "homomorphic")
+    assert np.linalg.norm(hm - ref) / np.linalg.norm(ref) < 1e-2
+    with pytest.raises(gfir.ArgumentError):
+        design.magnitudes(h, 100)
+
+
 def test_design_errors_explain():
     with pytest.raises(gfir.ArgumentError, match="lowpass at 30000 Hz") as e:
         design.lowpass(30000.0, 48000.0, transition_hz=100.0)

@@ -26,7 +26,7 @@ def test_installed_package_finds_its_library(tmp_path):
                        cwd=tmp_path, env=dict(clean, PYTHONPATH=str(site)))
     assert r.returncode == 0, r.stderr
     lib, result = r.stdout.splitlines()
-    assert lib == str(prefix / "lib" / "libgfir.so.0")
+    assert lib == str(prefix / "lib" / "libgfir.so.0.2")
     assert result == "[1.0, 1.0, 1.0, -3.0]"
     # no build products left in the source tree by pip
     assert not os.path.exists(os.path.join(SOURCE, "src", "python", "build"))

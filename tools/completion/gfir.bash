@@ -5,10 +5,11 @@
 # bash-completion finds it; tests/cli/test_install.py checks the option and
 # kernel lists here against `gfir --help`.
 
-_gfir_options="--preset --taps --ir --gain --normalize --align --format --no-dither
+_gfir_options="--preset --taps --ir --true-stereo --gain --normalize --ir-trim --min-phase
+--align --format --no-dither
 --list-presets --describe --response --rate --backend --kernel --block --no-fold
 --play --monitor --list-devices --device --input-device --period --duration
---channels --quiet --verbose --version --help"
+--channels --crossfade --quiet --verbose --version --help"
 _gfir_kernels="auto gold direct fft basic constant tiled cached"
 _gfir_containers="wav flac mp3 opus ogg aiff caf w64 rf64 au"
 _gfir_samples="pcm8 pcm16 pcm24 pcm32 float double ulaw alaw vorbis opus mp3"
@@ -76,12 +77,14 @@ _gfir() {
     -t | --taps | -i | --ir) _gfir_files "$cur"; return ;;
     --response) _gfir_files "$cur" '*.svg'; return ;;
     -a | --align) _gfir_words "$cur" "same causal full"; return ;;
-    -n | --normalize) _gfir_words "$cur" "none peak"; return ;;
+    -n | --normalize) _gfir_words "$cur" "none peak energy"; return ;;
+    --true-stereo) _gfir_words "$cur" "ll,lr,rl,rr ll,rl,lr,rr"; return ;;
     -b | --backend) _gfir_words "$cur" "auto cpu cuda"; return ;;
     -k | --kernel) _gfir_words "$cur" "$_gfir_kernels"; return ;;
     -f | --format) _gfir_format "$cur"; return ;;
     --rate) _gfir_words "$cur" "44100 48000 88200 96000"; return ;;
-    -g | --gain | --block | --period | --duration | --channels | --device | --input-device)
+    -g | --gain | --ir-trim | --block | --period | --duration | --channels | --crossfade | \
+        --device | --input-device)
         COMPREPLY=(); return ;;
     esac
     if [[ $cur == -* ]]; then

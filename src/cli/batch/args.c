@@ -55,7 +55,7 @@ static void print_help(void)
 "Defaults for rows that give none (as for gfir INPUT OUTPUT):\n"
 "  -p, --preset, -t, --taps, -i, --ir, -g, --gain, -a, --align, -f, --format\n"
 "For every job:\n"
-"  -n, --normalize none|peak, --no-dither, -b, --backend, -k, --kernel,\n"
+"  -n, --normalize none|peak|energy, --no-dither, -b, --backend, -k, --kernel,\n"
 "      --block, --no-fold\n"
 "\n"
 "  -q, --quiet          no progress bar and no summary unless a job failed\n"
@@ -139,7 +139,7 @@ static int add_stage(batch_options *bo, stage_kind kind, const char *spec)
 static int apply_option(int c, const char *arg, batch_options *bo)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
-    static const char *const normalizes[] = {"none", "peak", NULL};
+    static const char *const normalizes[] = {"none", "peak", "energy", NULL};
     unsigned long long v = 0;
     int i = 0;
 
@@ -182,7 +182,7 @@ static int apply_option(int c, const char *arg, batch_options *bo)
     case 'n':
         if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
-        bo->normalize_peak = i;
+        bo->normalize = i;
         return -1;
     case 'a':
         if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
@@ -231,6 +231,7 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
     int c, rc;
     memset(bo, 0, sizeof *bo);
     bo->align = CLI_ALIGN_DEFAULT;
+    bo->normalize = CLI_NORMALIZE_DEFAULT;
     bo->engine.align = CLI_ALIGN_DEFAULT;
     optind = 1;
     while ((c = cli_next_option(&parsing, argc, argv, ":j:p:t:i:g:n:a:f:b:k:qvh", long_options)) !=

@@ -37,7 +37,8 @@ typedef struct batch_options {
     batch_stage stages[64];     /* --preset, --taps, --ir: the filter of rows without one */
     size_t nstages;
     double gain_db;             /* --gain: for rows without a gain */
-    int normalize_peak;         /* --normalize peak: every job */
+    int normalize;              /* --normalize for every job: a cli_normalize (filter.h),
+                                   CLI_NORMALIZE_DEFAULT when not given */
     cli_align align;            /* --align: for rows without one */
     const char *format;         /* --format: for rows without one */
     cli_options engine;         /* --backend, --kernel, --block, --no-fold, --no-dither, -q, -v */

@@ -211,6 +211,8 @@ static void append_option(json_buf *b, const char *option, const char *value)
     }
 }
 
+static const char *const normalize_names[] = {"none", "peak", "energy"};
+
 /* The job's filter and its recipe as gfir options; has_ir: the filter, as
  * loaded, has an IR stage (the default alignment is then full). */
 static int describe(const batch_options *bo, manifest_job *j, int has_ir)
@@ -234,8 +236,8 @@ static int describe(const batch_options *bo, manifest_job *j, int has_ir)
         format_double(gain, sizeof gain, j->gain_db);
         append_option(&b, "--gain", gain);
     }
-    if (bo->normalize_peak)
-        append_option(&b, "--normalize", "peak");
+    if (bo->normalize != CLI_NORMALIZE_DEFAULT)
+        append_option(&b, "--normalize", normalize_names[bo->normalize]);
     if (j->align == CLI_ALIGN_DEFAULT)
         j->align = has_ir ? CLI_ALIGN_FULL : CLI_ALIGN_SAME;
     j->filter = b.failed ? NULL : strdup(b.text);

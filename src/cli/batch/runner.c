@@ -126,7 +126,7 @@ static cli_filter *filter_for(const batch_options *bo, const manifest_job *j)
                      : cli_filter_add_file(f, bo->stages[i].kind, bo->stages[i].spec);
     }
     f->gain_db = j->gain_db;
-    f->normalize_peak = bo->normalize_peak;
+    f->normalize = (cli_normalize)bo->normalize;
     if (rc) {
         cli_filter_free(f);
         return NULL;
@@ -232,7 +232,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
     chain = chain_for(w, j, &in_info);
-    if (!chain)
+    if (!chain || render_route_format(j->format, j->output, &in_info, chain, &meta, &out_info))
         goto done;
     if (render_file(in, j->input, (unsigned)in_info.channels, chain, &t, NULL, &res))
         goto done;

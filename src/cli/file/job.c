@@ -48,7 +48,7 @@ static void say_where(char *buf, size_t len, uint64_t sample, unsigned channels)
 
 /* Samples that were not finite, and an INPUT shorter than its header: one
  * line each, like clipping. */
-static void report_damage(const render_result *r, const SF_INFO *in_info)
+static void report_damage(const render_result *r, const SF_INFO *in_info, unsigned out_channels)
 {
     const unsigned channels = (unsigned)in_info->channels;
     char where[64];
@@ -59,7 +59,7 @@ static void report_damage(const render_result *r, const SF_INFO *in_info)
                 (unsigned long long)r->nonfinite_in, where);
     }
     if (r->nonfinite_out) {
-        say_where(where, sizeof where, r->first_nonfinite_out, channels);
+        say_where(where, sizeof where, r->first_nonfinite_out, out_channels);
         fprintf(stderr, "gfir: %llu output samples are not finite (the filter overflowed), the "
                 "first at %s; written as %s\n", (unsigned long long)r->nonfinite_out, where,
                 r->clips ? "silence or full scale" : "NaN or infinity");
@@ -104,12 +104,15 @@ static void say_output(const cli_options *o, const SF_INFO *out_info, const file
             out_info->channels, out_info->channels == 1 ? "" : "s", tags);
 }
 
-/* --align, else the default: full for an impulse response, same otherwise. */
+/* --align, else the default: full for an impulse response, same otherwise
+ * but causal for a minimum-phase filter, which has no delay to remove. */
 static cli_align align_for(const cli_options *o)
 {
     if (o->align != CLI_ALIGN_DEFAULT)
         return o->align;
-    return cli_filter_has_ir(o->filter) ? CLI_ALIGN_FULL : CLI_ALIGN_SAME;
+    if (cli_filter_has_ir(o->filter))
+        return CLI_ALIGN_FULL;
+    return o->filter->min_phase ? CLI_ALIGN_CAUSAL : CLI_ALIGN_SAME;
 }
 
 int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
@@ -132,7 +135,8 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
         format_choose(o->format, o->output, o->quiet, in_info, meta.layout != NULL, &out_info))
         goto done;
     if (cli_chain_create(o, in_info->samplerate, (unsigned)in_info->channels, block, frames,
-                         &chain))
+                         &chain) ||
+        render_route_format(o->format, o->output, in_info, &chain, &meta, &out_info))
         goto done;
     output_catch_signals();
     say_output(o, &out_info, &meta);
@@ -144,7 +148,7 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
     progress_end(&pg);
     if (!rc) {
         report(o, &res, out_info.samplerate, progress_now() - t0);
-        report_damage(&res, in_info);
+        report_damage(&res, in_info, chain.out_channels);
         /* a stream cannot be read back, and its header took no tags */
         metadata_describe(&meta, tags, sizeof tags);
         if (!res.streamed)

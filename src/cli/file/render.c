@@ -20,7 +20,8 @@ typedef struct render {
     const char *input;
     SNDFILE *in, *out;
     cli_chain *chain;
-    unsigned channels;
+    unsigned channels;          /* INPUT's */
+    unsigned out_channels;      /* OUTPUT's: as the chain routes them */
     /* alignment: frames dropped from the front, frames written */
     size_t skip_left;
     uint64_t written;
@@ -100,14 +101,14 @@ static int render_write(void *ctx, float *buf, size_t frames, uint64_t limit)
     size_t drop = frames < r->skip_left ? frames : r->skip_left;
     sf_count_t done;
     r->skip_left -= drop;
-    buf += drop * r->channels;
+    buf += drop * r->out_channels;
     frames -= drop;
     if (frames > limit - r->written)
         frames = (size_t)(limit - r->written);
     if (frames == 0)
         return 0;
-    r->peak = peak_of(buf, frames * r->channels, r->peak);
-    condition_block(&r->cond, buf, frames * r->channels, r->pcm);
+    r->peak = peak_of(buf, frames * r->out_channels, r->peak);
+    condition_block(&r->cond, buf, frames * r->out_channels, r->pcm);
     done = r->pcm ? sf_writef_short(r->out, r->pcm, (sf_count_t)frames)
                   : sf_writef_float(r->out, buf, (sf_count_t)frames);
     if (done != (sf_count_t)frames)
@@ -159,7 +160,9 @@ static int filter_all(render *r, progress *pg)
     const pipeline_io io = {r, render_read, render_filter, render_write};
     pipeline p;
     int rc, write_failed;
-    if (pipeline_start(&p, &io, r->t->block, r->channels))
+    /* a block holds a frame of the widest of INPUT, OUTPUT and the chain between */
+    if (pipeline_start(&p, &io, r->t->block, r->chain->max_channels > r->channels
+                                                 ? r->chain->max_channels : r->channels))
         return 1;
     rc = run_pipeline(r, &p, pg);
     write_failed = pipeline_finish(&p);
@@ -182,10 +185,23 @@ static int open_output(render *r, const output_file *of, SF_INFO *info, const SF
                        &r->out);
 }
 
+int render_route_format(const char *format, const char *output, const SF_INFO *in_info,
+                        const cli_chain *chain, file_metadata *meta, SF_INFO *out_info)
+{
+    SF_INFO routed = *in_info;
+    routed.channels = (int)chain->out_channels;
+    if (routed.channels == in_info->channels)
+        return 0;
+    free(meta->layout);
+    meta->layout = NULL;
+    return format_choose(format, output, 1, &routed, 0, out_info);
+}
+
 int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *chain,
                 const render_target *t, progress *pg, render_result *res)
 {
-    render r = {.t = t, .input = input, .in = in, .chain = chain, .channels = channels};
+    render r = {.t = t, .input = input, .in = in, .chain = chain, .channels = channels,
+                .out_channels = chain->out_channels};
     output_file of = OUTPUT_FILE_INIT;
     SF_INFO info = *t->info, in_info;
     int rc = 1, subtype = info.format & SF_FORMAT_SUBMASK, in_subtype;
@@ -206,7 +222,7 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     /* libsndfile clips instead of wrapping integers that overflow. */
     sf_command(r.out, SFC_SET_CLIPPING, NULL, SF_TRUE);
     if (subtype == SF_FORMAT_PCM_16) {
-        r.pcm = malloc(t->block * channels * sizeof *r.pcm);
+        r.pcm = malloc(t->block * r.out_channels * sizeof *r.pcm);
         if (!r.pcm) {
             cli_error("out of memory for blocks of %zu frames", t->block);
             goto done;

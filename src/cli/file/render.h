@@ -46,9 +46,20 @@ typedef struct render_result {
 } render_result;
 
 /*
- * Filters in (named input in messages) through chain, new or reset, into
- * t->output. pg, when not NULL, follows the input frames read. 0, or 1
- * after one line on stderr; OUTPUT is then as it was.
+ * OUTPUT's format (format_choose's for INPUT, already in *out_info) again
+ * where chain routes to other channels than INPUT's: the same choice for
+ * chain->out_channels, its notes not said twice, and INPUT's channel layout
+ * dropped from meta (it described channels that are not there any more).
+ * 0, or 1 after one line (a format that cannot hold so many channels).
+ */
+int render_route_format(const char *format, const char *output, const SF_INFO *in_info,
+                        const cli_chain *chain, file_metadata *meta, SF_INFO *out_info);
+
+/*
+ * Filters in (named input in messages, `channels` channels) through chain,
+ * new or reset, into t->output, whose t->info has the chain's out_channels.
+ * pg, when not NULL, follows the input frames read. 0, or 1 after one line
+ * on stderr; OUTPUT is then as it was.
  */
 int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *chain,
                 const render_target *t, progress *pg, render_result *res);

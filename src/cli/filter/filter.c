@@ -1,11 +1,13 @@
 /*
  * filter.c - the filter chain: stages as given on the command line, designed
- * at a sample rate and folded into one tap set.
+ * at a sample rate for a signal's channels (sets.h, layout.h, shape.h) and
+ * folded into one filter, scaled as --gain and --normalize say.
  */
 #include "filter/filter.h"
-#include "filter/ir.h"
+#include "filter/layout.h"
 #include "filter/preset.h"
-#include "filter/taps.h"
+#include "filter/sets.h"
+#include "filter/shape.h"
 #include "message.h"
 
 #include <float.h>
@@ -17,10 +19,16 @@
 #include <sys/stat.h>
 
 #define MAX_OVERRIDES 32
+#define PATH_LEN 4096
 
 cli_filter *cli_filter_new(void)
 {
-    return calloc(1, sizeof(cli_filter));
+    cli_filter *f = calloc(1, sizeof(cli_filter));
+    if (f) {
+        f->normalize = CLI_NORMALIZE_DEFAULT;
+        f->true_stereo = CLI_TRUE_STEREO_DEFAULT;
+    }
+    return f;
 }
 
 void cli_filter_free(cli_filter *f)
@@ -30,15 +38,73 @@ void cli_filter_free(cli_filter *f)
     while (f->chain.nstages)
         stage_drop_last(&f->chain);
     free(f->chain.stages);
+    for (size_t i = 0; i < f->nspecs; i++)
+        free(f->specs[i].arg);
+    free(f->specs);
     free(f);
+}
+
+/* Remembers an option that added stages, for cli_filter_renew. */
+static int remember(cli_filter *f, stage_kind kind, const char *arg)
+{
+    cli_filter_spec *s = realloc(f->specs, (f->nspecs + 1) * sizeof *s);
+    if (!s)
+        return cli_error("out of memory");
+    f->specs = s;
+    s[f->nspecs].kind = kind;
+    s[f->nspecs].arg = strdup(arg);
+    if (!s[f->nspecs].arg)
+        return cli_error("out of memory");
+    f->nspecs++;
+    return 0;
+}
+
+cli_filter *cli_filter_renew(const cli_filter *f)
+{
+    cli_filter *g = cli_filter_new();
+    int rc = g ? 0 : cli_error("out of memory");
+    for (size_t i = 0; !rc && i < f->nspecs; i++)
+        rc = f->specs[i].kind == STAGE_DESIGN ? cli_filter_add_preset(g, f->specs[i].arg)
+                                             : cli_filter_add_file(g, f->specs[i].kind,
+                                                                   f->specs[i].arg);
+    if (rc) {
+        cli_filter_free(g);
+        return NULL;
+    }
+    g->gain_db = f->gain_db;
+    g->normalize = f->normalize;
+    g->true_stereo = f->true_stereo;
+    g->trim = f->trim;
+    g->trim_db = f->trim_db;
+    g->min_phase = f->min_phase;
+    return g;
+}
+
+/* An IR stage, or a route through at least one IR file (one of plain
+ * wires only is a mixer, whose gains are the user's). */
+static int stage_has_ir(const cli_stage *s)
+{
+    for (size_t t = 0; s->kind == STAGE_ROUTE && t < s->nterms; t++)
+        if (s->terms[t].file)
+            return 1;
+    return s->kind == STAGE_IR;
 }
 
 int cli_filter_has_ir(const cli_filter *f)
 {
     for (size_t i = 0; i < f->chain.nstages; i++)
-        if (f->chain.stages[i].kind == STAGE_IR)
+        if (stage_has_ir(&f->chain.stages[i]))
             return 1;
     return 0;
+}
+
+cli_normalize cli_filter_normalize(const cli_filter *f)
+{
+    if (f->normalize != CLI_NORMALIZE_DEFAULT)
+        return f->normalize;
+    /* a recorded room is as loud as it was recorded: at its loudest
+     * frequency, hall.wav is 14 dB above unity */
+    return cli_filter_has_ir(f) ? CLI_NORMALIZE_PEAK : CLI_NORMALIZE_NONE;
 }
 
 static int names_a_file(const char *path)
@@ -116,10 +182,19 @@ int cli_filter_add_preset(cli_filter *f, const char *spec)
         cli_error("--preset needs a name, as in --preset lowpass");
         goto done;
     }
-    rc = preset_load(&f->chain, copy, ov, nov);
+    rc = preset_load(&f->chain, copy, ov, nov) || remember(f, STAGE_DESIGN, spec);
 done:
     free(copy);
     return rc;
+}
+
+/* An IR named by a bare name that is not here may lie beside the presets
+ * (hall.wav), so the README's commands work from any directory. */
+static char *find_ir(const char *name, void *unused)
+{
+    char found[PATH_LEN];
+    (void)unused;
+    return strdup(preset_find_beside(name, found, sizeof found) ? found : name);
 }
 
 int cli_filter_add_file(cli_filter *f, stage_kind kind, const char *path)
@@ -134,66 +209,27 @@ int cli_filter_add_file(cli_filter *f, stage_kind kind, const char *path)
         stage_drop_last(&f->chain);
         return cli_error("out of memory");
     }
-    return 0;
-}
-
-static const char *edge_key(const cli_stage *s, int second)
-{
-    if (s->type == GFIR_LOWPASS || s->type == GFIR_HIGHPASS)
-        return "cutoff_hz";
-    return second ? "high_hz" : "low_hz";
-}
-
-static int check_edge(const cli_stage *s, int second, double edge_hz, double rate_hz)
-{
-    const double nyquist = rate_hz / 2;
-    if (edge_hz >= nyquist)
-        return cli_error("preset '%s': %s = %g is at or above Nyquist (%g Hz at a sample rate "
-                         "of %g Hz)", s->name, edge_key(s, second), edge_hz, nyquist, rate_hz);
-    if (edge_hz - s->transition_hz / 2 <= 0 || edge_hz + s->transition_hz / 2 >= nyquist)
-        return cli_error("preset '%s': %s = %g with transition_hz = %g leaves the band "
-                         "0 to %g Hz", s->name, edge_key(s, second), edge_hz,
-                         s->transition_hz, nyquist);
-    return 0;
-}
-
-static int design_stage(const cli_stage *s, double rate_hz, float **taps, size_t *ntaps)
-{
-    int band = s->type == GFIR_BANDPASS || s->type == GFIR_BANDSTOP;
-    gfir_status st;
-
-    if (check_edge(s, 0, s->cutoff1_hz, rate_hz) || (band && check_edge(s, 1, s->cutoff2_hz,
-                                                                         rate_hz)))
+    if (kind == STAGE_IR && stage_set_files(s, path, find_ir, NULL)) {
+        stage_drop_last(&f->chain);
         return 1;
-    st = gfir_design_length(s->type, rate_hz, s->transition_hz, s->attenuation_db, ntaps);
-    if (st != GFIR_OK)
-        return cli_error("preset '%s': cannot design transition_hz = %g, attenuation_db = %g "
-                         "at %g Hz: %s", s->name, s->transition_hz, s->attenuation_db, rate_hz,
-                         gfir_strerror(st));
-    *taps = malloc(*ntaps * sizeof **taps);
-    if (!*taps)
-        return cli_error("preset '%s': out of memory for %zu taps", s->name, *ntaps);
-    st = gfir_design_kaiser(s->type, rate_hz, s->cutoff1_hz, s->cutoff2_hz, s->transition_hz,
-                            s->attenuation_db, *taps, *ntaps);
-    if (st != GFIR_OK) {
-        free(*taps);
-        *taps = NULL;
-        return cli_error("preset '%s': design failed: %s", s->name, gfir_strerror(st));
     }
-    return 0;
+    return remember(f, kind, path);
 }
 
-/* Folds every stage's channel c (or its only channel) into out. */
+/* ---- the fold ------------------------------------------------------------------ */
+
+/* Folds every stage's channel c (or its only set) into out: the chain of
+ * stages without paths, where sets are shared or one per channel. */
 static int fold_channel(const cli_design *d, unsigned c, float *out)
 {
-    size_t n = d->stage_ntaps[0];
+    size_t n = d->stages[0].ntaps;
     float *tmp = malloc(d->ntaps * sizeof *tmp);
     if (!tmp)
         return cli_error("out of memory folding %zu taps", d->ntaps);
-    memcpy(out, d->stage_taps[0] + (d->stage_channels[0] > 1 ? c : 0) * n, n * sizeof *out);
+    memcpy(out, d->stages[0].taps + (d->stages[0].nsets > 1 ? c : 0) * n, n * sizeof *out);
     for (size_t i = 1; i < d->nstages; i++) {
-        const size_t m = d->stage_ntaps[i];
-        const float *b = d->stage_taps[i] + (d->stage_channels[i] > 1 ? c : 0) * m;
+        const size_t m = d->stages[i].ntaps;
+        const float *b = d->stages[i].taps + (d->stages[i].nsets > 1 ? c : 0) * m;
         gfir_fold(out, n, b, m, tmp);
         n += m - 1;
         memcpy(out, tmp, n * sizeof *out);
@@ -206,49 +242,22 @@ static int fold_channel(const cli_design *d, unsigned c, float *out)
     return 0;
 }
 
-/* Scaled taps past the largest float would make every output infinite. */
-static int scale_taps(const cli_filter *f, float *taps, size_t n, double scale)
+static int routed(const cli_design *d)
 {
-    for (size_t i = 0; i < n; i++) {
-        const double v = taps[i] * scale;
-        if (!(fabs(v) <= FLT_MAX)) {
-            if (f->gain_db != 0)
-                return cli_error("--gain %g makes the filter's taps overflow (tap %zu would be "
-                                 "%g)", f->gain_db, i, v);
-            return cli_error("--normalize peak makes the filter's taps overflow (tap %zu would "
-                             "be %g)", i, v);
-        }
-        taps[i] = (float)v;
-    }
+    for (size_t i = 0; i < d->nstages; i++)
+        if (d->stages[i].paths)
+            return 1;
     return 0;
-}
-
-static int scale_design(const cli_filter *f, cli_design *d)
-{
-    d->scale = pow(10.0, f->gain_db / 20.0);
-    if (f->normalize_peak) {
-        double peak = 0;
-        for (unsigned c = 0; c < d->filter_channels; c++) {
-            double p = gfir_response_peak(d->taps + c * d->ntaps, d->ntaps);
-            if (p < 0 || p > peak)
-                peak = p;
-            if (p < 0)
-                break;
-        }
-        if (peak < 0)
-            return cli_error("--normalize peak: out of memory measuring %zu taps", d->ntaps);
-        if (!(peak > 0))
-            return cli_error("--normalize peak: the filter's response is zero everywhere");
-        d->scale /= peak;
-    }
-    /* an unfolded chain takes the scale in its first stage */
-    return (d->taps && scale_taps(f, d->taps, (size_t)d->filter_channels * d->ntaps, d->scale)) ||
-           scale_taps(f, d->stage_taps[0], (size_t)d->stage_channels[0] * d->stage_ntaps[0],
-                      d->scale);
 }
 
 static int fold_design(cli_design *d)
 {
+    if (routed(d))
+        return layout_fold(d);
+    d->filter_channels = 1;
+    for (size_t i = 0; i < d->nstages; i++)
+        if (d->stages[i].nsets > 1)
+            d->filter_channels = d->stages[i].nsets;
     d->taps = malloc((size_t)d->filter_channels * d->ntaps * sizeof *d->taps);
     if (!d->taps)
         return cli_error("out of memory for %u x %zu taps", d->filter_channels, d->ntaps);
@@ -258,12 +267,119 @@ static int fold_design(cli_design *d)
     return 0;
 }
 
+/* ---- gain --------------------------------------------------------------------- */
+
+static const char *const normalize_names[] = {"none", "peak", "energy"};
+
+/* Scaled taps past the largest float would make every output infinite. */
+static int scale_taps(const cli_filter *f, const cli_design *d, float *taps, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double v = taps[i] * d->scale;
+        if (!(fabs(v) <= FLT_MAX)) {
+            if (f->gain_db != 0)
+                return cli_error("--gain %g makes the filter's taps overflow (tap %zu would be "
+                                 "%g)", f->gain_db, i, v);
+            return cli_error("--normalize %s makes the filter's taps overflow (tap %zu would "
+                             "be %g)", normalize_names[d->normalize], i, v);
+        }
+        taps[i] = (float)v;
+    }
+    return 0;
+}
+
+static int scale_design(const cli_filter *f, cli_design *d)
+{
+    d->scale = pow(10.0, f->gain_db / 20.0);
+    d->normalize = cli_filter_normalize(f);
+    if (d->normalize != CLI_NORMALIZE_NONE) {
+        cli_taps whole;
+        cli_design_whole(d, &whole);
+        const double loudness = layout_loudness(&whole, d->normalize);
+        if (loudness < 0)
+            return cli_error("--normalize %s: out of memory measuring %zu taps",
+                             normalize_names[d->normalize], d->ntaps);
+        if (!(loudness > 0))
+            return cli_error("--normalize %s: the filter is silent at every output",
+                             normalize_names[d->normalize]);
+        d->scale /= loudness;
+    }
+    /* an unfolded chain takes the scale in its first stage */
+    return (d->taps && scale_taps(f, d, d->taps, (size_t)d->filter_channels * d->ntaps)) ||
+           scale_taps(f, d, d->stages[0].taps, (size_t)d->stages[0].nsets * d->stages[0].ntaps);
+}
+
+/* ---- one stage ------------------------------------------------------------------ */
+
+
+/* Stage i of f at the rate, its layout on *width channels. */
+static int design_stage(const cli_filter *f, size_t i, unsigned *width, int quiet,
+                        cli_design *d)
+{
+    const cli_stage *s = &f->chain.stages[i];
+    stage_design *sd = &d->stages[i];
+    unsigned *file_sets = NULL, *term_set = NULL;
+    int rc = 1;
+
+    if (sets_load(s, d->rate_hz, quiet, sd, &file_sets, &term_set))
+        goto done;
+    if (s->kind == STAGE_IR ? layout_ir(s, file_sets, f->true_stereo, width, sd)
+        : s->kind == STAGE_ROUTE ? layout_route(s, term_set, width, sd)
+                                 : (sd->inputs = sd->outputs = *width, 0))
+        goto done;
+    if (f->trim && stage_has_ir(s) &&
+        shape_trim(sd, f->trim_db, s->path ? s->path : s->name, quiet))
+        goto done;
+    if (f->min_phase && shape_min_phase(sd, s->path ? s->path : s->name, quiet))
+        goto done;
+    d->has_ir |= stage_has_ir(s);
+    /* linear phase until made minimum phase: the delay --align same removes */
+    if ((s->kind == STAGE_DESIGN || s->kind == STAGE_TAPS) && !f->min_phase)
+        d->delay_frames += (sd->ntaps - 1) / 2;
+    rc = 0;
+done:
+    free(file_sets);
+    free(term_set);
+    return rc;
+}
+
+/* Stages before the first that fixed the width (a signal of unknown
+ * channels) run on what that one takes in; 1 when none did. */
+static void settle_width(cli_design *d)
+{
+    size_t first = 0;
+    while (first < d->nstages && d->stages[first].inputs == 0)
+        first++;
+    const unsigned width = first < d->nstages ? d->stages[first].inputs : 1;
+    for (size_t i = 0; i < first; i++)
+        d->stages[i].inputs = d->stages[i].outputs = width;
+}
+
+/* Options for impulse responses on a chain without one would do nothing. */
+static int check_ir_options(const cli_filter *f, const cli_design *d)
+{
+    if (f->trim && !d->has_ir)
+        return cli_error("--ir-trim applies to impulse responses, and the chain has none");
+    return 0;
+}
+
+static int check_true_stereo(const cli_filter *f, const cli_design *d)
+{
+    if (f->true_stereo == CLI_TRUE_STEREO_DEFAULT)
+        return 0;
+    for (size_t i = 0; i < d->nstages; i++)
+        if (d->stages[i].layout && !strncmp(d->stages[i].layout, "true stereo", 11))
+            return 0;
+    return cli_error("--true-stereo applies to a 4-channel IR on a stereo signal, and there is "
+                     "none here");
+}
+
 /* The stages at rate_hz; folded into d->taps when fold is set (or when
- * --normalize peak must measure the whole chain). */
+ * --normalize must measure the whole chain). */
 static int build(const cli_filter *f, double rate_hz, unsigned channels, int quiet, int fold,
                  cli_design *d)
 {
-    float **stage_taps;
+    unsigned width = channels;
     int rc = 1;
 
     memset(d, 0, sizeof *d);
@@ -275,54 +391,29 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
     if (!(rate_hz >= CLI_MIN_RATE_HZ && rate_hz <= CLI_MAX_RATE_HZ))
         return cli_error("cannot design at %g Hz: gfir designs at %g to %g Hz", rate_hz,
                          CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ);
-    d->stage_taps = stage_taps = calloc(f->chain.nstages, sizeof *stage_taps);
-    d->stage_ntaps = calloc(f->chain.nstages, sizeof *d->stage_ntaps);
-    d->stage_channels = calloc(f->chain.nstages, sizeof *d->stage_channels);
-    if (!stage_taps || !d->stage_ntaps || !d->stage_channels) {
+    d->stages = calloc(f->chain.nstages, sizeof *d->stages);
+    if (!d->stages) {
         cli_error("out of memory");
         goto done;
     }
-    fold = fold || f->normalize_peak;
-    d->filter_channels = 1;
+    fold = fold || cli_filter_normalize(f) != CLI_NORMALIZE_NONE;
     d->ntaps = 1;
     for (size_t i = 0; i < f->chain.nstages; i++) {
-        const cli_stage *s = &f->chain.stages[i];
-        d->stage_channels[i] = 1;
-        if (s->kind == STAGE_DESIGN) {
-            if (design_stage(s, rate_hz, &stage_taps[i], &d->stage_ntaps[i]))
-                goto done;
-            d->delay_frames += (d->stage_ntaps[i] - 1) / 2;
-        } else if (s->kind == STAGE_TAPS) {
-            if (taps_load_text(s->path, &stage_taps[i], &d->stage_ntaps[i]))
-                goto done;
-            d->delay_frames += (d->stage_ntaps[i] - 1) / 2;
-        } else {
-            if (taps_load_ir(s->path, rate_hz, quiet, &stage_taps[i], &d->stage_ntaps[i],
-                             &d->stage_channels[i]))
-                goto done;
-            d->has_ir = 1;
-        }
-        const unsigned sc = d->stage_channels[i];
-        if (sc > 1 && channels && sc != channels) {
-            cli_error("IR '%s' has %u channels but the signal has %u; an IR needs 1 channel "
-                      "or one per signal channel", s->path, sc, channels);
+        if (design_stage(f, i, &width, quiet, d))
             goto done;
-        }
-        if (sc > 1 && d->filter_channels > 1 && sc != d->filter_channels) {
-            cli_error("IR '%s' has %u channels but an earlier stage has %u", s->path, sc,
-                      d->filter_channels);
-            goto done;
-        }
-        if (sc > 1)
-            d->filter_channels = sc;
         /* unfolded, the chain's length only sizes the alignment */
-        if (fold && d->stage_ntaps[i] - 1 > GFIR_MAX_TAPS - d->ntaps) {
+        if (fold && d->stages[i].ntaps - 1 > GFIR_MAX_TAPS - d->ntaps) {
             cli_error("the chain is longer than %zu taps", (size_t)GFIR_MAX_TAPS);
             goto done;
         }
-        d->ntaps += d->stage_ntaps[i] - 1;
+        d->ntaps += d->stages[i].ntaps - 1;
     }
-    if (!d->has_ir)
+    settle_width(d);
+    d->inputs = d->stages[0].inputs;
+    d->outputs = d->stages[d->nstages - 1].outputs;
+    if (check_true_stereo(f, d) || check_ir_options(f, d))
+        goto done;
+    if (!d->has_ir && !f->min_phase)
         d->delay_frames = (d->ntaps - 1) / 2;
     if ((fold && fold_design(d)) || scale_design(f, d))
         goto done;
@@ -344,20 +435,43 @@ int cli_design_stages(const cli_filter *f, double rate_hz, unsigned channels, in
 {
     if (build(f, rate_hz, channels, quiet, 0, d))
         return 1;
-    /* --normalize peak measured the folded chain; it runs unfolded */
+    /* --normalize measured the folded chain; it runs unfolded */
     free(d->taps);
     d->taps = NULL;
     return 0;
 }
 
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 void cli_design_free(cli_design *d)
 {
-    if (d->stage_taps)
-        for (size_t i = 0; i < d->nstages; i++)
-            free(d->stage_taps[i]);
-    free(d->stage_taps);
-    free(d->stage_ntaps);
-    free(d->stage_channels);
+    for (size_t i = 0; d->stages && i < d->nstages; i++) {
+        stage_design *sd = &d->stages[i];
+        free(sd->taps);
+        free(sd->paths);
+        free_names(sd->set_names, sd->nsets);
+    }
+    free(d->stages);
     free(d->taps);
+    free(d->paths);
+    free_names(d->path_names, d->npaths ? d->npaths : d->filter_channels);
     memset(d, 0, sizeof *d);
+}
+
+void cli_design_whole(const cli_design *d, cli_taps *t)
+{
+    *t = (cli_taps){d->taps, d->ntaps, d->filter_channels, d->inputs, d->outputs, d->paths,
+                    d->npaths};
+}
+
+void cli_design_stage(const cli_design *d, size_t i, cli_taps *t)
+{
+    const stage_design *sd = &d->stages[i];
+    *t = (cli_taps){sd->taps, sd->ntaps, sd->nsets, sd->inputs, sd->outputs, sd->paths,
+                    sd->npaths};
 }

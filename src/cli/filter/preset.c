@@ -6,6 +6,7 @@
  * share directory; or given as a path to an .ini file.
  */
 #include "filter/preset.h"
+#include "filter/routespec.h"
 #include "message.h"
 
 #include <dirent.h>
@@ -30,8 +31,13 @@ enum {
     HAS_HIGH = 1 << 3,
     HAS_TRANSITION = 1 << 4,
     HAS_ATTENUATION = 1 << 5,
-    HAS_FILE = 1 << 6
+    HAS_FILE = 1 << 6,
+    HAS_OUT = 1 << 7,
+    HAS_INPUTS = 1 << 8
 };
+
+/* A route section's outputs and inputs, out1 .. out256 and in1 .. in256. */
+#define MAX_ROUTE_CHANNELS 256
 
 typedef struct section {
     char name[NAME_LEN];
@@ -40,6 +46,8 @@ typedef struct section {
     stage_kind kind;
     gfir_filter_type type;
     double cutoff_hz, low_hz, high_hz, transition_hz, attenuation_db;
+    char *outs[MAX_ROUTE_CHANNELS];     /* a route's lines, by output; NULL where none */
+    unsigned inputs;                    /* a route's inputs = N */
     unsigned has;
 } section;
 
@@ -58,11 +66,22 @@ static const struct {
     {"lowpass", STAGE_DESIGN, GFIR_LOWPASS},   {"highpass", STAGE_DESIGN, GFIR_HIGHPASS},
     {"bandpass", STAGE_DESIGN, GFIR_BANDPASS}, {"bandstop", STAGE_DESIGN, GFIR_BANDSTOP},
     {"taps", STAGE_TAPS, GFIR_LOWPASS},        {"ir", STAGE_IR, GFIR_LOWPASS},
+    {"route", STAGE_ROUTE, GFIR_LOWPASS},
 };
+
+static void section_free(section *s)
+{
+    for (int i = 0; i < MAX_ROUTE_CHANNELS; i++) {
+        free(s->outs[i]);
+        s->outs[i] = NULL;
+    }
+}
 
 /* The keys a section of this type uses (beyond type and description). */
 static unsigned keys_for(const section *s)
 {
+    if (s->kind == STAGE_ROUTE)
+        return HAS_OUT | HAS_INPUTS;
     if (s->kind != STAGE_DESIGN)
         return HAS_FILE;
     if (s->type == GFIR_LOWPASS || s->type == GFIR_HIGHPASS)
@@ -105,6 +124,39 @@ static int set_key(section *s, const char *key, const char *value, char *err, si
         s->has |= HAS_FILE;
         return 0;
     }
+    if (!strncmp(key, "out", 3) && key[3] >= '1' && key[3] <= '9') {
+        char *end, *line;
+        unsigned long k = strtoul(key + 3, &end, 10);
+        if (*end || k > MAX_ROUTE_CHANNELS) {
+            snprintf(err, errlen, "%s: outputs are out1 to out%d", key, MAX_ROUTE_CHANNELS);
+            return -1;
+        }
+        /* an indented line goes on with the one before (inih gives it the same
+         * key), as does out<k> again: their terms add up */
+        const size_t had = s->outs[k - 1] ? strlen(s->outs[k - 1]) + 1 : 0;
+        if (!(line = realloc(s->outs[k - 1], had + strlen(value) + 1))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        if (had)
+            line[had - 1] = ' ';
+        strcpy(line + had, value);
+        s->outs[k - 1] = line;
+        s->has |= HAS_OUT;
+        return 0;
+    }
+    if (!strcmp(key, "inputs")) {
+        char *end;
+        unsigned long n = strtoul(value, &end, 10);
+        if (end == value || *end || n == 0 || n > MAX_ROUTE_CHANNELS) {
+            snprintf(err, errlen, "inputs = %s is not a count of channels (1 to %d)", value,
+                     MAX_ROUTE_CHANNELS);
+            return -1;
+        }
+        s->inputs = (unsigned)n;
+        s->has |= HAS_INPUTS;
+        return 0;
+    }
     if (!strcmp(key, "type")) {
         for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
             if (!strcmp(value, types[i].name)) {
@@ -115,7 +167,7 @@ static int set_key(section *s, const char *key, const char *value, char *err, si
             }
         }
         snprintf(err, errlen, "type = %s is not one of lowpass, highpass, bandpass, bandstop, "
-                 "taps, ir", value);
+                 "taps, ir, route", value);
         return -1;
     }
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
@@ -129,7 +181,8 @@ static int set_key(section *s, const char *key, const char *value, char *err, si
         return 0;
     }
     snprintf(err, errlen, "unknown key '%s' (known: description, type, cutoff_hz, low_hz, "
-             "high_hz, transition_hz, attenuation_db, file)", key);
+             "high_hz, transition_hz, attenuation_db, file; in a [route]: out1, out2, ..., "
+             "inputs)", key);
     return -1;
 }
 
@@ -149,6 +202,11 @@ static int on_key(void *user, const char *sect, const char *key, const char *val
         s = &p->sections[p->nsections++];
         memset(s, 0, sizeof *s);
         snprintf(s->name, sizeof s->name, "%s", sect);
+        /* [route] needs no type = route */
+        if (!strcmp(sect, "route")) {
+            s->kind = STAGE_ROUTE;
+            s->has |= HAS_TYPE;
+        }
     }
     return set_key(s, key, value, p->error, sizeof p->error) == 0;
 }
@@ -236,13 +294,37 @@ static int find_preset(const char *name, char *path)
                      name);
 }
 
+/* The first line up to `upto` that inih cannot hold whole (it reads the
+ * rest as a line of its own), or 0. */
+static int overlong_line(const char *path, int upto)
+{
+    FILE *fp = fopen(path, "r");
+    int line = 1, len = 0, c, found = 0;
+    if (!fp)
+        return 0;
+    while (!found && line <= upto && (c = getc(fp)) != EOF) {
+        if (c == '\n') {
+            line++;
+            len = 0;
+        } else if (++len >= INI_MAX_LINE - 1) {
+            found = line;
+        }
+    }
+    fclose(fp);
+    return found;
+}
+
 static int parse_file(const char *path, preset_file *p)
 {
     memset(p, 0, sizeof *p);
     p->path = path;
-    int line = ini_parse(path, on_key, p);
+    int line = ini_parse(path, on_key, p), longer;
     if (line < 0)
         return cli_error("cannot read preset file '%s'", path);
+    if (line > 0 && (longer = overlong_line(path, line)))
+        return cli_error("preset file '%s' line %d is longer than %d characters; go on on the "
+                         "next line, indented (a [route] line goes on with its + or -)", path,
+                         longer, INI_MAX_LINE - 2);
     if (line > 0)
         return cli_error("preset file '%s' line %d: %s", path, line,
                          p->error[0] ? p->error : "not a [section] or key = value line");
@@ -257,9 +339,12 @@ static unsigned key_flag(const char *key)
     section probe;
     char err[256];
     memset(&probe, 0, sizeof probe);
+    unsigned flag;
     if (set_key(&probe, key, strcmp(key, "type") ? "1" : "lowpass", err, sizeof err))
         return 0;
-    return probe.has & ~(unsigned)HAS_TYPE;
+    flag = probe.has & ~(unsigned)HAS_TYPE;
+    section_free(&probe);
+    return flag;
 }
 
 /* section.key=value sets one section; key=value every section that uses key. */
@@ -275,6 +360,13 @@ static int apply_overrides(const char *name, preset_file *p, const preset_overri
             if (ov[i].section ? strcmp(ov[i].section, s->name) != 0
                               : flag && !(keys_for(s) & flag))
                 continue;
+            /* an override replaces a route's line, where the file's own
+             * lines for one output add up */
+            if (flag == HAS_OUT) {
+                const unsigned long k = strtoul(ov[i].key + 3, NULL, 10);
+                free(s->outs[k - 1]);
+                s->outs[k - 1] = NULL;
+            }
             if (set_key(s, ov[i].key, ov[i].value, err, sizeof err))
                 return cli_error("preset '%s': %s", name, err);
             hits++;
@@ -294,10 +386,11 @@ static int check_section(const char *path, const section *s)
         const char *key;
     } names[] = {{HAS_CUTOFF, "cutoff_hz"},         {HAS_LOW, "low_hz"},
                  {HAS_HIGH, "high_hz"},             {HAS_TRANSITION, "transition_hz"},
-                 {HAS_FILE, "file"}};
+                 {HAS_FILE, "file"},                {HAS_OUT, "out1"},
+                 {HAS_INPUTS, "inputs"}};
     if (!(s->has & HAS_TYPE))
         return cli_error("preset file '%s' section [%s] has no type", path, s->name);
-    const unsigned want = keys_for(s) & ~(unsigned)HAS_ATTENUATION;
+    const unsigned want = keys_for(s) & ~(unsigned)(HAS_ATTENUATION | HAS_INPUTS);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if ((want & names[i].flag) && !(s->has & names[i].flag))
             return cli_error("preset file '%s' section [%s] needs %s", path, s->name,
@@ -306,6 +399,10 @@ static int check_section(const char *path, const section *s)
             return cli_error("preset file '%s' section [%s]: %s does not apply to this type",
                              path, s->name, names[i].key);
     }
+    for (int k = 1; s->kind == STAGE_ROUTE && k < MAX_ROUTE_CHANNELS; k++)
+        if (s->outs[k] && !s->outs[k - 1])
+            return cli_error("preset file '%s' section [%s] has out%d but no out%d; give "
+                             "every output a line", path, s->name, k + 1, k);
     if ((want & HAS_HIGH) && s->high_hz <= s->low_hz)
         return cli_error("preset file '%s' section [%s]: low_hz = %g must be below "
                          "high_hz = %g", path, s->name, s->low_hz, s->high_hz);
@@ -328,6 +425,40 @@ static char *stage_path(const char *ini_path, const char *file)
     return out;
 }
 
+static char *in_preset_dir(const char *file, void *ini_path)
+{
+    return stage_path(ini_path, file);
+}
+
+/* The terms of every out line, their files beside the preset. */
+static int add_route(cli_stage *st, const char *name, const char *path, const section *s)
+{
+    char where[192];
+    unsigned inputs = 0;
+    for (int k = 0; k < MAX_ROUTE_CHANNELS && s->outs[k]; k++) {
+        snprintf(where, sizeof where, "preset '%s' [%s] out%d", name, s->name, k + 1);
+        if (routespec_parse(where, s->outs[k], (unsigned)k, &st->terms, &st->nterms))
+            return 1;
+        st->route_outputs = (unsigned)k + 1;
+    }
+    for (size_t t = 0; t < st->nterms; t++) {
+        route_term *term = &st->terms[t];
+        if (s->inputs && term->input >= s->inputs)
+            return cli_error("preset '%s' [%s]: in%u, but inputs = %u", name, s->name,
+                             term->input + 1, s->inputs);
+        inputs = term->input + 1 > inputs ? term->input + 1 : inputs;
+        if (term->file) {
+            char *found = stage_path(path, term->file);
+            if (!found)
+                return cli_error("out of memory");
+            free(term->file);
+            term->file = found;
+        }
+    }
+    st->route_inputs = s->inputs ? s->inputs : inputs;
+    return 0;
+}
+
 static int add_stage(stage_list *list, const char *name, const char *path, const section *s,
                      int single)
 {
@@ -344,8 +475,9 @@ static int add_stage(stage_list *list, const char *name, const char *path, const
     st->name = malloc(len);
     st->description = s->description[0] ? strdup(s->description) : NULL;
     st->path = (s->has & HAS_FILE) ? stage_path(path, s->file) : NULL;
+    st->preset_path = strdup(path);
     if (!st->name || (s->description[0] && !st->description) ||
-        ((s->has & HAS_FILE) && !st->path)) {
+        ((s->has & HAS_FILE) && !st->path) || !st->preset_path) {
         stage_drop_last(list);
         return cli_error("out of memory");
     }
@@ -353,6 +485,11 @@ static int add_stage(stage_list *list, const char *name, const char *path, const
         snprintf(st->name, len, "%s", name);
     else
         snprintf(st->name, len, "%s.%s", name, s->name);
+    if ((s->kind == STAGE_ROUTE && add_route(st, name, path, s)) ||
+        (s->kind == STAGE_IR && stage_set_files(st, s->file, in_preset_dir, (void *)path))) {
+        stage_drop_last(list);
+        return 1;
+    }
     return 0;
 }
 
@@ -373,8 +510,30 @@ int preset_load(stage_list *list, const char *name, const preset_override *ov, s
             goto done;
     rc = 0;
 done:
+    for (size_t i = 0; i < p->nsections; i++)
+        section_free(&p->sections[i]);
     free(p);
     return rc;
+}
+
+typedef struct beside_search {
+    const char *name;
+    char *path;
+    size_t len;
+} beside_search;
+
+static int beside_in(const char *dir, void *ctx)
+{
+    beside_search *s = ctx;
+    return (size_t)snprintf(s->path, s->len, "%s/%s", dir, s->name) < s->len && is_file(s->path);
+}
+
+int preset_find_beside(const char *name, char *path, size_t len)
+{
+    beside_search search = {name, path, len};
+    if (strchr(name, '/') || is_file(name))
+        return 0;
+    return each_dir(beside_in, &search);
 }
 
 static int on_description(void *user, const char *sect, const char *key, const char *value)

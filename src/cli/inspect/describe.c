@@ -83,8 +83,10 @@ static int in_chain_stopband(const cli_filter *f, double nyquist, double freq)
 
 /* ---- --describe ------------------------------------------------------------- */
 
-static void describe_stage(size_t i, const cli_stage *s, const cli_design *d)
+static void describe_stage(const cli_options *o, size_t i, const cli_stage *s,
+                           const cli_design *d)
 {
+    const stage_design *sd = &d->stages[i];
     static const char *const type_names[] = {"lowpass", "highpass", "bandpass", "bandstop"};
     printf("  %zu. %-20s ", i + 1, s->name);
     if (s->kind == STAGE_DESIGN && (s->type == GFIR_LOWPASS || s->type == GFIR_HIGHPASS))
@@ -93,12 +95,29 @@ static void describe_stage(size_t i, const cli_stage *s, const cli_design *d)
     else if (s->kind == STAGE_DESIGN)
         printf("%s %g to %g Hz, transition %g Hz, %g dB", type_names[s->type], s->cutoff1_hz,
                s->cutoff2_hz, s->transition_hz, s->attenuation_db);
+    else if (s->kind == STAGE_ROUTE)
+        printf("route of %u input%s to %u output%s", s->route_inputs,
+               s->route_inputs == 1 ? "" : "s", s->route_outputs, s->route_outputs == 1 ? "" : "s");
     else
-        printf("%s '%s'", s->kind == STAGE_IR ? "impulse response" : "taps from", s->path);
-    printf(": %zu taps", d->stage_ntaps[i]);
-    if (d->stage_channels[i] > 1)
-        printf(" x %u channels", d->stage_channels[i]);
+        printf("%s '%s'", s->kind == STAGE_IR ? (s->nfiles > 1 ? "impulse responses"
+                                                                : "impulse response")
+                                               : "taps from",
+               s->path);
+    printf(": %zu tap%s", sd->ntaps, sd->ntaps == 1 ? "" : "s");
+    if (sd->nsets > 1)
+        printf(" x %u %s", sd->nsets, s->kind == STAGE_IR && s->nfiles == 1 ? "channels" : "sets");
+    if (sd->layout)
+        printf(", %s", sd->layout);
+    if (sd->paths)
+        printf(" (%zu path%s, %u channel%s to %u)", sd->npaths, sd->npaths == 1 ? "" : "s",
+               sd->inputs, sd->inputs == 1 ? "" : "s", sd->outputs);
     printf("\n");
+    if (o->filter->trim && (s->kind == STAGE_IR || s->kind == STAGE_ROUTE))
+        printf("     --ir-trim %g cut %zu frames (%.2f ms) of leading silence\n",
+               o->filter->trim_db, sd->trimmed, 1000.0 * (double)sd->trimmed / d->rate_hz);
+    if (o->filter->min_phase)
+        printf("     minimum phase: magnitude kept to within %.3f dB (where within 80 dB of "
+               "its peak)\n", sd->minphase_db);
 }
 
 /* The plans `gfir INPUT OUTPUT` makes with these options (the same function
@@ -113,7 +132,7 @@ static void describe_plans(const cli_options *o, const cli_design *d, unsigned c
     quiet.verbose = 0;
     quiet.quiet = 1;
     if (!channels)
-        channels = d->filter_channels;
+        channels = d->inputs;
     if (cli_chain_create(&quiet, d->rate_hz, channels, block, frames, &chain) != 0) {
         printf("engine: none can be made here (%s)\n", gfir_plan_error_detail(NULL));
         return;
@@ -122,6 +141,10 @@ static void describe_plans(const cli_options *o, const cli_design *d, unsigned c
         cli_plan_summary(chain.plans[i], summary, sizeof summary);
         if (chain.nplans > 1)
             printf("engine, stage %zu: %s\n", i + 1, summary);
+        else if (chain.out_channels != channels)
+            printf("engine: %s (a file of %u channel%s in and %u out; the writer drops this "
+                   "latency)\n", summary, channels, channels == 1 ? "" : "s",
+                   chain.out_channels);
         else
             printf("engine: %s (a file of %u channel%s; the writer drops this latency)\n",
                    summary, channels, channels == 1 ? "" : "s");
@@ -185,23 +208,100 @@ static void describe_measurements(const cli_filter *f, const cli_design *d)
         printf("no designed bands: ripple and attenuation not measured\n");
 }
 
+/* Where a path's sound arrives (its first tap within ONSET_DB of its
+ * largest: what --ir-trim at that level would cut) and where it peaks (a
+ * room's direct sound, a linear-phase filter's centre). */
+#define ONSET_DB (-60.0)
+
+static void arrival(const float *h, size_t n, size_t *onset, size_t *peak)
+{
+    size_t at = 0;
+    for (size_t i = 1; i < n; i++)
+        if (fabsf(h[i]) > fabsf(h[at]))
+            at = i;
+    *peak = at;
+    *onset = 0;
+    while (*onset < at && fabsf(h[*onset]) < fabsf(h[at]) * pow(10.0, ONSET_DB / 20))
+        (*onset)++;
+}
+
+/* Path p's sources: the fold's names, or for a chain without paths the
+ * stages' sets for channel c. */
+static void path_sources(const cli_design *d, size_t p, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (d->path_names) {
+        snprintf(buf, len, "%s", d->path_names[p] ? d->path_names[p] : "a plain wire");
+        return;
+    }
+    for (size_t i = 0; i < d->nstages && used < len; i++) {
+        const stage_design *sd = &d->stages[i];
+        const char *name = sd->set_names ? sd->set_names[sd->nsets > 1 ? p : 0] : NULL;
+        if (name && !strstr(buf, name))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " + " : "", name);
+    }
+}
+
+#define MAX_PATHS_LISTED 64
+
+/* Every path: input, output, where it comes from and its latency. */
+static void describe_paths(const cli_design *d)
+{
+    const size_t n = d->paths ? d->npaths : d->inputs;
+    char sources[512];
+    printf("paths (input -> output: source; latency to where it starts, %g dB below its "
+           "peak, and to its peak):\n", -ONSET_DB);
+    for (size_t p = 0; p < n && p < MAX_PATHS_LISTED; p++) {
+        const unsigned in = d->paths ? d->paths[p].input : (unsigned)p;
+        const unsigned out = d->paths ? d->paths[p].output : (unsigned)p;
+        const unsigned set = d->paths ? d->paths[p].taps : d->filter_channels > 1 ? (unsigned)p : 0;
+        size_t onset, peak;
+        arrival(d->taps + (size_t)set * d->ntaps, d->ntaps, &onset, &peak);
+        path_sources(d, d->paths ? p : set, sources, sizeof sources);
+        printf("  in %u -> out %u: %s; starts at %zu frames (%.2f ms), peaks at %zu (%.2f ms)\n",
+               in + 1, out + 1, sources, onset, 1000.0 * (double)onset / d->rate_hz, peak,
+               1000.0 * (double)peak / d->rate_hz);
+    }
+    if (n > MAX_PATHS_LISTED)
+        printf("  and %zu more\n", n - MAX_PATHS_LISTED);
+}
+
+static const char *normalize_why(const cli_filter *f, const cli_design *d)
+{
+    static const char *const names[] = {"none", "peak", "energy"};
+    static char why[96];
+    snprintf(why, sizeof why, "--normalize %s%s%s", names[d->normalize],
+             f->normalize == CLI_NORMALIZE_DEFAULT ? ", the default with an impulse response" : "",
+             f->gain_db != 0 ? ", and --gain" : "");
+    return why;
+}
+
 int cli_describe(const cli_options *o, const cli_design *d, unsigned channels, size_t frames)
 {
     const cli_filter *f = o->filter;
     printf("chain at %g Hz: %zu stage%s, folded into %zu taps", d->rate_hz, d->nstages,
            d->nstages == 1 ? "" : "s", d->ntaps);
-    if (d->filter_channels > 1)
+    if (d->paths)
+        printf(" x %u sets: %zu path%s from %u channel%s to %u", d->filter_channels, d->npaths,
+               d->npaths == 1 ? "" : "s", d->inputs, d->inputs == 1 ? "" : "s", d->outputs);
+    else if (d->filter_channels > 1)
         printf(" x %u channels", d->filter_channels);
     printf("\n");
     for (size_t i = 0; i < f->chain.nstages; i++)
-        describe_stage(i, &f->chain.stages[i], d);
-    if (f->gain_db != 0 || f->normalize_peak)
+        describe_stage(o, i, &f->chain.stages[i], d);
+    if (f->gain_db != 0 || d->normalize != CLI_NORMALIZE_NONE)
         printf("scaled by %+.2f dB (%s)\n", inspect_db(d->scale),
-               f->normalize_peak ? "--normalize peak and --gain" : "--gain");
-    printf("latency: %s delay %zu frames (%.2f ms)", d->has_ir ? "designed stages'" : "filter",
-           d->delay_frames, 1000.0 * d->delay_frames / d->rate_hz);
-    printf(", removed by --align same\n");
+               d->normalize != CLI_NORMALIZE_NONE ? normalize_why(f, d) : "--gain");
+    if (f->min_phase)
+        printf("latency: minimum phase, no delay for --align to remove\n");
+    else
+        printf("latency: %s delay %zu frames (%.2f ms), removed by --align same\n",
+               d->has_ir ? "designed stages'" : "filter", d->delay_frames,
+               1000.0 * d->delay_frames / d->rate_hz);
     describe_plans(o, d, channels, frames);
+    if (d->paths || d->filter_channels > 1 || d->has_ir)
+        describe_paths(d);
     describe_measurements(f, d);
     return 0;
 }

@@ -152,16 +152,32 @@ static void svg_text(FILE *fp, const char *s)
     }
 }
 
-/* Rows below the axis title: a swatch and "channel N" for each curve. */
-static void svg_legend(FILE *fp, unsigned channels)
+/* Legend entries a row holds: "channel N" fits several, a path's
+ * "in I -> out O: source" one. */
+static unsigned legend_per_row(const cli_design *d)
 {
-    for (unsigned c = 0; c < channels; c++) {
-        const double x = PLOT_L + (double)(c % LEGEND_PER_ROW) * LEGEND_ENTRY_W;
-        const double y = SVG_H + (double)(c / LEGEND_PER_ROW) * LEGEND_ROW_H + 4;
+    return d->paths ? 1 : LEGEND_PER_ROW;
+}
+
+/* Rows below the axis title: a swatch and "channel N" for each curve, or
+ * for a routed filter the path it draws: its input, output and sources. */
+static void svg_legend(FILE *fp, const cli_design *d)
+{
+    const unsigned per_row = legend_per_row(d);
+    for (unsigned c = 0; c < d->filter_channels; c++) {
+        const double x = PLOT_L + (double)(c % per_row) * LEGEND_ENTRY_W;
+        const double y = SVG_H + (double)(c / per_row) * LEGEND_ROW_H + 4;
         fprintf(fp, "<line class='legend' x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='%s' "
-                "stroke-width='2'%s/>\n<text class='legend' x='%.0f' y='%.0f'>channel %u</text>\n",
+                "stroke-width='2'%s/>\n<text class='legend' x='%.0f' y='%.0f'>",
                 x, y, x + 24, y, colors[c % NCOLORS],
-                c >= NCOLORS ? " stroke-dasharray='6,3'" : "", x + 30, y + 4, c + 1);
+                c >= NCOLORS ? " stroke-dasharray='6,3'" : "", x + 30, y + 4);
+        if (d->paths) {
+            fprintf(fp, "in %u &#8594; out %u: ", d->paths[c].input + 1, d->paths[c].output + 1);
+            svg_text(fp, d->path_names && d->path_names[c] ? d->path_names[c] : "a plain wire");
+        } else {
+            fprintf(fp, "channel %u", c + 1);
+        }
+        fprintf(fp, "</text>\n");
     }
 }
 
@@ -181,8 +197,8 @@ static void fit_axis(axes *a, const double *db, size_t n)
 static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d, const axes *a,
                      const double *db)
 {
-    const unsigned nch = d->filter_channels;
-    const unsigned legend_rows = nch > 1 ? (nch + LEGEND_PER_ROW - 1) / LEGEND_PER_ROW : 0;
+    const unsigned nch = d->filter_channels, per_row = legend_per_row(d);
+    const unsigned legend_rows = nch > 1 || d->paths ? (nch + per_row - 1) / per_row : 0;
     fprintf(fp, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%u' "
             "font-family='sans-serif' font-size='12'>\n", SVG_W,
             SVG_H + legend_rows * LEGEND_ROW_H);
@@ -197,8 +213,8 @@ static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d, const a
     for (unsigned c = 0; c < nch; c++)
         svg_curve(fp, a, db + c * (COLUMNS + 1), c);
     svg_edges(fp, a, f);
-    if (nch > 1)
-        svg_legend(fp, nch);
+    if (nch > 1 || d->paths)
+        svg_legend(fp, d);
     fprintf(fp, "</svg>\n");
 }
 

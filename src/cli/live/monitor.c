@@ -74,9 +74,9 @@ static int monitor_pump(live_session *s, void *unused)
         const double began = live_now_s();
         size_t n = ring_read(&s->sh.in, s->block, left < s->period ? left : s->period);
         left -= n;
-        if (session_filter_block(s, s->block, n, began))
+        if (session_filter_block(s, n, began))
             return 1;
-        session_push_output(s, s->block, n);
+        session_push_output(s, s->out_block, n);
     }
     return 0;
 }
@@ -95,8 +95,12 @@ int live_monitor(const cli_options *o)
         goto done;
     s.rate = Pa_GetDeviceInfo(out_dev)->defaultSampleRate;
     s.channels = monitor_channels(o, in_dev, out_dev);
+    primed = MONITOR_PERIODS * s.period;
+    /* the plan first: the output has as many channels as the filter routes to */
+    if (session_alloc(&s, primed, INPUT_RING_PERIODS * s.period))
+        goto done;
     live_stream_params(&in, in_dev, s.channels, 1);
-    live_stream_params(&out, out_dev, s.channels, 0);
+    live_stream_params(&out, out_dev, s.out_channels, 0);
     live_mute_stderr(o);
     PaError fmt = Pa_IsFormatSupported(&in, &out, s.rate);
     live_unmute_stderr();
@@ -105,18 +109,15 @@ int live_monitor(const cli_options *o)
         live_unsupported("monitor", in_short ? &in : NULL, in_short ? NULL : &out, s.rate, fmt);
         goto done;
     }
-    primed = MONITOR_PERIODS * s.period;
-    if (session_alloc(&s, primed + 2 * s.period, INPUT_RING_PERIODS * s.period))
-        goto done;
     ring_write(&s.sh.out, NULL, primed);
     if (session_open(&s, &in, &out))
         goto done;
     if (o->verbose) {
         const PaDeviceInfo *di = Pa_GetDeviceInfo(in_dev), *d = Pa_GetDeviceInfo(out_dev);
-        fprintf(stderr, "gfir: monitoring %d '%s' to %d '%s' (%s): %.0f Hz, %u channels, "
-                        "period %zu\n",
+        fprintf(stderr, "gfir: monitoring %d '%s' to %d '%s' (%s): %.0f Hz, %u channel%s in, "
+                        "%u out, period %zu\n",
                 (int)in_dev, di->name, (int)out_dev, d->name, live_host_name(d), s.rate, s.channels,
-                s.period);
+                s.channels == 1 ? "" : "s", s.out_channels, s.period);
     }
     session_print_latency(&s, primed);
     if (session_start(&s))

@@ -28,18 +28,37 @@ typedef struct play_source {
     unsigned long budget;   /* frames still allowed by --duration (ULONG_MAX: none) */
 } play_source;
 
-/* Reads, filters and queues blocks until src->target frames are queued or
+/* The filter's tail still to come once the file has ended: the longest
+ * plan's, in case a reload switches plans. */
+static size_t tail_frames(const live_session *s)
+{
+    size_t n = gfir_plan_ntaps(s->plan) - 1 + gfir_plan_latency(s->plan);
+    if (s->next_plan && gfir_plan_ntaps(s->next_plan) - 1 > n)
+        n = gfir_plan_ntaps(s->next_plan) - 1;
+    return n;
+}
+
+/* Frames to keep queued: src->target, or more when the host takes more at
+ * once (up to what the ring holds). */
+static size_t play_target(const live_session *s, const play_source *src)
+{
+    size_t t = session_host_burst(s) + s->period;
+    const size_t most = s->sh.out.capacity;
+    t = t > src->target ? t : src->target;
+    return t < most ? t : most;
+}
+
+/* Reads, filters and queues blocks until the target is queued or
  * everything is; sets input_done after the last one. */
 static int play_fill(live_session *s, void *arg)
 {
     play_source *src = arg;
-    const size_t target = src->target;
+    const size_t target = play_target(s, src);
     while (!atomic_load_explicit(&s->sh.input_done, memory_order_relaxed) &&
            ring_readable(&s->sh.out) + s->period <= target) {
         const double began = live_now_s();
         size_t want = s->period < src->budget ? s->period : src->budget;
         size_t n = 0;
-        gfir_status st;
 
         if (!src->file_done) {
             sf_count_t got = sf_readf_float(src->file, s->block, (sf_count_t)want);
@@ -50,16 +69,17 @@ static int play_fill(live_session *s, void *arg)
                 return 1;
             }
             src->file_done = n < want;
-            if (n && session_filter_block(s, s->block, n, began))
+            if (n && session_filter_block(s, n, began))
                 return 1;
+            if (src->file_done)
+                src->tail_left = tail_frames(s);
         } else {
             n = src->tail_left < want ? src->tail_left : want;
             src->tail_left -= n;
-            st = gfir_plan_flush(s->plan, s->block, n);
-            if (st != GFIR_OK)
-                return session_filter_failed(s, st);
+            if (session_flush_block(s, n))
+                return 1;
         }
-        ring_write(&s->sh.out, s->block, n);
+        ring_write(&s->sh.out, s->out_block, n);
         src->budget -= n;
         if (src->budget == 0 || (src->file_done && src->tail_left == 0))
             atomic_store_explicit(&s->sh.input_done, 1, memory_order_release);
@@ -87,7 +107,13 @@ int live_play(const cli_options *o)
     s.channels = (unsigned)info.channels;
     if (live_find_device(o->device, 0, &dev))
         goto done;
-    live_stream_params(&out, dev, s.channels, 0);
+    target = (size_t)ceil(PLAY_AHEAD_S * s.rate / (double)s.period);
+    target = (target < PLAY_MIN_PERIODS ? PLAY_MIN_PERIODS : target) * s.period;
+    src.target = target;
+    /* the plan first: the device plays as many channels as the filter routes to */
+    if (session_alloc(&s, target, 0))
+        goto done;
+    live_stream_params(&out, dev, s.out_channels, 0);
     live_mute_stderr(o);
     PaError fmt = Pa_IsFormatSupported(NULL, &out, s.rate);
     live_unmute_stderr();
@@ -95,19 +121,13 @@ int live_play(const cli_options *o)
         live_unsupported("play", NULL, &out, s.rate, fmt);
         goto done;
     }
-    target = (size_t)ceil(PLAY_AHEAD_S * s.rate / (double)s.period);
-    target = (target < PLAY_MIN_PERIODS ? PLAY_MIN_PERIODS : target) * s.period;
-    src.target = target;
-    if (session_alloc(&s, target, 0))
-        goto done;
-    src.tail_left = gfir_plan_ntaps(s.plan) - 1 + gfir_plan_latency(s.plan);
     src.budget = o->duration_s > 0 ? (unsigned long)ceil(o->duration_s * s.rate) : (unsigned long)-1;
     if (play_fill(&s, &src) || session_open(&s, NULL, &out))
         goto done;
     if (o->verbose) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(dev);
         fprintf(stderr, "gfir: playing %s on %d '%s' (%s): %.0f Hz, %u channels, period %zu\n",
-                o->input, (int)dev, d->name, live_host_name(d), s.rate, s.channels, s.period);
+                o->input, (int)dev, d->name, live_host_name(d), s.rate, s.out_channels, s.period);
     }
     session_print_latency(&s, ring_readable(&s.sh.out));
     if (session_start(&s))

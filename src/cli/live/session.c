@@ -1,13 +1,17 @@
 /*
  * session.c - the live session (session.h): the audio callback, the stream's
- * set-up and end, and the worker's supervision between blocks.
+ * set-up and end, the worker's blocks (with the reloads it takes) and its
+ * supervision between them.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 
 #include "live/session.h"
+#include "chain.h"
+#include "filter/filter.h"
 #include "live/pa.h"
+#include "live/reload.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -95,7 +99,17 @@ static int stream_callback(const void *input, void *output, unsigned long frames
     /* Read the flag before the ring: if it was set, everything is in the ring. */
     const int input_done = atomic_load_explicit(&sh->input_done, memory_order_acquire);
     const size_t got = ring_read(&sh->out, out, frames);
+    const double now = live_now_s();
     (void)time;
+
+    /* Callbacks within an eighth of their own duration of each other are
+     * one burst of the host's: it took them all before the worker could run. */
+    if (now - sh->burst_at > 0.125 * (double)frames / sh->rate)
+        sh->burst = 0;
+    sh->burst_at = now;
+    sh->burst += frames;
+    if (sh->burst > atomic_load_explicit(&sh->max_burst, memory_order_relaxed))
+        atomic_store_explicit(&sh->max_burst, sh->burst, memory_order_relaxed);
 
     if (got < frames) {
         memset(out + got * sh->channels, 0, (frames - got) * sh->channels * sizeof *out);
@@ -139,6 +153,7 @@ int session_init(live_session *s, const cli_options *o)
     atomic_init(&s->sh.overflows, 0);
     atomic_init(&s->sh.host_xruns, 0);
     atomic_init(&s->sh.drift, 0);
+    atomic_init(&s->sh.max_burst, 0);
     flush_denormals();
     if (live_pa_start(o))
         return 1;
@@ -146,20 +161,65 @@ int session_init(live_session *s, const cli_options *o)
     return 0;
 }
 
-/* The plan, the period buffer and the rings, once rate and channels are known. */
-int session_alloc(live_session *s, size_t out_frames, size_t in_frames)
+/* The plan and the thread that reloads its filter. */
+static int make_plan(live_session *s)
 {
-    s->sh.channels = s->channels;
-    if (cli_plan_for(s->o, s->rate, s->channels, s->period, &s->plan, &s->filter_delay))
+    cli_design d;
+    int rc;
+    if (cli_design_build(s->o->filter, s->rate, s->channels, s->o->quiet, &d))
         return 1;
+    rc = cli_live_plan(s->o, &d, s->period, &s->plan);
+    s->filter_delay = d.delay_frames;
+    s->out_channels = d.outputs;
+    if (!rc)
+        rc = reload_start(&s->reload, s->o, s->rate, s->channels, s->period, s->plan, &d);
+    cli_design_free(&d);
+    return rc;
+}
+
+int session_alloc(live_session *s, size_t queued_frames, size_t in_frames)
+{
+    s->sh.rate = s->rate;
+    s->queued = queued_frames;
+    s->crossfade_frames = (size_t)(s->o->crossfade_ms * s->rate / 1000.0 + 0.5);
+    if (make_plan(s))
+        return 1;
+    s->sh.channels = s->out_channels;
     s->block = malloc(s->period * s->channels * sizeof *s->block);
-    if (!s->block || ring_init(&s->sh.out, out_frames, s->channels) ||
-        (in_frames && ring_init(&s->sh.in, in_frames, s->channels)) ||
+    s->out_block = malloc(s->period * s->out_channels * sizeof *s->out_block);
+    s->aux = malloc(s->period * s->out_channels * sizeof *s->aux);
+    if (!s->block || !s->out_block || !s->aux ||
+        ring_init(&s->sh.out, queued_frames + HOST_BURST_MAX + s->period, s->out_channels) ||
+        (in_frames && ring_init(&s->sh.in, in_frames + HOST_BURST_MAX, s->channels)) ||
         block_times_init(&s->times)) {
         fprintf(stderr, "gfir: out of memory for the audio buffers\n");
         return 1;
     }
     return 0;
+}
+
+size_t session_host_burst(const live_session *s)
+{
+    return atomic_load_explicit(&s->sh.max_burst, memory_order_relaxed);
+}
+
+/* The host took more at once than is queued: queue more from now on (the
+ * padding below, through the drift), up to what the ring holds. */
+static void follow_host(live_session *s)
+{
+    const size_t burst = session_host_burst(s), most = s->sh.out.capacity - s->period;
+    size_t want = burst + s->period;
+    if (want <= s->queued)
+        return;
+    want = want < most ? want : most;
+    if (want <= s->queued)
+        return;
+    s->pending_drift -= (long)(want - s->queued);
+    s->queued = want;
+    if (!s->o->quiet)
+        fprintf(stderr, "gfir: the audio device takes %zu frames at a time now; gfir queues "
+                        "%zu frames (%.1f ms) for it\n",
+                burst, s->queued, 1000.0 * (double)s->queued / s->rate);
 }
 
 int session_open(live_session *s, const PaStreamParameters *in,
@@ -215,8 +275,9 @@ int session_start(live_session *s)
  * the callback reported, so the latency stays what was printed. */
 void session_push_output(live_session *s, const float *buf, size_t n)
 {
-    const size_t ch = s->channels;
+    const size_t ch = s->out_channels;
     s->pending_drift += atomic_exchange_explicit(&s->sh.drift, 0, memory_order_relaxed);
+    follow_host(s);
     if (s->pending_drift < 0) {
         size_t pad = (size_t)-s->pending_drift;
         s->pending_drift += (long)ring_write(&s->sh.out, NULL, pad);
@@ -237,9 +298,93 @@ int session_filter_failed(const live_session *s, gfir_status st)
     return 1;
 }
 
-int session_filter_block(live_session *s, float *buf, size_t n, double began)
+/* Takes what the reload thread has ready: a filter to swap into the plan
+ * (when the plan's last crossfade is over), or a plan to run beside it
+ * (when no switch runs and the last old plan has been collected). */
+static void take_reload(live_session *s)
 {
-    gfir_status st = gfir_plan_execute(s->plan, buf, buf, n);
+    const reload_change *c = reload_pending(s->reload);
+    if (!c || s->next_plan)
+        return;
+    if (c->filter) {
+        const gfir_status st = gfir_plan_swap(s->plan, c->filter, s->crossfade_frames);
+        if (st != GFIR_ERR_BUSY)
+            reload_taken(s->reload, st);
+        return;
+    }
+    if (!reload_can_retire(s->reload))
+        return;
+    s->next_plan = c->plan;
+    s->prime_left = gfir_plan_ntaps(c->plan) - 1;
+    s->switch_pos = 0;
+    s->switch_len = s->crossfade_frames;
+    reload_taken(s->reload, GFIR_OK);
+}
+
+/* The new plan's weight at frame k of a switch of len frames: the raised
+ * cosine the library fades filters with (gfir.h). */
+static float switch_weight(size_t k, size_t len)
+{
+    return k < len ? (float)(0.5 - 0.5 * cos(3.14159265358979323846 * ((double)k + 0.5) /
+                                             (double)len))
+                   : 1.0f;
+}
+
+/* During a switch of plans: the old plan's output in buf, the new one's in
+ * aux; out is the old one's while the new one fills its history, then the
+ * crossfade, then the new one's. */
+static void mix_plans(live_session *s, float *buf, size_t n)
+{
+    const size_t ch = s->out_channels;
+    for (size_t i = 0; i < n; i++) {
+        float w;
+        if (s->prime_left > 0) {
+            s->prime_left--;
+            continue;
+        }
+        w = switch_weight(s->switch_pos, s->switch_len);
+        s->switch_pos += s->switch_pos < s->switch_len;
+        for (size_t c = 0; c < ch; c++)
+            buf[i * ch + c] = (1.0f - w) * buf[i * ch + c] + w * s->aux[i * ch + c];
+    }
+    if (s->prime_left == 0 && s->switch_pos == s->switch_len) {
+        reload_retire(s->reload, s->plan);
+        s->plan = s->next_plan;
+        s->next_plan = NULL;
+    }
+}
+
+/* n frames of s->block, or with flush n frames of silence, into
+ * s->out_block through the plan (and the next one during a switch). */
+static gfir_status run_one(gfir_plan *plan, const float *in, float *out, size_t n, int flush)
+{
+    return flush ? gfir_plan_flush(plan, out, n) : gfir_plan_execute(plan, in, out, n);
+}
+
+static gfir_status run_plans(live_session *s, size_t n, int flush)
+{
+    gfir_status st;
+    take_reload(s);
+    if (!s->next_plan)
+        return run_one(s->plan, s->block, s->out_block, n, flush);
+    st = run_one(s->next_plan, s->block, s->aux, n, flush);
+    if (st != GFIR_OK)
+        return st;
+    st = run_one(s->plan, s->block, s->out_block, n, flush);
+    if (st == GFIR_OK)
+        mix_plans(s, s->out_block, n);
+    return st;
+}
+
+int session_flush_block(live_session *s, size_t n)
+{
+    const gfir_status st = run_plans(s, n, 1);
+    return st == GFIR_OK ? 0 : session_filter_failed(s, st);
+}
+
+int session_filter_block(live_session *s, size_t n, double began)
+{
+    gfir_status st = run_plans(s, n, 0);
     if (st != GFIR_OK)
         return session_filter_failed(s, st);
     /* Blocks queued before the stream starts have no deadline. */
@@ -342,8 +487,12 @@ int session_end(live_session *s, int failed)
                 s->times.count, period_ms);
     }
     block_times_free(&s->times);
+    reload_stop(s->reload);
+    gfir_plan_destroy(s->next_plan);
     gfir_plan_destroy(s->plan);
     free(s->block);
+    free(s->out_block);
+    free(s->aux);
     ring_free(&s->sh.out);
     ring_free(&s->sh.in);
     return failed ? 1 : 0;

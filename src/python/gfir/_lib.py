@@ -12,7 +12,8 @@ import os
 import pathlib
 from typing import Iterator, Optional
 
-SONAME = "libgfir.so.0"
+# the shared library's soname: before 1.0 it carries the minor version (CMakeLists.txt)
+SONAME = "libgfir.so.0.2"
 
 # gfir_status (gfir.h)
 OK = 0
@@ -24,6 +25,7 @@ ERR_NOMEM = -5
 ERR_UNAVAILABLE = -6
 ERR_UNSUPPORTED = -7
 ERR_DEVICE = -8
+ERR_BUSY = -9
 
 MAX_CHANNELS = 256
 MAX_TAPS = 1 << 26
@@ -71,7 +73,7 @@ _STATUS_NAMES = {
     ERR_NULL: "GFIR_ERR_NULL", ERR_CHANNELS: "GFIR_ERR_CHANNELS", ERR_TAPS: "GFIR_ERR_TAPS",
     ERR_ARG: "GFIR_ERR_ARG", ERR_NOMEM: "GFIR_ERR_NOMEM",
     ERR_UNAVAILABLE: "GFIR_ERR_UNAVAILABLE", ERR_UNSUPPORTED: "GFIR_ERR_UNSUPPORTED",
-    ERR_DEVICE: "GFIR_ERR_DEVICE",
+    ERR_DEVICE: "GFIR_ERR_DEVICE", ERR_BUSY: "GFIR_ERR_BUSY",
 }
 _ERROR_CLASSES = {
     ERR_NULL: ArgumentError, ERR_CHANNELS: ArgumentError, ERR_TAPS: ArgumentError,
@@ -101,6 +103,7 @@ class Config(ctypes.Structure):
         ("max_latency_frames", ctypes.c_size_t),
         ("expected_frames", ctypes.c_size_t),
         ("out_channels", ctypes.c_uint),
+        ("reserved", ctypes.c_uint),
         ("paths", ctypes.POINTER(Path)),
         ("npaths", ctypes.c_size_t),
     ]
@@ -114,7 +117,7 @@ def _candidates() -> Iterator[str]:
         yield named
         return
     here = pathlib.Path(__file__).resolve().parent
-    # installed: <prefix>/lib/pythonX.Y/site-packages/gfir beside <prefix>/lib/libgfir.so.0
+    # installed: <prefix>/lib/pythonX.Y/site-packages/gfir beside <prefix>/lib/libgfir.so.0.2
     for up in here.parents[:4]:
         yield str(up / SONAME)
     # the source tree: src/python/gfir, with the README's build in build/
@@ -183,6 +186,8 @@ _proto("gfir_fold", _int, _vp, _size_t, _vp, _size_t, _vp)
 _proto("gfir_response_magnitude", ctypes.c_double, _vp, _size_t, ctypes.c_double,
        ctypes.c_double)
 _proto("gfir_response_peak", ctypes.c_double, _vp, _size_t)
+_proto("gfir_response_magnitudes", _int, _vp, _size_t, _vp, _size_t)
+_proto("gfir_design_minimum_phase", _int, _vp, _size_t, _vp, ctypes.POINTER(ctypes.c_double))
 
 
 def strerror(status: int) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 from . import _lib
 
 __all__ = ["lowpass", "highpass", "bandpass", "bandstop", "kaiserord", "fold", "magnitude",
-           "peak"]
+           "peak", "magnitudes", "minimum_phase"]
 
 
 def _fail(status: int, call: str, what: str) -> None:
@@ -118,3 +118,29 @@ def peak(taps: Any) -> float:
     if m < 0:
         _fail(int(m), "gfir_response_peak", f"{t.size} taps")
     return m
+
+
+def magnitudes(taps: Any, nfreqs: int) -> np.ndarray:
+    """|H| at nfreqs frequencies evenly from 0 to half the sample rate
+    inclusive, through one FFT in double (``scipy.signal.freqz(taps,
+    worN=nfreqs, include_nyquist=True)``); nfreqs - 1 a power of two."""
+    t = _taps(taps)
+    out = np.empty(int(nfreqs), np.float64)
+    _fail(_lib.lib.gfir_response_magnitudes(t.ctypes.data, t.size, out.ctypes.data, out.size),
+          "gfir_response_magnitudes", f"{t.size} taps on {nfreqs} frequencies")
+    return out
+
+
+def minimum_phase(taps: Any) -> Tuple[np.ndarray, float]:
+    """The minimum-phase filter with the magnitude response of taps, as many
+    taps long, by the real cepstrum in double; and how far its magnitude
+    strays from the original's, in dB, wherever that is within 80 dB of its
+    peak (0.05 dB or less unless the filter's zeros lie very near the unit
+    circle)."""
+    t = _taps(taps)
+    out = np.empty(t.size, np.float32)
+    err = ctypes.c_double()
+    _fail(_lib.lib.gfir_design_minimum_phase(t.ctypes.data, t.size, out.ctypes.data,
+                                             ctypes.byref(err)),
+          "gfir_design_minimum_phase", f"{t.size} taps")
+    return out, err.value

@@ -1,0 +1,24 @@
+/*
+ * swap.h - the plan layer's side of filter swaps (swap.c): the crossfade's
+ * progress through the calls, which plan.c and device.c drive block by block.
+ */
+#ifndef GF_CORE_SWAP_H
+#define GF_CORE_SWAP_H
+
+#include "core/plan.h"
+
+/* Before a block of *n frames: begins a swap's fade (the engine's
+ * fade_begin) in the first call after it, ends a fade of no frames, and
+ * shortens *n so that the block ends within a fade. GFIR_OK or the
+ * engine's failure. */
+gfir_status gf_fade_step(gfir_plan *plan, size_t *n);
+/* After a block of n frames: the fade advances and ends when complete. */
+void gf_fade_advance(gfir_plan *plan, size_t n);
+/* Ends a fade at once (reset, and the device calls that clear the history). */
+void gf_fade_finish(gfir_plan *plan);
+/* Every filter the plan holds, freed (gfir_plan_destroy, a failed create). */
+void gf_filters_release(gfir_plan *plan);
+/* This thread's sentence on its last failed create (plan.c). */
+char *gf_thread_detail(void);
+
+#endif
