@@ -478,10 +478,14 @@ def float_wav_bytes(x, rate=RATE):
 
 
 @test("run")
-def damaged_inputs_are_said(d):
-    """What single-file gfir says of damaged input, gfir batch says too, in
-    one MANIFEST:LINE warning per job, and its receipt counts it; the jobs
-    still succeed, and a whole input gets no warning."""
+def damaged_inputs_fail(d):
+    """An input cut short (a WAV whose data chunk claims more than the file
+    holds, a FLAC that ends before its header's length) fails its job with
+    the reason: no output, no receipt, counted as failed, exit 1, and the
+    rerun tries it again. Samples that are not finite are data, not damage:
+    that job is done, with a MANIFEST:LINE warning and its receipt's count."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+    import sndfile  # tests/cli's libsndfile through ctypes: SciPy writes no FLAC
     inputs = d.corpus(3)
     write_wav(d.p("ir.wav"), room(d.rng, 100))
     x = d.rng.standard_normal(5000) * 0.1
@@ -491,27 +495,38 @@ def damaged_inputs_are_said(d):
     data = open(d.p(inputs[1]), "rb").read()
     with open(d.p("in/cut.wav"), "wb") as f:
         f.write(data[:-4000])
+    sndfile.write(d.p("in/whole.flac"), d.rng.standard_normal(20000) * 0.1, RATE, "flac",
+                  "pcm16")
+    data = open(d.p("in/whole.flac"), "rb").read()
+    with open(d.p("in/cut.flac"), "wb") as f:
+        f.write(data[:-3000])
     rows = [dict(input="in/nan.wav", output="out/nan.wav", ir="ir.wav"),
             dict(input="in/cut.wav", output="out/cut.wav", ir="ir.wav"),
+            dict(input="in/cut.flac", output="out/flac.wav", ir="ir.wav"),
             dict(input=inputs[2], output="out/whole.wav", ir="ir.wav")]
     d.manifest("jobs.tsv", rows)
-    r = d.gfir("--manifest", "jobs.tsv")
+    r = d.gfir("--manifest", "jobs.tsv", expect=1)
     lines = error_lines(r.stderr)
-    warned = [l for l in lines if ": warning: " in l]
-    assert len(warned) == 2, r.stderr
-    nan = [l for l in warned if l.startswith("gfir: jobs.tsv:2: warning: ")]
-    assert nan and "3 samples of INPUT 'in/nan.wav' are not finite" in nan[0], warned
-    cut = [l for l in warned if l.startswith("gfir: jobs.tsv:3: warning: ")]
-    assert cut and "INPUT 'in/cut.wav' is cut short" in cut[0] and "4000 bytes" in cut[0], warned
-    assert "3 written, 0 done before, 0 failed" in r.stderr, r.stderr
+    by_line = {int(m.group(1)): l for l in lines
+               for m in [re.match(r"gfir: jobs\.tsv:(\d+): ", l)] if m}
+    assert sorted(by_line) == [2, 3, 4], r.stderr
+    assert "warning: 3 samples of INPUT 'in/nan.wav' are not finite" in by_line[2], by_line
+    assert "INPUT 'in/cut.wav' is cut short" in by_line[3] and "4000 bytes" in by_line[3], \
+        by_line
+    assert re.search(r"INPUT 'in/cut\.flac' ended after \d+ frames, \d+ short of what its "
+                     r"header promised", by_line[4]), by_line
+    assert "4 jobs: 2 written, 0 done before, 2 failed" in r.stderr, r.stderr
+    assert not os.path.exists(d.p("out/cut.wav")) and not os.path.exists(d.p("out/flac.wav"))
+    assert not temporaries(d.path), temporaries(d.path)
     receipts = receipts_by_output(d, "jobs.tsv.receipts")
+    assert sorted(receipts) == ["out/nan.wav", "out/whole.wav"], receipts
     assert receipts["out/nan.wav"]["nonfinite_in"] == 3, receipts["out/nan.wav"]
-    assert receipts["out/cut.wav"]["missing_bytes"] == 4000, receipts["out/cut.wav"]
     whole = receipts["out/whole.wav"]
-    assert (whole["nonfinite_in"], whole["nonfinite_out"], whole["missing_bytes"],
-            whole["short_frames"]) == (0, 0, 0, 0), whole
-    y = read_wav(d.p("out/nan.wav"))[1]
-    assert np.all(np.isfinite(y))
+    assert (whole["nonfinite_in"], whole["nonfinite_out"]) == (0, 0), whole
+    assert np.all(np.isfinite(read_wav(d.p("out/nan.wav"))[1]))
+    # still damaged: tried again, failed again, nothing else redone
+    r = d.gfir("--manifest", "jobs.tsv", expect=1)
+    assert "4 jobs: 0 written, 2 done before, 2 failed" in r.stderr, r.stderr
 
 
 # ---- exactly once ------------------------------------------------------------------

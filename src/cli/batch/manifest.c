@@ -521,7 +521,8 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
     } else {
         j->ir = dup_or_null(ir, &failed);
     }
-    if (failed || check_read(r, j->ir, ROLE_IR, output) || check_read(r, j->taps, ROLE_TAPS, output))
+    if (failed || check_read(r, j->ir, ROLE_IR, output) ||
+        check_read(r, j->taps, ROLE_TAPS, output))
         return 1;
     return describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir);
 }

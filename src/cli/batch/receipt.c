@@ -274,9 +274,8 @@ void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f
     else
         json_buf_raw(out, "\"peak\":null,", 12);
     json_buf_printf(out, "\"clipped\":%" PRIu64 ",\"nonfinite_in\":%" PRIu64
-                    ",\"nonfinite_out\":%" PRIu64 ",\"missing_bytes\":%" PRIu64
-                    ",\"short_frames\":%" PRIu64 ",", f->clipped, f->nonfinite_in,
-                    f->nonfinite_out, f->missing_bytes, f->short_frames);
+                    ",\"nonfinite_out\":%" PRIu64 ",", f->clipped, f->nonfinite_in,
+                    f->nonfinite_out);
     json_buf_printf(out, "\"seconds\":%.4f,\"bytes\":%" PRIu64 ",\"mtime_ns\":%" PRId64 "}\n",
                     f->seconds, f->bytes, f->mtime_ns);
 }

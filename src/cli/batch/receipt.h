@@ -27,11 +27,9 @@ typedef struct receipt_facts {
     double seconds;             /* the job's wall time */
     uint64_t bytes;             /* the output file's size, as written */
     int64_t mtime_ns;           /* and modification time, since the epoch */
-    /* damage, as single-file gfir reports it: samples that were not finite
-     * (INPUT's, filtered as silence; the output's, an overflow), bytes a
-     * WAV or AIFF header claims beyond the end of INPUT, and frames INPUT's
-     * header promised that were not there */
-    uint64_t nonfinite_in, nonfinite_out, missing_bytes, short_frames;
+    /* samples that were not finite: INPUT's (filtered as silence) and the
+     * output's (an overflow) */
+    uint64_t nonfinite_in, nonfinite_out;
 } receipt_facts;
 
 typedef struct receipt {

@@ -214,11 +214,12 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     SF_INFO in_info, out_info;
     file_metadata meta = {0};
     char *dir = dirs_parent(j->output);
+    /* no output from a damaged INPUT: the job fails, with the reason */
     render_target t = {j->output, &out_info, &meta, j->align, bo->engine.no_dither,
-                       w->r->block};
+                       w->r->block, 1};
     render_result res;
     cli_chain *chain;
-    uint64_t cut_bytes = 0, header_frames;
+    uint64_t cut_bytes = 0;
 
     out->failed = 1;
     if (!dir) {
@@ -226,8 +227,14 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         goto done;
     }
     if (output_check(j->input, j->output) || refuse_special(j->output) ||
-        cli_open_input_counting(j->input, &in, &in_info, &cut_bytes) ||
-        metadata_read(in, in_info.channels, &meta) ||
+        cli_open_input_counting(j->input, &in, &in_info, &cut_bytes))
+        goto done;
+    if (cut_bytes) {
+        cli_error("INPUT '%s' is cut short: its data chunk claims %llu bytes more than the "
+                  "file holds", j->input, (unsigned long long)cut_bytes);
+        goto done;
+    }
+    if (metadata_read(in, in_info.channels, &meta) ||
         format_choose(j->format, j->output, 1, &in_info, meta.layout != NULL, &out_info) ||
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
@@ -241,7 +248,6 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
                   j->output);
         goto done;
     }
-    header_frames = cli_input_frames(&in_info);
     /* bytes and time of the file as written, not of whatever the name holds
      * by now */
     out->facts = (receipt_facts){
@@ -255,8 +261,6 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         .mtime_ns = res.mtime_ns,
         .nonfinite_in = res.nonfinite_in,
         .nonfinite_out = res.nonfinite_out,
-        .missing_bytes = cut_bytes,
-        .short_frames = header_frames > res.frames_in ? header_frames - res.frames_in : 0,
     };
     out->clips = res.clips;
     out->failed = 0;
@@ -374,26 +378,19 @@ static int commit_group(tally *t, receipt_book *book)
     return rc;
 }
 
-/* One line for a job whose output was written from damaged input, or that
- * overflowed: what single-file gfir says in a line each. */
-static void report_damage(const runner *r, tally *t, const manifest_job *j, const outcome *o)
+/* One line for a job whose samples were not finite (INPUT's, or the
+ * output's: an overflow), what single-file gfir says of them; its receipt
+ * counts them. A damaged file (cut short, ending before its header's length)
+ * is no warning: that job fails. */
+static void report_nonfinite(const runner *r, tally *t, const manifest_job *j,
+                             const outcome *o)
 {
     const receipt_facts *f = &o->facts;
     const char *sep = "";
-    if (!f->missing_bytes && !f->short_frames && !f->nonfinite_in && !f->nonfinite_out)
+    if (!f->nonfinite_in && !f->nonfinite_out)
         return;
     bar_clear(t);
     fprintf(stderr, "gfir: %s:%zu: warning: ", r->m->path, j->line);
-    if (f->missing_bytes) {
-        fprintf(stderr, "INPUT '%s' is cut short (its data chunk claims %llu bytes more than "
-                "the file holds)", j->input, (unsigned long long)f->missing_bytes);
-        sep = "; ";
-    }
-    if (f->short_frames) {
-        fprintf(stderr, "%sINPUT '%s' ended %llu frames short of what its header promised",
-                sep, j->input, (unsigned long long)f->short_frames);
-        sep = "; ";
-    }
     if (f->nonfinite_in) {
         fprintf(stderr, "%s%llu samples of INPUT '%s' are not finite (NaN or infinity), "
                 "filtered as silence", sep, (unsigned long long)f->nonfinite_in, j->input);
@@ -418,7 +415,7 @@ static void take(runner *r, tally *t, outcome *o)
     }
     if (!t->group_count)
         t->group_since = progress_now();
-    report_damage(r, t, j, o);
+    report_nonfinite(r, t, j, o);
     receipt_format(&t->group, j, &o->facts);
     t->group_count++;
     t->written++;

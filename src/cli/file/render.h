@@ -26,6 +26,10 @@ typedef struct render_target {
     cli_align align;            /* same, causal or full */
     int no_dither;
     size_t block;               /* frames per block */
+    int whole_input;            /* an INPUT that ends short of what its header promised
+                                   fails, OUTPUT as it was (gfir batch: no job's output
+                                   comes from a damaged file); else it is filtered as far
+                                   as it goes and frames_in tells */
 } render_target;
 
 typedef struct render_result {
