@@ -305,8 +305,8 @@ static int apply_option(int c, const char *arg, cli_options *o)
             return 2;
         return o->duration_s > 0 && o->duration_s <= MAX_DURATION_S
                    ? -1
-                   : cli_usage_error(&parsing, "--duration %s: give seconds, more than 0 and "
-                                     "at most %g (a year)", arg, MAX_DURATION_S);
+                   : cli_usage_error(&parsing, "--duration %s: want seconds, more than 0 and "
+                                     "at most %.0f (a year)", arg, MAX_DURATION_S);
     case OPT_CHANNELS:
         if (cli_arg_whole(&parsing, "--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
             return 2;

@@ -503,6 +503,14 @@ def rate_option_range_checked(d):
 
 
 @test("limits")
+def duration_option_range_checked(d):
+    # seconds times the rate must be a frame count: a negative, zero or
+    # enormous --duration is a usage error, before any device is opened
+    for value in ("-1", "0", "-0", "1e-400", "31622401", "1e300", "nan", "inf"):
+        fails(d, ["--monitor", "--preset", "lowpass", "--duration", value], 2, "--duration")
+
+
+@test("limits")
 def taps_file_read_with_bound(d):
     d.wav("x.wav", d.noise(1000))
     rc, _, err, rss = run_measured(d, ["x.wav", "out.wav", "--taps", "/dev/zero"], timeout=30)
