@@ -462,8 +462,10 @@ def absurd_sample_rates_refused(d):
     # a 1 KB WAV at 2^31 - 1 Hz used to design a 27-million-tap low-pass
     for channels in (1, 8):
         wav_header_only(d.p("huge.wav"), 2 ** 31 - 1, channels)
+        # --play opens INPUT as the file path does: refused before any device
         for args in (["huge.wav", "out.wav", "--preset", "lowpass"],
-                     ["huge.wav", "--describe", "--preset", "lowpass"]):
+                     ["huge.wav", "--describe", "--preset", "lowpass"],
+                     ["huge.wav", "--play", "--preset", "lowpass"]):
             rc, _, err, rss = run_measured(d, args, timeout=60)
             assert rc == 1, f"{args}: exit {rc}"
             one_line(err, "huge.wav", "2147483647 Hz")
