@@ -18,6 +18,7 @@ import re
 import resource
 import shutil
 import signal
+import socket
 import stat
 import struct
 import subprocess
@@ -194,6 +195,31 @@ def special_outputs_written_through(d):
     one_line(r.stderr.decode(), "pipe", "WAV")
     # standard output carries one thing
     fails(d, ["x.wav", "-", "--preset", "lowpass", "--describe"], 2, "--describe")
+
+
+@test("outputs")
+def standard_output_may_be_a_socket(d):
+    # a child of Node or libuv, of inetd or of systemd's socket activation
+    # has a socket for standard output: "-" writes through it as through a
+    # pipe (it used to be refused as "a socket"); a named socket stays refused
+    d.wav("x.wav", d.noise(5000, 2))
+    d.run("x.wav", "ref.wav", "--preset", "lowpass")
+    ours, theirs = socket.socketpair()
+    with ours:
+        p = subprocess.Popen([GFIR, "x.wav", "-", "--preset", "lowpass"], cwd=d.path,
+                             env=env_for(d), stdout=theirs, stderr=subprocess.PIPE)
+        theirs.close()
+        data = b""
+        while chunk := ours.recv(1 << 16):
+            data += chunk
+        err = p.communicate(timeout=60)[1]
+    assert p.returncode == 0, err
+    assert rel_l2(wav_bytes(data), read(d.p("ref.wav"))[1]) < REL_L2
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(d.p("sock.wav"))
+        fails(d, ["x.wav", "sock.wav", "--preset", "lowpass"], 1, "sock.wav", "socket",
+              output="sock.wav")
+    assert stat.S_ISSOCK(os.lstat(d.p("sock.wav")).st_mode)
 
 
 @test("outputs")
