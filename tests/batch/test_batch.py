@@ -11,6 +11,7 @@ Exit status 77 (skipped) when NumPy or SciPy is missing.
 import fcntl
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -527,6 +528,52 @@ def damaged_inputs_fail(d):
     # still damaged: tried again, failed again, nothing else redone
     r = d.gfir("--manifest", "jobs.tsv", expect=1)
     assert "4 jobs: 0 written, 2 done before, 2 failed" in r.stderr, r.stderr
+
+
+@test("run")
+def failed_write_is_the_reason(d):
+    """A write that fails (here past `ulimit -f`) while its input is a pipe
+    that stays open and silent: the job fails at once with the write's
+    reason, in one line (it used to wait in its read for the rest of the
+    input), and the other jobs are done."""
+    write_wav(d.p("long.wav"), d.rng.standard_normal((8 * RATE, 2)) * 0.1)
+    data = open(d.p("long.wav"), "rb").read()
+    os.makedirs(d.p("in"))
+    os.mkfifo(d.p("in/long.wav"))
+    inputs = d.corpus(2)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    rows = [dict(input="in/long.wav", output="out/long.wav", ir="ir.wav")] + \
+        d.jobs(inputs, ir="ir.wav")
+    d.manifest("jobs.tsv", rows)
+    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200000, 200000))
+    # blocks of 4096 frames: what comes through the pipe is filtered and written
+    proc = subprocess.Popen([GFIR, "batch", "--manifest", "jobs.tsv", "--block", "4096"],
+                            cwd=d.path, env=env, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=limit)
+    fifo = open(d.p("in/long.wav"), "wb")
+    try:
+        fifo.write(data[:len(data) // 4])    # 2 s of 8, then nothing, the pipe open
+        fifo.flush()
+        err = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        err = None
+    finally:
+        try:
+            fifo.close()
+        except OSError:
+            pass
+        if err is None:
+            err = proc.communicate(timeout=60)[1]
+            raise AssertionError(f"gfir batch waited for the input pipe: {err}")
+    assert proc.returncode == 1, err
+    lines = [l for l in error_lines(err) if l.startswith("gfir: jobs.tsv:")]
+    assert len(lines) == 1 and lines[0].startswith("gfir: jobs.tsv:2: ") and \
+        "File too large" in lines[0], err
+    assert "3 jobs: 2 written, 0 done before, 1 failed" in err, err
+    assert not os.path.exists(d.p("out/long.wav")) and not temporaries(d.path)
 
 
 # ---- exactly once ------------------------------------------------------------------

@@ -424,6 +424,42 @@ def file_size_limit_fails_cleanly(d):
 
 
 @test("signals")
+def failed_write_does_not_wait_for_the_input_pipe(d):
+    # `arecord | gfir - out.wav` past `ulimit -f`: the pipe stays open and
+    # silent, and gfir used to wait in its read for the rest of the input
+    # before saying the write had failed; now it says so at once
+    d.wav("x.wav", d.noise(48000 * 8, 2))
+    data = open(d.p("x.wav"), "rb").read()
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100000, 100000))
+    p = subprocess.Popen([GFIR, "-", "out.wav", "--preset", "lowpass"], cwd=d.path,
+                         env=env_for(d), stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=limit)
+
+    def feed():
+        try:
+            p.stdin.write(data[:len(data) // 4])    # 2 s of 8: then nothing, pipe open
+            p.stdin.flush()
+        except OSError:
+            pass
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    hung = p.returncode is None
+    p.stdin.close()
+    err = p.stderr.read().decode()
+    p.wait(30)
+    assert not hung, f"gfir waited for the input pipe after its write failed: {err}"
+    assert p.returncode == 1, f"exit {p.returncode}: {err}"
+    one_line(err, "out.wav", "File too large")
+    assert not os.path.exists(d.p("out.wav")) and not leftovers(d)
+
+
+@test("signals")
 def stale_temporary_files_cleaned(d):
     d.wav("x.wav", d.noise(1000))
     args = long_job(d)

@@ -184,6 +184,11 @@ int pipeline_read_failed(pipeline *p)
     return atomic_load(&p->read_failed);
 }
 
+int pipeline_write_failed(pipeline *p)
+{
+    return atomic_load(&p->write_failed);
+}
+
 int pipeline_finish(pipeline *p)
 {
     int failed;

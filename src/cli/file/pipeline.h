@@ -78,5 +78,7 @@ int pipeline_emit(pipeline *p, const float *in, size_t n, uint64_t limit);
 int pipeline_finish(pipeline *p);
 /* Whether the reader stopped on an error rather than at the end. */
 int pipeline_read_failed(pipeline *p);
+/* Whether a write failed (io said why): the input may have ended early. */
+int pipeline_write_failed(pipeline *p);
 
 #endif

@@ -140,8 +140,9 @@ static int run_pipeline(render *r, pipeline *p, progress *pg)
             progress_update(pg, (double)frames_in);
     }
     r->frames_in = frames_in;
-    if (rc)
-        return rc;
+    /* a failed write ends the input early: not INPUT's fault */
+    if (rc || pipeline_write_failed(p))
+        return 1;
     if (pipeline_read_failed(p))
         return cli_error("cannot read INPUT '%s': %s", r->input, sf_strerror(r->in));
     if (frames_in == 0)
