@@ -52,39 +52,45 @@ def env_for(d, extra=None):
     return env
 
 
-def peak_kb(pid):
-    """VmHWM: the peak resident size of the process since its exec (wait4's
-    ru_maxrss would count the Python process it was forked from)."""
+# Runs argv[2:] as its child and writes "STATUS MAXRSS" (wait4's) to argv[1].
+# ru_maxrss counts the image a process was forked as, so gfir is forked from
+# this small interpreter (a few MB), not from the test's, which holds NumPy.
+LAUNCH = """
+import os, sys
+pid = os.fork()
+if pid == 0:
     try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+        os.execv(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{status} {usage.ru_maxrss}")
+"""
 
 
 def run_measured(d, args, timeout=120, env=None, stdin=None, preexec_fn=None):
     """Runs gfir and returns (exit code, or -signal; stdout bytes; stderr text;
-    peak resident memory in KB, as last seen: a run that ends within a
-    millisecond may show 0). A run past the timeout is killed and fails."""
-    peak = 0
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen([GFIR, *args], cwd=d.path, env=env_for(d, env), stdout=out,
-                             stderr=err, stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                             preexec_fn=preexec_fn)
-        deadline = time.monotonic() + timeout
-        while p.poll() is None:
-            peak = max(peak, peak_kb(p.pid))
-            if time.monotonic() > deadline:
-                p.kill()
-                p.wait()
-                raise AssertionError(f"gfir {' '.join(args)}: still running after {timeout} s")
-            time.sleep(0.001)
+    peak resident memory in KB, the kernel's count at its exit: at least the
+    launcher's few MB). A run past the timeout is killed and fails."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as report:
+        p = subprocess.Popen([sys.executable, "-I", "-S", "-c", LAUNCH, report.name, GFIR,
+                              *args], cwd=d.path, env=env_for(d, env), stdout=out, stderr=err,
+                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                             preexec_fn=preexec_fn, start_new_session=True)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise AssertionError(f"gfir {' '.join(args)}: still running after {timeout} s")
+        assert p.returncode == 0, f"the launcher failed: exit {p.returncode}"
+        status, peak = map(int, report.read().split())
         out.seek(0)
         err.seek(0)
-        return p.returncode, out.read(), err.read().decode(errors="replace"), peak
+        return (os.waitstatus_to_exitcode(status), out.read(),
+                err.read().decode(errors="replace"), peak)
 
 
 def wav_bytes(data):
