@@ -906,6 +906,37 @@ def interrupted_merge_leaves_nothing(d):
     assert not os.path.exists(d.p("all.jsonl"))
 
 
+@test("files")
+def signal_between_create_and_lock(d):
+    """SIGINT to a batch whose worker has just created an output's temporary
+    file and not yet locked it (strace holds it before its flock): whichever
+    thread takes the signal removes the file, since its name is listed for
+    the handler before it is created. It used to be listed after the lock,
+    with signals blocked in the creating thread alone, and another thread
+    took the signal and left the file."""
+    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
+    d.corpus(1)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    d.manifest("jobs.tsv", d.jobs(["in/u0000.wav"], ir="ir.wav"))
+    os.makedirs(d.p("out"))
+    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    proc = subprocess.Popen(["strace", "-f", "-o", "/dev/null", "-e", "trace=flock",
+                             "-e", "inject=flock:delay_enter=2000000", GFIR, "batch",
+                             "--manifest", "jobs.tsv", "--jobs", "1"],
+                            cwd=d.path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    gfir = gfir_child_of(proc.pid)
+    deadline = time.monotonic() + 30
+    while not temporaries(d.p("out")):
+        assert proc.poll() is None and time.monotonic() < deadline, "no temporary file"
+        time.sleep(0.005)
+    os.kill(gfir, signal.SIGINT)
+    proc.wait(60)
+    assert not temporaries(d.path), temporaries(d.path)
+    assert not os.path.exists(d.p("out/u0000.wav"))
+
+
 # ---- disk: other writers, other file systems ----------------------------------------
 
 @test("disk")
