@@ -937,6 +937,42 @@ def signal_between_create_and_lock(d):
     assert not os.path.exists(d.p("out/u0000.wav"))
 
 
+@test("files")
+def receipt_describes_the_file_written(d):
+    """Another process replaces an output just after gfir renames it into
+    place (strace holds gfir there). The receipt gives the size and time of
+    the file gfir wrote, taken before the rename, so the rerun sees that the
+    name holds something else and does the job again. A stat after the
+    rename vouched for the replacement, and the rerun skipped the job."""
+    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
+    d.corpus(1)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    rows = d.jobs(["in/u0000.wav"], ir="ir.wav")
+    d.manifest("jobs.tsv", rows)
+    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    renames = "rename,renameat,renameat2"
+    proc = subprocess.Popen(["strace", "-f", "-o", "/dev/null", "-e", f"trace={renames}",
+                             "-e", f"inject={renames}:delay_exit=2000000", GFIR, "batch",
+                             "--manifest", "jobs.tsv", "-q"],
+                            cwd=d.path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(d.p("out/u0000.wav")):
+        assert proc.poll() is None and time.monotonic() < deadline, "no output"
+        time.sleep(0.005)
+    with open(d.p("out/other.wav"), "wb") as f:
+        f.write(b"not gfir's")
+    os.replace(d.p("out/other.wav"), d.p("out/u0000.wav"))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    receipt = read_receipts(d.p("jobs.tsv.receipts"))[0]
+    assert receipt["bytes"] != len(b"not gfir's"), receipt
+    r = d.gfir("--manifest", "jobs.tsv")
+    assert "1 written, 0 done before, 0 failed" in r.stderr, r.stderr
+    check_output(rows[0], read_receipts(d.p("jobs.tsv.receipts"))[-1], base=d.path)
+
+
 # ---- disk: other writers, other file systems ----------------------------------------
 
 @test("disk")
