@@ -881,27 +881,41 @@ def gfir_child_of(pid):
     raise AssertionError(f"process {pid} started no gfir")
 
 
+def under_strace(d, calls, inject, args, path=None, log="/dev/null"):
+    """Starts gfir batch ARGS under strace, which alters every one of calls
+    (comma-separated system calls), or those on path only, as inject says
+    ("delay_enter=2000000": held there 2 s; "error=EINVAL": refused)."""
+    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
+    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    return subprocess.Popen(["strace", "-f", "-o", log, *(["-P", path] if path else []),
+                             "-e", f"trace={calls}", "-e", f"inject={calls}:{inject}", GFIR,
+                             "batch", *args], cwd=d.path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def interrupt_when(proc, ready, what):
+    """Sends SIGINT to the gfir that proc (strace) runs once ready() says it
+    is where strace holds it, and waits for the end; what: for the message."""
+    gfir = gfir_child_of(proc.pid)
+    deadline = time.monotonic() + 30
+    while not ready():
+        assert proc.poll() is None and time.monotonic() < deadline, f"no {what}"
+        time.sleep(0.005)
+    os.kill(gfir, signal.SIGINT)
+    proc.communicate(timeout=60)
+
+
 @test("files")
 def interrupted_merge_leaves_nothing(d):
     """SIGINT while --merge's temporary file is open (held there by strace,
     which delays its sync) removes it: merge catches signals like any
     writer of gfir's."""
-    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
     merge_fixture(d)
-    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
-               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    proc = subprocess.Popen(["strace", "-f", "-o", "/dev/null", "-e", "trace=fsync",
-                             "-e", "inject=fsync:delay_enter=3000000", GFIR, "batch",
-                             "--manifest", "jobs.tsv", "--merge", "all.jsonl"],
-                            cwd=d.path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    gfir = gfir_child_of(proc.pid)
-    deadline = time.monotonic() + 30
-    while not [f for f in os.listdir(d.path) if f.startswith(".all.jsonl.gfir-")]:
-        assert proc.poll() is None and time.monotonic() < deadline, "no temporary file"
-        time.sleep(0.005)
-    os.kill(gfir, signal.SIGINT)
-    proc.wait(60)
+    proc = under_strace(d, "fsync", "delay_enter=3000000",
+                        ["--manifest", "jobs.tsv", "--merge", "all.jsonl"])
+    interrupt_when(proc, lambda: [f for f in os.listdir(d.path)
+                                  if f.startswith(".all.jsonl.gfir-")], "temporary file")
     assert not temporaries(d.path), temporaries(d.path)
     assert not os.path.exists(d.p("all.jsonl"))
 
@@ -914,25 +928,13 @@ def signal_between_create_and_lock(d):
     the handler before it is created. It used to be listed after the lock,
     with signals blocked in the creating thread alone, and another thread
     took the signal and left the file."""
-    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
     d.corpus(1)
     write_wav(d.p("ir.wav"), room(d.rng, 100))
     d.manifest("jobs.tsv", d.jobs(["in/u0000.wav"], ir="ir.wav"))
     os.makedirs(d.p("out"))
-    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
-               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    proc = subprocess.Popen(["strace", "-f", "-o", "/dev/null", "-e", "trace=flock",
-                             "-e", "inject=flock:delay_enter=2000000", GFIR, "batch",
-                             "--manifest", "jobs.tsv", "--jobs", "1"],
-                            cwd=d.path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    gfir = gfir_child_of(proc.pid)
-    deadline = time.monotonic() + 30
-    while not temporaries(d.p("out")):
-        assert proc.poll() is None and time.monotonic() < deadline, "no temporary file"
-        time.sleep(0.005)
-    os.kill(gfir, signal.SIGINT)
-    proc.wait(60)
+    proc = under_strace(d, "flock", "delay_enter=2000000",
+                        ["--manifest", "jobs.tsv", "--jobs", "1"])
+    interrupt_when(proc, lambda: temporaries(d.p("out")), "temporary file")
     assert not temporaries(d.path), temporaries(d.path)
     assert not os.path.exists(d.p("out/u0000.wav"))
 
@@ -944,19 +946,12 @@ def receipt_describes_the_file_written(d):
     the file gfir wrote, taken before the rename, so the rerun sees that the
     name holds something else and does the job again. A stat after the
     rename vouched for the replacement, and the rerun skipped the job."""
-    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
     d.corpus(1)
     write_wav(d.p("ir.wav"), room(d.rng, 100))
     rows = d.jobs(["in/u0000.wav"], ir="ir.wav")
     d.manifest("jobs.tsv", rows)
-    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
-               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    renames = "rename,renameat,renameat2"
-    proc = subprocess.Popen(["strace", "-f", "-o", "/dev/null", "-e", f"trace={renames}",
-                             "-e", f"inject={renames}:delay_exit=2000000", GFIR, "batch",
-                             "--manifest", "jobs.tsv", "-q"],
-                            cwd=d.path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = under_strace(d, "rename,renameat,renameat2", "delay_exit=2000000",
+                        ["--manifest", "jobs.tsv", "-q"])
     deadline = time.monotonic() + 30
     while not os.path.exists(d.p("out/u0000.wav")):
         assert proc.poll() is None and time.monotonic() < deadline, "no output"
@@ -1022,19 +1017,15 @@ def directories_that_cannot_sync(d):
     """Some file systems refuse fsync on a directory (EINVAL): gfir batch
     goes on there as single-file gfir does; strace makes out/ such a
     directory."""
-    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
     inputs = d.corpus(3)
     write_wav(d.p("ir.wav"), room(d.rng, 100))
     os.makedirs(d.p("out"))
     d.manifest("jobs.tsv", d.jobs(inputs, ir="ir.wav"))
-    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
-               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    r = subprocess.run(["strace", "-f", "-o", d.p("trace.txt"), "-P", "out", "-e", "trace=fsync",
-                        "-e", "inject=fsync:error=EINVAL", GFIR, "batch", "--manifest",
-                        "jobs.tsv"], cwd=d.path, env=env, capture_output=True, text=True,
-                       timeout=300)
+    proc = under_strace(d, "fsync", "error=EINVAL", ["--manifest", "jobs.tsv"], path="out",
+                        log=d.p("trace.txt"))
+    _, err = proc.communicate(timeout=300)
     assert "INJECTED" in open(d.p("trace.txt")).read(), "no directory sync was refused"
-    assert r.returncode == 0, r.stderr
+    assert proc.returncode == 0, err
     receipts = receipts_by_output(d, "jobs.tsv.receipts")
     for row in d.jobs(inputs, ir="ir.wav"):
         check_output(row, receipts[row["output"]], base=d.path)
