@@ -1,7 +1,12 @@
 #!/usr/bin/python3
 """End-to-end tests of `gfir batch`.
 
-    test_batch.py GFIR GROUP     runs one group: manifest, shards, run, once
+    test_batch.py GFIR GROUP     runs one group: manifest, shards, run, once,
+                                 files (what each job may write), disk (other
+                                 writers, file systems that cannot sync)
+
+The files and disk groups need strace (tools/setup.sh installs it) to hold
+gfir at a system call or make one fail.
 
 Every test makes its corpus here with NumPy, runs the built executable and
 checks exit codes, the lines on stderr, the outputs (against float64 NumPy,
