@@ -14,6 +14,8 @@
 #include <strings.h>
 
 #define MAX_BLOCK_FRAMES ((size_t)1 << 24)
+/* --duration's bound, 366 days: a frame count at any rate fits an unsigned long */
+#define MAX_DURATION_S 31622400.0
 
 static const char usage_line[] = "usage: gfir [options] INPUT OUTPUT";
 
@@ -298,7 +300,13 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->period_frames = (unsigned)n;
         return -1;
     case OPT_DURATION:
-        return cli_arg_double(&parsing, "--duration", arg, &o->duration_s) ? 2 : -1;
+        /* bounded, so that seconds times the rate is a frame count */
+        if (cli_arg_double(&parsing, "--duration", arg, &o->duration_s))
+            return 2;
+        return o->duration_s > 0 && o->duration_s <= MAX_DURATION_S
+                   ? -1
+                   : cli_usage_error(&parsing, "--duration %s: want seconds, more than 0 and "
+                                     "at most %.0f (a year)", arg, MAX_DURATION_S);
     case OPT_CHANNELS:
         if (cli_arg_whole(&parsing, "--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
             return 2;

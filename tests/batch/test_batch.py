@@ -1,7 +1,12 @@
 #!/usr/bin/python3
 """End-to-end tests of `gfir batch`.
 
-    test_batch.py GFIR GROUP     runs one group: manifest, shards, run, once
+    test_batch.py GFIR GROUP     runs one group: manifest, shards, run, once,
+                                 files (what each job may write), disk (other
+                                 writers, file systems that cannot sync)
+
+The files and disk groups need strace (tools/setup.sh installs it) to hold
+gfir at a system call or make one fail.
 
 Every test makes its corpus here with NumPy, runs the built executable and
 checks exit codes, the lines on stderr, the outputs (against float64 NumPy,
@@ -11,9 +16,11 @@ Exit status 77 (skipped) when NumPy or SciPy is missing.
 import fcntl
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -193,6 +200,26 @@ def bad_headers_and_json(d):
     assert "no --manifest" in r.stderr
     r = d.gfir("--manifest", "e.tsv", "--jobs", "0", expect=2)
     assert "--jobs 0" in r.stderr
+
+
+@test("manifest")
+def merge_takes_only_its_own_options(d):
+    """--merge runs no job: options that only tune running them (the shard,
+    workers, engine) are usage errors, as for gfir INPUT OUTPUT; the filter's
+    options stay, since the receipts must match its recipes."""
+    d.corpus(1)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    d.manifest("jobs.tsv", d.jobs(["in/u0000.wav"], ir="ir.wav"))
+    d.gfir("--manifest", "jobs.tsv", "-q")
+    for extra in (["--shard", "0/2"], ["--shards", "2"], ["--jobs", "2"], ["--backend", "cpu"],
+                  ["--kernel", "direct"], ["--block", "1024"], ["--no-fold"]):
+        r = d.gfir("--manifest", "jobs.tsv", "--merge", "all.jsonl", *extra, expect=2)
+        lines = error_lines(r.stderr)
+        assert lines and f"{extra[0]} applies only to running jobs, not to --merge" in lines[0], \
+            r.stderr
+        assert not os.path.exists(d.p("all.jsonl"))
+    d.gfir("--manifest", "jobs.tsv", "--merge", "all.jsonl", "--align", "full", "--seed", "0")
+    assert len(open(d.p("all.jsonl")).readlines()) == 1
 
 
 # ---- shards -----------------------------------------------------------------------
@@ -425,6 +452,135 @@ def receipts_count_clipping(d):
     assert rec["filter"].endswith("--format wav:pcm16 --no-dither"), rec
 
 
+@test("run")
+def preset_with_ir_aligns_full(d):
+    """A preset holding an IR stage (the shipped hall) gets the default
+    alignment of an IR, full, as single-file gfir gives it: decided from the
+    filter as loaded, not from the manifest's words."""
+    x = d.rng.standard_normal((48000, 2)) * 0.1
+    write_wav(d.p("s2.wav"), x, 48000)
+    d.manifest("jobs.tsv", [dict(input="s2.wav", output="out/hall.wav")])
+    d.gfir("--manifest", "jobs.tsv", "--preset", "hall", "-q")
+    run(GFIR, ["s2.wav", "single.wav", "--preset", "hall", "-q"], d.path)
+    batch, single = read_wav(d.p("out/hall.wav"))[1], read_wav(d.p("single.wav"))[1]
+    assert single.shape[0] > 48000, single.shape
+    assert batch.shape == single.shape, f"batch {batch.shape}, gfir {single.shape}"
+    assert np.array_equal(batch, single)
+    rec = read_receipts(d.p("jobs.tsv.receipts"))[0]
+    assert rec["filter"] == "--preset hall --align full", rec
+    # a row's own preset too
+    d.manifest("rows.tsv", [dict(input="s2.wav", output="out/row.wav", preset="hall")])
+    d.gfir("--manifest", "rows.tsv", "-q")
+    assert np.array_equal(read_wav(d.p("out/row.wav"))[1], single)
+
+
+def float_wav_bytes(x, rate=RATE):
+    """A float WAV as bytes, NaN and infinities kept."""
+    import io
+    import scipy.io.wavfile as wavfile
+    b = io.BytesIO()
+    wavfile.write(b, rate, np.asarray(x, dtype=np.float32))
+    return b.getvalue()
+
+
+@test("run")
+def damaged_inputs_fail(d):
+    """An input cut short (a WAV whose data chunk claims more than the file
+    holds, a FLAC that ends before its header's length) fails its job with
+    the reason: no output, no receipt, counted as failed, exit 1, and the
+    rerun tries it again. Samples that are not finite are data, not damage:
+    that job is done, with a MANIFEST:LINE warning and its receipt's count."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+    import sndfile  # tests/cli's libsndfile through ctypes: SciPy writes no FLAC
+    inputs = d.corpus(3)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    x = d.rng.standard_normal(5000) * 0.1
+    x[100], x[2000], x[2001] = np.nan, np.inf, -np.inf
+    with open(d.p("in/nan.wav"), "wb") as f:
+        f.write(float_wav_bytes(x))
+    data = open(d.p(inputs[1]), "rb").read()
+    with open(d.p("in/cut.wav"), "wb") as f:
+        f.write(data[:-4000])
+    sndfile.write(d.p("in/whole.flac"), d.rng.standard_normal(20000) * 0.1, RATE, "flac",
+                  "pcm16")
+    data = open(d.p("in/whole.flac"), "rb").read()
+    with open(d.p("in/cut.flac"), "wb") as f:
+        f.write(data[:-3000])
+    rows = [dict(input="in/nan.wav", output="out/nan.wav", ir="ir.wav"),
+            dict(input="in/cut.wav", output="out/cut.wav", ir="ir.wav"),
+            dict(input="in/cut.flac", output="out/flac.wav", ir="ir.wav"),
+            dict(input=inputs[2], output="out/whole.wav", ir="ir.wav")]
+    d.manifest("jobs.tsv", rows)
+    r = d.gfir("--manifest", "jobs.tsv", expect=1)
+    lines = error_lines(r.stderr)
+    by_line = {int(m.group(1)): l for l in lines
+               for m in [re.match(r"gfir: jobs\.tsv:(\d+): ", l)] if m}
+    assert sorted(by_line) == [2, 3, 4], r.stderr
+    assert "warning: 3 samples of INPUT 'in/nan.wav' are not finite" in by_line[2], by_line
+    assert "INPUT 'in/cut.wav' is cut short" in by_line[3] and "4000 bytes" in by_line[3], \
+        by_line
+    assert re.search(r"INPUT 'in/cut\.flac' ended after \d+ frames, \d+ short of what its "
+                     r"header promised", by_line[4]), by_line
+    assert "4 jobs: 2 written, 0 done before, 2 failed" in r.stderr, r.stderr
+    assert not os.path.exists(d.p("out/cut.wav")) and not os.path.exists(d.p("out/flac.wav"))
+    assert not temporaries(d.path), temporaries(d.path)
+    receipts = receipts_by_output(d, "jobs.tsv.receipts")
+    assert sorted(receipts) == ["out/nan.wav", "out/whole.wav"], receipts
+    assert receipts["out/nan.wav"]["nonfinite_in"] == 3, receipts["out/nan.wav"]
+    whole = receipts["out/whole.wav"]
+    assert (whole["nonfinite_in"], whole["nonfinite_out"]) == (0, 0), whole
+    assert np.all(np.isfinite(read_wav(d.p("out/nan.wav"))[1]))
+    # still damaged: tried again, failed again, nothing else redone
+    r = d.gfir("--manifest", "jobs.tsv", expect=1)
+    assert "4 jobs: 0 written, 2 done before, 2 failed" in r.stderr, r.stderr
+
+
+@test("run")
+def failed_write_is_the_reason(d):
+    """A write that fails (here past `ulimit -f`) while its input is a pipe
+    that stays open and silent: the job fails at once with the write's
+    reason, in one line (it used to wait in its read for the rest of the
+    input), and the other jobs are done."""
+    write_wav(d.p("long.wav"), d.rng.standard_normal((8 * RATE, 2)) * 0.1)
+    data = open(d.p("long.wav"), "rb").read()
+    os.makedirs(d.p("in"))
+    os.mkfifo(d.p("in/long.wav"))
+    inputs = d.corpus(2)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    rows = [dict(input="in/long.wav", output="out/long.wav", ir="ir.wav")] + \
+        d.jobs(inputs, ir="ir.wav")
+    d.manifest("jobs.tsv", rows)
+    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200000, 200000))
+    # blocks of 4096 frames: what comes through the pipe is filtered and written
+    proc = subprocess.Popen([GFIR, "batch", "--manifest", "jobs.tsv", "--block", "4096"],
+                            cwd=d.path, env=env, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=limit)
+    fifo = open(d.p("in/long.wav"), "wb")
+    try:
+        fifo.write(data[:len(data) // 4])    # 2 s of 8, then nothing, the pipe open
+        fifo.flush()
+        err = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        err = None
+    finally:
+        try:
+            fifo.close()
+        except OSError:
+            pass
+        if err is None:
+            err = proc.communicate(timeout=60)[1]
+            raise AssertionError(f"gfir batch waited for the input pipe: {err}")
+    assert proc.returncode == 1, err
+    lines = [l for l in error_lines(err) if l.startswith("gfir: jobs.tsv:")]
+    assert len(lines) == 1 and lines[0].startswith("gfir: jobs.tsv:2: ") and \
+        "File too large" in lines[0], err
+    assert "3 jobs: 2 written, 0 done before, 1 failed" in err, err
+    assert not os.path.exists(d.p("out/long.wav")) and not temporaries(d.path)
+
+
 # ---- exactly once ------------------------------------------------------------------
 
 @test("once")
@@ -517,16 +673,20 @@ def start_held(d, n):
 @test("once")
 def killed_run_finishes_on_rerun(d):
     """SIGKILL while an output is half-written: nothing under its name; the
-    rerun removes the temporary file, does that job and only that job, and
-    every job has one receipt."""
+    rerun (here a while later: a temporary file under a minute old may be a
+    writer's that has not locked it yet, and is kept) removes the temporary
+    file, does that job and only that job, and every job has one receipt."""
     proc, held, rows = start_held(d, 12)
     proc.send_signal(signal.SIGKILL)
     assert proc.wait() == -signal.SIGKILL
     assert not os.path.exists(d.p("out", "held.wav")), "half an output under its name"
-    assert len(temporaries(d.path)) == 1
+    left = temporaries(d.path)
+    assert len(left) == 1
     for row in rows[:-1]:
         check_output(row, base=d.path)
     held.fill()
+    old = time.time() - 120
+    os.utime(left[0], (old, old))
     r = d.gfir("--manifest", "jobs.tsv")
     assert "removed 1 unfinished output that a killed run left" in r.stderr, r.stderr
     assert "1 written, 12 done before, 0 failed" in r.stderr, r.stderr
@@ -582,6 +742,298 @@ def unfinished_receipt_line_is_cut(d):
     assert "1 written, 3 done before" in r.stderr, r.stderr
     text = open(path).read()
     assert text.endswith("\n") and len(text.splitlines()) == 4, text
+
+
+# ---- files: each output one file of its own, however it is spelt -------------------
+
+def bad_line_words(r, want):
+    """Each line of want ({line: words}) is named once, with its words."""
+    lines = error_lines(r.stderr)
+    for line, words in want.items():
+        hits = [l for l in lines if l.startswith(f"gfir: jobs.tsv:{line}: ")]
+        assert len(hits) == 1, f"line {line}: {hits} in\n{r.stderr}"
+        assert words in hits[0], f"line {line}: '{words}' not in {hits[0]}"
+    return lines
+
+
+@test("files")
+def outputs_compared_as_files(d):
+    """Two names of one output (another spelling, a link, a hard link), an
+    output that another row reads (as input, IR or taps, before or after
+    it), the manifest, and anything in the receipts directory: each refused
+    with its line, before anything runs."""
+    d.corpus(4)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    write_wav(d.p("ir2.wav"), room(d.rng, 100))
+    os.makedirs(d.p("out"))
+    os.symlink("x.wav", d.p("out", "link.wav"))         # dangling: it names out/x.wav
+    write_wav(d.p("out", "old.wav"), np.zeros(10))
+    os.link(d.p("out", "old.wav"), d.p("out", "hard.wav"))
+    rows = [
+        "input\toutput\tir\ttaps",
+        "in/u0000.wav\tout/x.wav\tir.wav\t",                       # 2: good
+        "in/u0001.wav\t./out/x.wav\tir.wav\t",                     # 3: line 2's output
+        "in/u0001.wav\tout/../out//x.wav\tir.wav\t",               # 4: line 2's output
+        "in/u0001.wav\tout/link.wav\tir.wav\t",                    # 5: line 2's output
+        "in/u0001.wav\tout/old.wav\tir.wav\t",                     # 6: good
+        "in/u0002.wav\tout/hard.wav\tir.wav\t",                    # 7: line 6's output
+        "in/u0002.wav\t./in/u0000.wav\tir.wav\t",                  # 8: line 2's input
+        "out/x.wav\tout/y.wav\tir.wav\t",                          # 9: input is line 2's output
+        "in/u0002.wav\tir2.wav\tir2.wav\t",                        # 10: its own ir
+        "in/u0002.wav\tout/z.wav\tout/old.wav\t",                  # 11: ir is line 6's output
+        "in/u0003.wav\th.wav\tir.wav\t",                           # 12: good: taps read later
+        "in/u0003.wav\tout/t.wav\t\th.wav",                        # 13: taps is line 12's output
+        "in/u0003.wav\tjobs.tsv\tir.wav\t",                        # 14: the manifest
+        "in/u0003.wav\t./jobs.tsv.receipts/shard-0-of-1.jsonl\tir.wav\t",   # 15: receipts
+        "in/u0003.wav\tjobs.tsv.receipts\tir.wav\t",               # 16: receipts
+    ]
+    with open(d.p("jobs.tsv"), "w") as f:
+        f.write("\n".join(rows) + "\n")
+    before = {p: open(d.p(p), "rb").read() for p in ("jobs.tsv", "ir.wav", "in/u0000.wav")}
+    r = d.gfir("--manifest", "jobs.tsv", expect=1)
+    lines = bad_line_words(r, {
+        3: "line 2's output too", 4: "line 2's output too", 5: "line 2's output too",
+        7: "line 6's output too", 8: "line 2's input", 9: "input 'out/x.wav' is line 2's output",
+        10: "is the row's ir", 11: "ir 'out/old.wav' is line 6's output",
+        13: "taps 'h.wav' is line 12's output", 14: "is the manifest",
+        15: "receipts directory", 16: "receipts directory"})
+    assert not any(re.match(r"gfir: jobs\.tsv:(2|6|12):", l) for l in lines), r.stderr
+    assert lines[-1] == "gfir: jobs.tsv: 12 bad lines; nothing was run", lines[-1]
+    assert not os.path.exists(d.p("jobs.tsv.receipts"))
+    for p, data in before.items():
+        assert open(d.p(p), "rb").read() == data, f"{p} was written"
+    # the command line's IR is read by rows without a filter
+    d.manifest("cli.tsv", [dict(input="in/u0000.wav", output="ir.wav")])
+    r = d.gfir("--manifest", "cli.tsv", "--ir", "./ir.wav", expect=1)
+    assert "gfir: cli.tsv:2: output 'ir.wav' is the command line's --ir" in r.stderr, r.stderr
+    # --receipts elsewhere: the same rule for that directory
+    d.manifest("own.tsv", [dict(input="in/u0000.wav", output="done/r.jsonl", ir="ir.wav")])
+    r = d.gfir("--manifest", "own.tsv", "--receipts", "./done", expect=1)
+    assert "gfir: own.tsv:2: output 'done/r.jsonl' is in the receipts directory" in r.stderr
+
+
+@test("files")
+def special_outputs_refused(d):
+    """Standard output, a FIFO, a device (through a link) and a directory as
+    a row's output: refused with the line, nothing written anywhere."""
+    d.corpus(1)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    os.mkfifo(d.p("fifo.wav"))
+    os.symlink("/dev/null", d.p("null.wav"))
+    os.makedirs(d.p("dir.wav"))
+    rows = [dict(input="in/u0000.wav", output=o, ir="ir.wav")
+            for o in ("-", "fifo.wav", "null.wav", "dir.wav", "out/ok.wav")]
+    d.manifest("jobs.tsv", rows)
+    r = d.gfir("--manifest", "jobs.tsv", expect=1)
+    assert r.stdout == "", "standard output was written"
+    bad_line_words(r, {2: "output '-'", 3: "is a FIFO", 4: "is a character device",
+                       5: "is a directory"})
+    assert stat.S_ISFIFO(os.lstat(d.p("fifo.wav")).st_mode)
+    assert os.path.islink(d.p("null.wav"))
+    assert not os.path.exists(d.p("out"))
+
+
+def merge_fixture(d):
+    inputs = d.corpus(3)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    d.manifest("jobs.tsv", d.jobs(inputs, ir="ir.wav"))
+    d.gfir("--manifest", "jobs.tsv", "-q")
+    return inputs
+
+
+@test("files")
+def merge_never_overwrites_batch_files(d):
+    """--merge FILE may be none of the batch's own files, however spelt: the
+    manifest, a job's input, output or IR, anything in the receipts
+    directory. Each is refused in one line and left as it was."""
+    inputs = merge_fixture(d)
+    os.symlink("jobs.tsv", d.p("link.jsonl"))
+    os.makedirs(d.p("elsewhere"))
+    os.link(d.p("ir.wav"), d.p("elsewhere", "hard.jsonl"))
+    cases = {"jobs.tsv": "is the manifest", "./link.jsonl": "is the manifest",
+             inputs[0]: "is the input of jobs.tsv:2", "./" + inputs[1]: "is the input of jobs.tsv:3",
+             "out/u0002.wav": "is the output of jobs.tsv:4", "ir.wav": "is the ir of jobs.tsv:2",
+             "elsewhere/hard.jsonl": "is the ir of jobs.tsv:2",
+             "jobs.tsv.receipts/all.jsonl": "is in the receipts directory",
+             "jobs.tsv.receipts/shard-0-of-1.jsonl": "is in the receipts directory"}
+    files = ["jobs.tsv", *inputs, "ir.wav", "out/u0002.wav",
+             "jobs.tsv.receipts/shard-0-of-1.jsonl"]
+    before = {p: open(d.p(p), "rb").read() for p in files}
+    for target, words in cases.items():
+        r = d.gfir("--manifest", "jobs.tsv", "--merge", target, expect=1)
+        lines = error_lines(r.stderr)
+        assert len(lines) == 1 and f"--merge '{target}' {words}" in lines[0], (target, lines)
+    for p, data in before.items():
+        assert open(d.p(p), "rb").read() == data, f"{p} was overwritten"
+    assert sorted(os.listdir(d.p("jobs.tsv.receipts"))) == ["shard-0-of-1.jsonl"]
+    d.gfir("--manifest", "jobs.tsv", "--merge", "all.jsonl")
+    assert len(open(d.p("all.jsonl")).readlines()) == 3
+
+
+def gfir_child_of(pid):
+    """The child of a process (strace) that runs gfir: strace forks others
+    first, to probe what ptrace can do."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                for kid in f.read().split():
+                    if os.path.realpath(f"/proc/{kid}/exe") == os.path.realpath(GFIR):
+                        return int(kid)
+        except OSError:
+            pass
+        time.sleep(0.005)
+    raise AssertionError(f"process {pid} started no gfir")
+
+
+def under_strace(d, calls, inject, args, path=None, log="/dev/null"):
+    """Starts gfir batch ARGS under strace, which alters every one of calls
+    (comma-separated system calls), or those on path only, as inject says
+    ("delay_enter=2000000": held there 2 s; "error=EINVAL": refused)."""
+    assert shutil.which("strace"), "strace is needed (tools/setup.sh installs it)"
+    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    return subprocess.Popen(["strace", "-f", "-o", log, *(["-P", path] if path else []),
+                             "-e", f"trace={calls}", "-e", f"inject={calls}:{inject}", GFIR,
+                             "batch", *args], cwd=d.path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def interrupt_when(proc, ready, what):
+    """Sends SIGINT to the gfir that proc (strace) runs once ready() says it
+    is where strace holds it, and waits for the end; what: for the message."""
+    gfir = gfir_child_of(proc.pid)
+    deadline = time.monotonic() + 30
+    while not ready():
+        assert proc.poll() is None and time.monotonic() < deadline, f"no {what}"
+        time.sleep(0.005)
+    os.kill(gfir, signal.SIGINT)
+    proc.communicate(timeout=60)
+
+
+@test("files")
+def interrupted_merge_leaves_nothing(d):
+    """SIGINT while --merge's temporary file is open (held there by strace,
+    which delays its sync) removes it: merge catches signals like any
+    writer of gfir's."""
+    merge_fixture(d)
+    proc = under_strace(d, "fsync", "delay_enter=3000000",
+                        ["--manifest", "jobs.tsv", "--merge", "all.jsonl"])
+    interrupt_when(proc, lambda: [f for f in os.listdir(d.path)
+                                  if f.startswith(".all.jsonl.gfir-")], "temporary file")
+    assert not temporaries(d.path), temporaries(d.path)
+    assert not os.path.exists(d.p("all.jsonl"))
+
+
+@test("files")
+def signal_between_create_and_lock(d):
+    """SIGINT to a batch whose worker has just created an output's temporary
+    file and not yet locked it (strace holds it before its flock): whichever
+    thread takes the signal removes the file, since its name is listed for
+    the handler before it is created. It used to be listed after the lock,
+    with signals blocked in the creating thread alone, and another thread
+    took the signal and left the file."""
+    d.corpus(1)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    d.manifest("jobs.tsv", d.jobs(["in/u0000.wav"], ir="ir.wav"))
+    os.makedirs(d.p("out"))
+    proc = under_strace(d, "flock", "delay_enter=2000000",
+                        ["--manifest", "jobs.tsv", "--jobs", "1"])
+    interrupt_when(proc, lambda: temporaries(d.p("out")), "temporary file")
+    assert not temporaries(d.path), temporaries(d.path)
+    assert not os.path.exists(d.p("out/u0000.wav"))
+
+
+@test("files")
+def receipt_describes_the_file_written(d):
+    """Another process replaces an output just after gfir renames it into
+    place (strace holds gfir there). The receipt gives the size and time of
+    the file gfir wrote, taken before the rename, so the rerun sees that the
+    name holds something else and does the job again. A stat after the
+    rename vouched for the replacement, and the rerun skipped the job."""
+    d.corpus(1)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    rows = d.jobs(["in/u0000.wav"], ir="ir.wav")
+    d.manifest("jobs.tsv", rows)
+    proc = under_strace(d, "rename,renameat,renameat2", "delay_exit=2000000",
+                        ["--manifest", "jobs.tsv", "-q"])
+    deadline = time.monotonic() + 30
+    while not os.path.exists(d.p("out/u0000.wav")):
+        assert proc.poll() is None and time.monotonic() < deadline, "no output"
+        time.sleep(0.005)
+    with open(d.p("out/other.wav"), "wb") as f:
+        f.write(b"not gfir's")
+    os.replace(d.p("out/other.wav"), d.p("out/u0000.wav"))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    receipt = read_receipts(d.p("jobs.tsv.receipts"))[0]
+    assert receipt["bytes"] != len(b"not gfir's"), receipt
+    r = d.gfir("--manifest", "jobs.tsv")
+    assert "1 written, 0 done before, 0 failed" in r.stderr, r.stderr
+    check_output(rows[0], read_receipts(d.p("jobs.tsv.receipts"))[-1], base=d.path)
+
+
+# ---- disk: other writers, other file systems ----------------------------------------
+
+@test("disk")
+def concurrent_shards_keep_each_others_files(d):
+    """Shard 0/1 writing a long job, stopped mid-file; shard 0/2 of the same
+    manifest starts meanwhile (another N: not guarded by the receipts' lock)
+    and sweeps. The first's temporary file is in use (locked, and young): it
+    stays, and the first finishes with every output whole."""
+    x = d.rng.standard_normal(20 * RATE) * 0.1
+    write_wav(d.p("in/long.wav"), x)
+    write_wav(d.p("ir.wav"), room(d.rng, 2000))
+    rows = [dict(input="in/long.wav", output="out/long.wav", ir="ir.wav")]
+    d.manifest("jobs.tsv", rows)
+    env = dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate")
+    slow = ["--backend", "cpu", "--kernel", "direct", "--block", "256"]
+    first = subprocess.Popen([GFIR, "batch", "--manifest", "jobs.tsv", "--shard", "0/1", *slow],
+                             cwd=d.path, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not [t for t in temporaries(d.p("out")) if os.path.getsize(t) > 0]:
+        assert first.poll() is None and time.monotonic() < deadline, "the first never wrote"
+        time.sleep(0.005)
+    first.send_signal(signal.SIGSTOP)
+    try:
+        mine = temporaries(d.p("out"))
+        assert len(mine) == 1
+        second = subprocess.Popen([GFIR, "batch", "--manifest", "jobs.tsv", "--shard", "0/2",
+                                   *slow], cwd=d.path, env=env, stderr=subprocess.PIPE,
+                                  text=True)
+        # the second has swept once it writes a temporary file of its own
+        deadline = time.monotonic() + 60
+        while not set(temporaries(d.p("out"))) - set(mine):
+            assert second.poll() is None and time.monotonic() < deadline, second.stderr.read()
+            time.sleep(0.005)
+        second.send_signal(signal.SIGTERM)
+        second.wait(60)
+        assert os.path.exists(mine[0]), "the second run removed a temporary file in use"
+    finally:
+        first.send_signal(signal.SIGCONT)
+    _, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    check_output(rows[0], read_receipts(d.p("jobs.tsv.receipts"))[0], base=d.path)
+    assert not temporaries(d.path), temporaries(d.path)
+
+
+@test("disk")
+def directories_that_cannot_sync(d):
+    """Some file systems refuse fsync on a directory (EINVAL): gfir batch
+    goes on there as single-file gfir does; strace makes out/ such a
+    directory."""
+    inputs = d.corpus(3)
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    os.makedirs(d.p("out"))
+    d.manifest("jobs.tsv", d.jobs(inputs, ir="ir.wav"))
+    proc = under_strace(d, "fsync", "error=EINVAL", ["--manifest", "jobs.tsv"], path="out",
+                        log=d.p("trace.txt"))
+    _, err = proc.communicate(timeout=300)
+    assert "INJECTED" in open(d.p("trace.txt")).read(), "no directory sync was refused"
+    assert proc.returncode == 0, err
+    receipts = receipts_by_output(d, "jobs.tsv.receipts")
+    for row in d.jobs(inputs, ir="ir.wav"):
+        check_output(row, receipts[row["output"]], base=d.path)
 
 
 def main():

@@ -679,6 +679,28 @@ def clipping_is_counted(d):
     assert r.stderr == ""
 
 
+@test("formats")
+def clipping_is_counted_at_8_bits(d):
+    # 8-bit's grid stops at 127/128: samples above 127.5/128 are held there,
+    # further than rounding would move them, and count as clipped though
+    # they are below 1 (they used to go unsaid)
+    x = (np.sin(np.arange(4800) * 2 * np.pi * 100 / RATE) * 0.999).astype(np.float32)
+    d.wav("x.wav", x)
+    d.text("one.txt", "1")
+    r = d.run("x.wav", "y.wav", "--taps", "one.txt", "--format", "wav:pcm8", "--no-dither",
+              "--backend", "cpu", "--kernel", "direct")
+    want = int(np.sum(x > np.float32(127.5 / 128)) + np.sum(x < np.float32(-128.5 / 128)))
+    assert want > 0
+    line = one_line(r.stderr, "clipped")
+    assert int(line.split("gfir: ")[1].split()[0]) == want, f"{line}: expected {want}"
+    y = wavfile.read(d.p("y.wav"))[1].astype(int)
+    assert y.max() == 255 and y.min() == 0, "8-bit WAV: unsigned, clipped, not wrapped"
+    # below the threshold rounding alone reaches the top step: nothing clipped
+    d.wav("z.wav", np.clip(x, -0.996, 0.996))
+    r = d.run("z.wav", "y.wav", "--taps", "one.txt", "--format", "wav:pcm8", "--no-dither")
+    assert r.stderr == "", r.stderr
+
+
 # ---- errors: one line, the right exit code, nothing lost --------------------------
 
 def leftovers(d):

@@ -26,8 +26,9 @@ COMPLETION = os.path.join(SOURCE, "tools", "completion", "gfir.bash")
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
 
 
-def help_text():
-    return subprocess.run([GFIR, "--help"], capture_output=True, text=True, check=True).stdout
+def help_text(*command):
+    return subprocess.run([GFIR, *command, "--help"], capture_output=True, text=True,
+                          check=True).stdout
 
 
 def help_options(text):
@@ -41,12 +42,26 @@ def help_options(text):
     return opts
 
 
-def man_options():
-    """The options the manual page defines: the first line of each .TP item."""
+def batch_help_options(text):
+    """The options `gfir batch --help` names: those of its usage line and
+    every one on the lines that begin with options ('  -p, --preset, -t, ...')."""
+    lines = text.splitlines()
+    opts = set(re.findall(r"--[a-z][a-z-]*", lines[0]))
+    for line in lines[1:]:
+        if re.match(r"^ +-", line):
+            opts.update(re.findall(r"(?<![\w-])--?[a-z][a-z-]*", line))
+    return opts
+
+
+def man_options(batch=False):
+    """The options the manual page defines: the first line of each .TP item,
+    in the BATCH section (batch) or outside it."""
     lines = open(MAN_PAGE).read().splitlines()
-    opts = set()
+    opts, section = set(), ""
     for i, line in enumerate(lines[:-1]):
-        if line.strip() == ".TP":
+        if line.startswith(".SH "):
+            section = line[4:].strip()
+        if line.strip() == ".TP" and (section == "BATCH") == batch:
             head = lines[i + 1].replace("\\-", "-")
             opts.update(re.findall(r"\\fB(--?[a-z][a-z-]*)\\f", head))
     return opts
@@ -65,6 +80,9 @@ def man_page_matches_help(d):
     assert helped, "no options parsed from --help"
     assert helped == documented, (f"only in --help: {sorted(helped - documented)}; "
                                   f"only in gfir.1: {sorted(documented - helped)}")
+    helped, documented = batch_help_options(help_text("batch")), man_options(batch=True)
+    assert helped == documented, (f"only in gfir batch --help: {sorted(helped - documented)}; "
+                                  f"only in gfir.1's BATCH: {sorted(documented - helped)}")
     r = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", MAN_PAGE], capture_output=True,
                        text=True)
     assert r.returncode == 0 and r.stderr == "", f"groff: {r.stderr}"

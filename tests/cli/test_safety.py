@@ -18,6 +18,7 @@ import re
 import resource
 import shutil
 import signal
+import socket
 import stat
 import struct
 import subprocess
@@ -51,39 +52,45 @@ def env_for(d, extra=None):
     return env
 
 
-def peak_kb(pid):
-    """VmHWM: the peak resident size of the process since its exec (wait4's
-    ru_maxrss would count the Python process it was forked from)."""
+# Runs argv[2:] as its child and writes "STATUS MAXRSS" (wait4's) to argv[1].
+# ru_maxrss counts the image a process was forked as, so gfir is forked from
+# this small interpreter (a few MB), not from the test's, which holds NumPy.
+LAUNCH = """
+import os, sys
+pid = os.fork()
+if pid == 0:
     try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+        os.execv(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{status} {usage.ru_maxrss}")
+"""
 
 
 def run_measured(d, args, timeout=120, env=None, stdin=None, preexec_fn=None):
     """Runs gfir and returns (exit code, or -signal; stdout bytes; stderr text;
-    peak resident memory in KB, as last seen: a run that ends within a
-    millisecond may show 0). A run past the timeout is killed and fails."""
-    peak = 0
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen([GFIR, *args], cwd=d.path, env=env_for(d, env), stdout=out,
-                             stderr=err, stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                             preexec_fn=preexec_fn)
-        deadline = time.monotonic() + timeout
-        while p.poll() is None:
-            peak = max(peak, peak_kb(p.pid))
-            if time.monotonic() > deadline:
-                p.kill()
-                p.wait()
-                raise AssertionError(f"gfir {' '.join(args)}: still running after {timeout} s")
-            time.sleep(0.001)
+    peak resident memory in KB, the kernel's count at its exit: at least the
+    launcher's few MB). A run past the timeout is killed and fails."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as report:
+        p = subprocess.Popen([sys.executable, "-I", "-S", "-c", LAUNCH, report.name, GFIR,
+                              *args], cwd=d.path, env=env_for(d, env), stdout=out, stderr=err,
+                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                             preexec_fn=preexec_fn, start_new_session=True)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise AssertionError(f"gfir {' '.join(args)}: still running after {timeout} s")
+        assert p.returncode == 0, f"the launcher failed: exit {p.returncode}"
+        status, peak = map(int, report.read().split())
         out.seek(0)
         err.seek(0)
-        return p.returncode, out.read(), err.read().decode(errors="replace"), peak
+        return (os.waitstatus_to_exitcode(status), out.read(),
+                err.read().decode(errors="replace"), peak)
 
 
 def wav_bytes(data):
@@ -194,6 +201,31 @@ def special_outputs_written_through(d):
     one_line(r.stderr.decode(), "pipe", "WAV")
     # standard output carries one thing
     fails(d, ["x.wav", "-", "--preset", "lowpass", "--describe"], 2, "--describe")
+
+
+@test("outputs")
+def standard_output_may_be_a_socket(d):
+    # a child of Node or libuv, of inetd or of systemd's socket activation
+    # has a socket for standard output: "-" writes through it as through a
+    # pipe (it used to be refused as "a socket"); a named socket stays refused
+    d.wav("x.wav", d.noise(5000, 2))
+    d.run("x.wav", "ref.wav", "--preset", "lowpass")
+    ours, theirs = socket.socketpair()
+    with ours:
+        p = subprocess.Popen([GFIR, "x.wav", "-", "--preset", "lowpass"], cwd=d.path,
+                             env=env_for(d), stdout=theirs, stderr=subprocess.PIPE)
+        theirs.close()
+        data = b""
+        while chunk := ours.recv(1 << 16):
+            data += chunk
+        err = p.communicate(timeout=60)[1]
+    assert p.returncode == 0, err
+    assert rel_l2(wav_bytes(data), read(d.p("ref.wav"))[1]) < REL_L2
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(d.p("sock.wav"))
+        fails(d, ["x.wav", "sock.wav", "--preset", "lowpass"], 1, "sock.wav", "socket",
+              output="sock.wav")
+    assert stat.S_ISSOCK(os.lstat(d.p("sock.wav")).st_mode)
 
 
 @test("outputs")
@@ -398,6 +430,42 @@ def file_size_limit_fails_cleanly(d):
 
 
 @test("signals")
+def failed_write_does_not_wait_for_the_input_pipe(d):
+    # `arecord | gfir - out.wav` past `ulimit -f`: the pipe stays open and
+    # silent, and gfir used to wait in its read for the rest of the input
+    # before saying the write had failed; now it says so at once
+    d.wav("x.wav", d.noise(48000 * 8, 2))
+    data = open(d.p("x.wav"), "rb").read()
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100000, 100000))
+    p = subprocess.Popen([GFIR, "-", "out.wav", "--preset", "lowpass"], cwd=d.path,
+                         env=env_for(d), stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=limit)
+
+    def feed():
+        try:
+            p.stdin.write(data[:len(data) // 4])    # 2 s of 8: then nothing, pipe open
+            p.stdin.flush()
+        except OSError:
+            pass
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    hung = p.returncode is None
+    p.stdin.close()
+    err = p.stderr.read().decode()
+    p.wait(30)
+    assert not hung, f"gfir waited for the input pipe after its write failed: {err}"
+    assert p.returncode == 1, f"exit {p.returncode}: {err}"
+    one_line(err, "out.wav", "File too large")
+    assert not os.path.exists(d.p("out.wav")) and not leftovers(d)
+
+
+@test("signals")
 def stale_temporary_files_cleaned(d):
     d.wav("x.wav", d.noise(1000))
     args = long_job(d)
@@ -462,8 +530,10 @@ def absurd_sample_rates_refused(d):
     # a 1 KB WAV at 2^31 - 1 Hz used to design a 27-million-tap low-pass
     for channels in (1, 8):
         wav_header_only(d.p("huge.wav"), 2 ** 31 - 1, channels)
+        # --play opens INPUT as the file path does: refused before any device
         for args in (["huge.wav", "out.wav", "--preset", "lowpass"],
-                     ["huge.wav", "--describe", "--preset", "lowpass"]):
+                     ["huge.wav", "--describe", "--preset", "lowpass"],
+                     ["huge.wav", "--play", "--preset", "lowpass"]):
             rc, _, err, rss = run_measured(d, args, timeout=60)
             assert rc == 1, f"{args}: exit {rc}"
             one_line(err, "huge.wav", "2147483647 Hz")
@@ -500,6 +570,14 @@ def rate_option_range_checked(d):
     assert rc == 2, err
     r = d.run("--describe", "--ir", "ir.wav", "--rate", "44100", "-q")
     assert "at 44100 Hz" in r.stdout
+
+
+@test("limits")
+def duration_option_range_checked(d):
+    # seconds times the rate must be a frame count: a negative, zero or
+    # enormous --duration is a usage error, before any device is opened
+    for value in ("-1", "0", "-0", "1e-400", "31622401", "1e300", "nan", "inf"):
+        fails(d, ["--monitor", "--preset", "lowpass", "--duration", value], 2, "--duration")
 
 
 @test("limits")

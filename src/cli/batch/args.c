@@ -38,7 +38,10 @@ static void print_help(void)
 "directory, or a list (.txt, .list, .lst, .scp: a path a line), gives each\n"
 "job one IR from it, chosen by the seed and the job's id (else its output).\n"
 "Paths are relative to the current directory; missing output directories are\n"
-"made. A bad line stops every shard before it starts, with its line number.\n"
+"made. Each output is a file of its own (not -, a FIFO or a device), named\n"
+"once however it is spelt, and no job's input, IR or taps, nor the manifest\n"
+"or a receipt. A bad line stops every shard before it starts, with its line\n"
+"number.\n"
 "\n"
 "Shards (job i, counted from 0 in file order, belongs to shard i mod N):\n"
 "      --shard K/N      run shard K (from 0) of N. Without it: Slurm's\n"
@@ -48,7 +51,10 @@ static void print_help(void)
 "      --receipts DIR   where each shard keeps its receipts, DIR/shard-K-of-N.jsonl\n"
 "                       (default: MANIFEST.receipts)\n"
 "      --merge FILE     write every shard's receipts, in manifest order, to FILE\n"
-"                       (JSONL); fails, writing nothing, if a job has none\n"
+"                       (JSONL); fails, writing nothing, if a job has none.\n"
+"                       FILE is none of the batch's own files; options that\n"
+"                       only run jobs (--shard, -j, -b, -k, --block, ...) are\n"
+"                       refused with it\n"
 "  -j, --jobs N         files in flight (default: two per CPU, at most 16)\n"
 "      --seed S         seed for rows without one (default 0)\n"
 "\n"
@@ -66,8 +72,9 @@ static void print_help(void)
 "when whole; then its receipt (id, line, input, output, filter, frames, peak,\n"
 "clipped samples, seconds, ...) is appended and synced. A job whose receipt\n"
 "matches its input, output and filter, and whose output still has the\n"
-"receipt's size and time, is skipped. A failed job prints one line (MANIFEST:\n"
-"LINE: why) and never stops the others.\n"
+"receipt's size and time, is skipped. A failed job (a bad or damaged INPUT, one\n"
+"cut short included) prints one line (MANIFEST:LINE: why), writes nothing and\n"
+"never stops the others.\n"
 "Exit status: 0 when every job of the shard is done, 1 when one failed or the\n"
 "manifest is bad, 2 for wrong usage.\n",
         stdout);
@@ -77,7 +84,18 @@ static const cli_args parsing = {usage_line, "gfir batch --help"};
 
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
-    OPT_NO_DITHER, OPT_NO_FOLD
+    OPT_NO_DITHER, OPT_NO_FOLD, OPT_END
+};
+
+/* What --merge does not do (run jobs: choose a shard, filter), so options
+ * that only tune that are refused with it rather than ignored. The filter's
+ * own options stay: they make the recipes its receipts must match. */
+static const struct {
+    int opt;
+    const char *name;
+} run_only[] = {
+    {OPT_SHARD, "--shard"}, {OPT_SHARDS, "--shards"}, {'j', "--jobs"},     {'b', "--backend"},
+    {'k', "--kernel"},      {OPT_BLOCK, "--block"},   {OPT_NO_FOLD, "--no-fold"},
 };
 
 static const struct option long_options[] = {
@@ -216,6 +234,7 @@ static int apply_option(int c, const char *arg, batch_options *bo)
 
 int batch_parse_args(int argc, char **argv, batch_options *bo)
 {
+    unsigned char seen[OPT_END] = {0};
     int c, rc;
     memset(bo, 0, sizeof *bo);
     bo->align = CLI_ALIGN_DEFAULT;
@@ -229,11 +248,16 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
         rc = apply_option(c, optarg, bo);
         if (rc >= 0)
             return rc;
+        seen[c] = 1;
     }
     if (optind < argc)
         return cli_usage_error(&parsing, "gfir batch takes no operands ('%s'): jobs come from --manifest",
                            argv[optind]);
     if (!bo->manifest)
         return cli_usage_error(&parsing, "no --manifest given");
+    for (size_t i = 0; bo->merge && i < sizeof run_only / sizeof run_only[0]; i++)
+        if (seen[run_only[i].opt])
+            return cli_usage_error(&parsing, "%s applies only to running jobs, not to --merge",
+                                   run_only[i].name);
     return -1;
 }

@@ -38,12 +38,13 @@ int cli_run_batch(int argc, char **argv)
         if (!dir)
             return cli_error("out of memory");
         sprintf(dir, "%s.receipts", bo.manifest);
+        bo.receipts = dir;
     }
     if (manifest_read(&bo, bo.merge ? &whole : &sh, &m)) {
         free(dir);
         return 1;
     }
-    rc = receipts_open(&book, dir ? dir : bo.receipts, bo.merge ? NULL : &sh);
+    rc = receipts_open(&book, bo.receipts, bo.merge ? NULL : &sh);
     if (!rc)
         rc = bo.merge ? batch_merge(&m, &book, bo.merge) : batch_run(&bo, &sh, &m, &book);
     receipts_close(&book);

@@ -3,8 +3,10 @@
  * process's shard of it, each output written exactly once, run as the worker
  * of a Slurm job array or a Kubernetes Indexed Job (docs/batch.md).
  *
- * options.c parses argv; manifest.c reads the jobs; receipt.c keeps what is
- * done; runner.c runs the rest on a few workers with plans reused.
+ * args.c parses argv; manifest.c reads the jobs and checks the files they
+ * name; receipt.c keeps what is done; sweep.c removes what killed runs left;
+ * runner.c runs the rest on a few workers with plans reused (a damaged INPUT
+ * fails its job); merge.c gathers the receipts once every shard is done.
  */
 #ifndef GFIR_CLI_BATCH_H
 #define GFIR_CLI_BATCH_H
@@ -28,9 +30,11 @@ typedef struct batch_options {
     const char *manifest;       /* --manifest */
     const char *shard_spec;     /* --shard K/N, or NULL */
     unsigned long shards;       /* --shards N, or 0 */
-    const char *receipts;       /* --receipts DIR, or NULL for MANIFEST.receipts */
-    const char *merge;          /* --merge FILE, or NULL */
-    unsigned jobs;              /* --jobs: files in flight, 0 = one per CPU */
+    const char *receipts;       /* --receipts DIR; MANIFEST.receipts once options are read */
+    const char *merge;          /* --merge FILE, or NULL; then options that only run
+                                   jobs (--shard, --jobs, the engine's) are refused */
+    unsigned jobs;              /* --jobs: files in flight, 0 = two per CPU (at most
+                                   BATCH_MAX_JOBS) */
     uint64_t seed;              /* --seed: for IR sets, where a row gives none */
     batch_stage stages[64];     /* --preset, --taps, --ir: the filter of rows without one */
     size_t nstages;

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* getline */
 #include "batch/irset.h"
+#include "batch/hash.h"
 #include "message.h"
 
 #include <dirent.h>
@@ -190,16 +191,11 @@ int irset_load(const char *spec, ir_set *set)
     return 0;
 }
 
-/* FNV-1a, then splitmix64's finaliser: neighbouring ids and seeds land far apart. */
+/* Neighbouring ids and seeds land far apart. The arithmetic must stay as it
+ * is: the same seed and id must give the same room in every version. */
 static uint64_t mix(uint64_t seed, const char *id)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ULL;
-    h ^= seed + 0x9e3779b97f4a7c15ULL;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    return h ^ (h >> 31);
+    return hash_finish(hash_fnv1a(id, HASH_FNV_BASIS) ^ (seed + 0x9e3779b97f4a7c15ULL));
 }
 
 const char *irset_pick(const ir_set *set, uint64_t seed, const char *id)

@@ -2,10 +2,11 @@
  * manifest.c - a batch manifest's jobs, every line checked (manifest.h).
  */
 #include "batch/manifest.h"
+#include "batch/hash.h"
 #include "batch/irset.h"
-#include "filter/filter.h"
 #include "batch/table.h"
 #include "file/format.h"
+#include "file/output.h"
 #include "filter/filter.h"
 #include "message.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Bad lines shown before the rest are only counted. */
 #define SHOW_ERRORS 20
@@ -22,13 +24,21 @@ static const char *const known_fields[] = {"id",   "input", "output", "ir",   "p
                                            "taps", "gain",  "align",  "format", "seed"};
 static const char *const align_names[] = {"same", "causal", "full"};
 
-/* ---- outputs seen: each may appear once in the whole manifest ------------- */
+/* ---- files named: each output once, and never a file a job reads ---------- */
 
-/* Two independent 64-bit hashes of each output: a false match needs both to
- * collide (about n^2 / 2^129 for n outputs), and no path need be kept. */
+/* What a job does with a file: it writes an output and reads the rest. */
+typedef enum file_role { ROLE_OUTPUT, ROLE_INPUT, ROLE_IR, ROLE_TAPS } file_role;
+static const char *const role_names[] = {"output", "input", "ir", "taps"};
+
+/* Files by identity (output_identity: device and inode where the file
+ * exists, else its canonical name), so that two spellings or a link are one
+ * file. Two independent 64-bit hashes of each: a false match needs both to
+ * collide (about n^2 / 2^129 for n files), and no name need be kept. */
 typedef struct seen_entry {
     uint64_t h1, h2;
-    size_t line;                /* 0: empty slot */
+    size_t line;                /* the first line that named it; 0: the command line */
+    file_role role;
+    int used;
 } seen_entry;
 
 typedef struct seen_set {
@@ -36,15 +46,8 @@ typedef struct seen_set {
     size_t cap, count;
 } seen_set;
 
-static uint64_t hash64(const char *s, uint64_t basis)
-{
-    uint64_t h = basis;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ULL;
-    h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdULL;
-    h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 33);
-}
+/* A basis for the second hash unrelated to FNV's usual one. */
+#define SECOND_BASIS 0x84222325cbf29ce4ULL
 
 static int seen_grow(seen_set *s)
 {
@@ -53,10 +56,10 @@ static int seen_grow(seen_set *s)
     if (!slots)
         return 1;
     for (size_t i = 0; i < s->cap; i++) {
-        if (!s->slots[i].line)
+        if (!s->slots[i].used)
             continue;
         size_t j = s->slots[i].h1 & (cap - 1);
-        while (slots[j].line)
+        while (slots[j].used)
             j = (j + 1) & (cap - 1);
         slots[j] = s->slots[i];
     }
@@ -66,17 +69,28 @@ static int seen_grow(seen_set *s)
     return 0;
 }
 
-/* 0 when path is new (now recorded), else the line that had it; -1 without memory. */
-static long seen_add(seen_set *s, const char *path, size_t line)
+static const seen_entry *seen_find(const seen_set *s, const char *key)
 {
-    const uint64_t h1 = hash64(path, 0xcbf29ce484222325ULL), h2 = hash64(path, 0x84222325cbf29ce4ULL);
+    const uint64_t h1 = hash_string(key, HASH_FNV_BASIS), h2 = hash_string(key, SECOND_BASIS);
+    if (!s->cap)
+        return NULL;
+    for (size_t j = h1 & (s->cap - 1); s->slots[j].used; j = (j + 1) & (s->cap - 1))
+        if (s->slots[j].h1 == h1 && s->slots[j].h2 == h2)
+            return &s->slots[j];
+    return NULL;
+}
+
+/* Records key (if new) as named first by line in role; 1 without memory. */
+static int seen_add(seen_set *s, const char *key, size_t line, file_role role)
+{
+    const uint64_t h1 = hash_string(key, HASH_FNV_BASIS), h2 = hash_string(key, SECOND_BASIS);
     size_t j;
     if (4 * (s->count + 1) > 3 * s->cap && seen_grow(s))
-        return -1;
-    for (j = h1 & (s->cap - 1); s->slots[j].line; j = (j + 1) & (s->cap - 1))
+        return 1;
+    for (j = h1 & (s->cap - 1); s->slots[j].used; j = (j + 1) & (s->cap - 1))
         if (s->slots[j].h1 == h1 && s->slots[j].h2 == h2)
-            return (long)s->slots[j].line;
-    s->slots[j] = (seen_entry){h1, h2, line};
+            return 0;
+    s->slots[j] = (seen_entry){h1, h2, line, role, 1};
     s->count++;
     return 0;
 }
@@ -93,10 +107,17 @@ typedef struct reader {
     size_t said;                /* of them, those whose messages were printed */
     size_t last_bad;            /* the last line at fault */
     size_t cap;                 /* of m->jobs */
-    seen_set outputs;
+    seen_set outputs;           /* every output so far */
+    seen_set reads;             /* every input, IR and taps file so far */
+    char manifest_key[OUTPUT_PATH_LEN];   /* the manifest's identity */
+    char receipts[OUTPUT_PATH_LEN];       /* the receipts directory, canonical */
+    char out_key[OUTPUT_PATH_LEN];        /* the current row's output's identity */
+    char key[OUTPUT_PATH_LEN];            /* scratch: a file's identity */
+    char *last_read, *last_read_key;      /* the last IR or taps file, and its identity */
     ir_set *sets;               /* IR sets met so far, each listed once */
     size_t nsets;
     char *checked_preset;       /* the last preset that loaded */
+    int checked_preset_has_ir;  /* and whether it has an IR stage */
     char *checked_format;       /* the last format (or extension) that exists */
 } reader;
 
@@ -192,13 +213,13 @@ static void append_option(json_buf *b, const char *option, const char *value)
 
 static const char *const normalize_names[] = {"none", "peak", "energy"};
 
-/* The job's filter and its recipe as gfir options. */
-static int describe(const batch_options *bo, manifest_job *j, int default_has_ir)
+/* The job's filter and its recipe as gfir options; has_ir: the filter, as
+ * loaded, has an IR stage (the default alignment is then full). */
+static int describe(const batch_options *bo, manifest_job *j, int has_ir)
 {
     static const char *const kind_option[] = {"--preset", "--taps", "--ir"};
     json_buf b = {0};
     char gain[64];
-    int has_ir = j->ir != NULL;
 
     if (j->preset || j->taps || j->ir) {
         if (j->preset)
@@ -210,7 +231,6 @@ static int describe(const batch_options *bo, manifest_job *j, int default_has_ir
     } else {
         for (size_t i = 0; i < bo->nstages; i++)
             append_option(&b, kind_option[bo->stages[i].kind], bo->stages[i].spec);
-        has_ir = default_has_ir;
     }
     if (j->gain_db != 0) {
         format_double(gain, sizeof gain, j->gain_db);
@@ -264,22 +284,43 @@ static int parse_align(reader *r, const char *v, cli_align *align)
     return bad(r, "align '%s' is not same, causal or full", v);
 }
 
-/* The preset loads (cached: rows mostly share one). */
-static int check_preset(reader *r, const char *spec)
+/* The preset loads (cached: rows mostly share one); *has_ir: it has an IR
+ * stage (the shipped `hall` does), as single-file gfir finds. */
+static int check_preset(reader *r, const char *spec, int *has_ir)
 {
     cli_filter *f;
     int rc;
-    if (r->checked_preset && !strcmp(r->checked_preset, spec))
+    if (r->checked_preset && !strcmp(r->checked_preset, spec)) {
+        *has_ir = r->checked_preset_has_ir;
         return 0;
+    }
     f = cli_filter_new();
     if (!f)
         return cli_error("out of memory");
     rc = cli_filter_add_preset(f, spec);
+    *has_ir = !rc && cli_filter_has_ir(f);
     cli_filter_free(f);
     if (!rc) {
         free(r->checked_preset);
         r->checked_preset = strdup(spec);
+        r->checked_preset_has_ir = *has_ir;
     }
+    return rc;
+}
+
+/* Whether the command line's filter, loaded, has an IR stage. */
+static int stages_have_ir(const batch_options *bo, int *has_ir)
+{
+    cli_filter *f = cli_filter_new();
+    int rc = 0;
+    if (!f)
+        return cli_error("out of memory");
+    for (size_t i = 0; i < bo->nstages && !rc; i++)
+        rc = bo->stages[i].kind == STAGE_DESIGN
+                 ? cli_filter_add_preset(f, bo->stages[i].spec)
+                 : cli_filter_add_file(f, bo->stages[i].kind, bo->stages[i].spec);
+    *has_ir = !rc && cli_filter_has_ir(f);
+    cli_filter_free(f);
     return rc;
 }
 
@@ -341,15 +382,103 @@ static char *dup_or_null(const char *s, int *failed)
     return d;
 }
 
-/* One record into j; 1 when the line is bad (said why). */
+/* What a file that is not a regular one is, for messages. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+static int said_read(reader *r, const char *output, const seen_entry *e)
+{
+    if (e->line == 0)
+        return bad(r, "output '%s' is the command line's --%s; gfir never overwrites a file "
+                   "that a job reads", output, role_names[e->role]);
+    return bad(r, "output '%s' is line %zu's %s; gfir never overwrites a file that a job reads",
+               output, e->line, role_names[e->role]);
+}
+
+/* The row's output is a file of its own: a regular file or a new name, not
+ * standard output, not the manifest or anything under the receipts
+ * directory, not the row's input, no other row's output, input, IR or taps,
+ * however spelt (by identity: output.h). Then its input is no other row's
+ * output: shards run in any order. Records both. 1 when the line is bad. */
+static int check_files(reader *r, const char *input, const char *output)
+{
+    char canonical[OUTPUT_PATH_LEN];
+    const seen_entry *e;
+    struct stat sb;
+    const int exists = output_identity(output, r->out_key, &sb);
+
+    if (!strcmp(output, "-"))
+        return bad(r, "output '-': gfir batch writes each output to a file and renames it "
+                   "into place, never to standard output");
+    if (exists && !S_ISREG(sb.st_mode))
+        return bad(r, "output '%s' is %s; gfir batch writes regular files, renamed into place",
+                   output, file_kind(sb.st_mode));
+    if (!strcmp(r->out_key, r->manifest_key))
+        return bad(r, "output '%s' is the manifest", output);
+    if (exists)
+        output_canonical(output, canonical);
+    if (output_within(exists ? canonical : r->out_key, r->receipts))
+        return bad(r, "output '%s' is in the receipts directory '%s'", output,
+                   r->bo->receipts);
+    output_identity(input, r->key, NULL);
+    if (!strcmp(r->key, r->out_key))
+        return bad(r, "output '%s' is the input; gfir never overwrites its input", output);
+    if ((e = seen_find(&r->outputs, r->out_key)))
+        return bad(r, "output '%s' is line %zu's output too; each output must appear once",
+                   output, e->line);
+    if ((e = seen_find(&r->reads, r->out_key)))
+        return said_read(r, output, e);
+    if ((e = seen_find(&r->outputs, r->key)))
+        return bad(r, "input '%s' is line %zu's output; a job never reads another's output "
+                   "(shards run in any order)", input, e->line);
+    if (seen_add(&r->reads, r->key, r->t.line, ROLE_INPUT) ||
+        seen_add(&r->outputs, r->out_key, r->t.line, ROLE_OUTPUT))
+        return cli_error("out of memory");
+    return 0;
+}
+
+/* An IR or taps file the row reads (path may be NULL) is neither its own
+ * output nor another row's; recorded, so that no later output is it. */
+static int check_read(reader *r, const char *path, file_role role, const char *output)
+{
+    const seen_entry *e;
+    if (!path)
+        return 0;
+    if (!r->last_read || strcmp(r->last_read, path)) {
+        free(r->last_read);
+        free(r->last_read_key);
+        output_identity(path, r->key, NULL);
+        r->last_read = strdup(path);
+        r->last_read_key = strdup(r->key);
+        if (!r->last_read || !r->last_read_key)
+            return cli_error("out of memory");
+    }
+    if (!strcmp(r->last_read_key, r->out_key))
+        return bad(r, "output '%s' is the row's %s; gfir never overwrites a file that a job "
+                   "reads", output, role_names[role]);
+    if ((e = seen_find(&r->outputs, r->last_read_key)))
+        return bad(r, "%s '%s' is line %zu's output; a job never reads another's output "
+                   "(shards run in any order)", role_names[role], path, e->line);
+    return seen_add(&r->reads, r->last_read_key, r->t.line, role) ? cli_error("out of memory")
+                                                                  : 0;
+}
+
+/* One record into j; 1 when the line is bad (said why). default_has_ir:
+ * the command line's filter has an IR stage. */
 static int read_job(reader *r, manifest_job *j, int default_has_ir)
 {
     const batch_options *bo = r->bo;
     const char *v, *input = NULL, *output = NULL, *id = NULL, *ir = NULL, *preset = NULL,
                    *taps = NULL, *format = bo->format;
     uint64_t seed = bo->seed;
-    int failed = 0;
-    long other;
+    int failed = 0, preset_has_ir = 0;
 
     if (!field(r, "input", &input, &failed) && !failed)
         failed = bad(r, "no input");
@@ -372,15 +501,9 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         return 1;
     if (!ir && !preset && !taps && bo->nstages == 0)
         return bad(r, "no filter: give ir, preset or taps, or a filter on the command line");
-    if (!strcmp(input, output))
-        return bad(r, "output '%s' is the input; gfir never overwrites its input", output);
-    other = seen_add(&r->outputs, output, r->t.line);
-    if (other < 0)
-        return cli_error("out of memory");
-    if (other > 0)
-        return bad(r, "output '%s' is line %ld's output too; each output must appear once",
-                   output, other);
-    if (preset && check_preset(r, preset))
+    if (check_files(r, input, output))
+        return 1;
+    if (preset && check_preset(r, preset, &preset_has_ir))
         return 1;
     if (check_format(r, format, output))
         return 1;
@@ -398,7 +521,10 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
     } else {
         j->ir = dup_or_null(ir, &failed);
     }
-    return failed || describe(bo, j, default_has_ir);
+    if (failed || check_read(r, j->ir, ROLE_IR, output) ||
+        check_read(r, j->taps, ROLE_TAPS, output))
+        return 1;
+    return describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir);
 }
 
 static int check_header(reader *r)
@@ -481,11 +607,21 @@ int manifest_read(const batch_options *bo, const shard *sh, manifest *m)
     r.bo = bo;
     r.sh = sh;
     r.m = m;
-    for (size_t i = 0; i < bo->nstages; i++)
-        default_has_ir |= bo->stages[i].kind == STAGE_IR;
     m->path = strdup(bo->manifest);
     if (!m->path)
         return cli_error("out of memory");
+    if (stages_have_ir(bo, &default_has_ir))
+        return 1;
+    output_identity(bo->manifest, r.manifest_key, NULL);
+    output_canonical(bo->receipts, r.receipts);
+    /* the command line's files, read by every row without a filter of its own */
+    for (size_t i = 0; i < bo->nstages; i++) {
+        if (bo->stages[i].kind == STAGE_DESIGN)
+            continue;
+        output_identity(bo->stages[i].spec, r.key, NULL);
+        if (seen_add(&r.reads, r.key, 0, bo->stages[i].kind == STAGE_IR ? ROLE_IR : ROLE_TAPS))
+            return cli_error("out of memory");
+    }
     if (table_open(&r.t, bo->manifest)) {
         rc = r.t.line ? cli_error("%s:%zu: %s", bo->manifest, r.t.line, r.t.error)
                       : cli_error("manifest '%s': %s", bo->manifest, r.t.error);
@@ -501,6 +637,9 @@ int manifest_read(const batch_options *bo, const shard *sh, manifest *m)
     }
     table_close(&r.t);
     free(r.outputs.slots);
+    free(r.reads.slots);
+    free(r.last_read);
+    free(r.last_read_key);
     for (size_t i = 0; i < r.nsets; i++)
         irset_free(&r.sets[i]);
     free(r.sets);

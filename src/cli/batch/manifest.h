@@ -6,7 +6,14 @@
  * the command line's), and optional gain, align, format, id, seed. An ir
  * naming a directory or list (irset.h) is resolved here to the one IR the
  * job uses. Every line of the manifest is checked, whichever shard runs it,
- * so a bad manifest stops every shard before any output is written.
+ * so a bad manifest stops every shard before any output is written. Files
+ * are compared by identity (output_identity: device and inode, or the
+ * canonical name of one that does not exist yet), however they are spelt:
+ * each output is a regular file or a new name, appears once, and is no
+ * row's input, IR or taps, not the manifest, and not under the receipts
+ * directory (bo->receipts); no input, IR or taps file is another row's
+ * output. The default alignment comes from the filter as loaded (a preset
+ * may hold an IR stage).
  */
 #ifndef GFIR_CLI_BATCH_MANIFEST_H
 #define GFIR_CLI_BATCH_MANIFEST_H

@@ -8,31 +8,51 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SHOW_MISSING 20
 
-static int write_all(int fd, const char *text, size_t len)
+/* path is no file that the batch reads or writes: not the manifest, nothing
+ * in the receipts directory, no job's input, output, IR or taps file, by
+ * identity (output.h), however spelt. One line and 1 when it is one. */
+static int check_target(const manifest *m, const receipt_book *book, const char *path)
 {
-    while (len > 0) {
-        ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return 1;
-        text += n;
-        len -= (size_t)n;
+    char key[OUTPUT_PATH_LEN], other[OUTPUT_PATH_LEN], last[OUTPUT_PATH_LEN] = "";
+    output_identity(path, key, NULL);
+    output_identity(m->path, other, NULL);
+    if (!strcmp(key, other))
+        return cli_error("--merge '%s' is the manifest '%s'", path, m->path);
+    if (strcmp(path, "-")) {
+        output_canonical(book->dir, other);
+        output_canonical(path, last);
+        if (output_within(last, other))
+            return cli_error("--merge '%s' is in the receipts directory '%s'", path, book->dir);
+    }
+    for (size_t i = 0; i < m->njobs; i++) {
+        const manifest_job *j = &m->jobs[i];
+        const char *const files[] = {j->input, j->output, j->ir, j->taps};
+        static const char *const roles[] = {"input", "output", "ir", "taps"};
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            if (!files[f])
+                continue;
+            output_identity(files[f], other, NULL);
+            if (!strcmp(key, other))
+                return cli_error("--merge '%s' is the %s of %s:%zu ('%s'); gfir never "
+                                 "overwrites a job's files", path, roles[f], m->path, j->line,
+                                 files[f]);
+        }
     }
     return 0;
 }
 
 int batch_merge(const manifest *m, const receipt_book *book, const char *path)
 {
-    output_file of = {.fd = -1, .slot = -1};
+    output_file of = OUTPUT_FILE_INIT;
     json_buf out = {0};
     size_t missing = 0;
     int rc = 1;
 
+    if (check_target(m, book, path))
+        return 1;
     for (size_t i = 0; i < m->njobs; i++) {
         const manifest_job *j = &m->jobs[i];
         const receipt *r = receipts_find(book, j);
@@ -55,10 +75,12 @@ int batch_merge(const manifest *m, const receipt_book *book, const char *path)
         cli_error("out of memory merging %zu receipts", m->njobs);
         goto done;
     }
-    if (output_check(NULL, path) || output_begin(&of, path))
+    /* before the temporary file exists: a signal then removes it */
+    output_catch_signals();
+    if (output_check_named("--merge", NULL, path) || output_begin_named(&of, "--merge", path))
         goto done;
-    if (write_all(of.fd, out.text ? out.text : "", out.len)) {
-        cli_error("cannot write '%s': %s", path, strerror(errno));
+    if (output_write_all(of.fd, out.text ? out.text : "", out.len)) {
+        cli_error("cannot write --merge '%s': %s", path, strerror(errno));
         goto done;
     }
     rc = output_commit(&of);

@@ -11,7 +11,9 @@
 
 /* Writes one receipt per job of m (the whole manifest) to path, whole or not
  * at all. 0; or 1 after a line per job without a valid receipt (the first
- * few) and a count, and path is not written. */
+ * few) and a count, and path is not written. path may be no file of the
+ * batch's own (the manifest, anything in the receipts directory, a job's
+ * input, output, IR or taps), however spelt: one line and 1. */
 int batch_merge(const manifest *m, const receipt_book *book, const char *path);
 
 #endif

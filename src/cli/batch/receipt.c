@@ -4,6 +4,8 @@
 #define _GNU_SOURCE /* flock */
 #include "batch/receipt.h"
 #include "batch/dirs.h"
+#include "batch/hash.h"
+#include "file/output.h"
 #include "message.h"
 
 #include <dirent.h>
@@ -20,10 +22,7 @@
 
 static uint64_t hash_path(const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ULL;
-    return h ^ (h >> 29);
+    return hash_string(s, HASH_FNV_BASIS);
 }
 
 static void index_put(receipt_book *b, size_t item)
@@ -274,22 +273,17 @@ void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f
         json_buf_printf(out, "\"peak\":%.6g,", f->peak);
     else
         json_buf_raw(out, "\"peak\":null,", 12);
-    json_buf_printf(out, "\"clipped\":%" PRIu64 ",\"seconds\":%.4f,\"bytes\":%" PRIu64
-                    ",\"mtime_ns\":%" PRId64 "}\n", f->clipped, f->seconds, f->bytes,
-                    f->mtime_ns);
+    json_buf_printf(out, "\"clipped\":%" PRIu64 ",\"nonfinite_in\":%" PRIu64
+                    ",\"nonfinite_out\":%" PRIu64 ",", f->clipped, f->nonfinite_in,
+                    f->nonfinite_out);
+    json_buf_printf(out, "\"seconds\":%.4f,\"bytes\":%" PRIu64 ",\"mtime_ns\":%" PRId64 "}\n",
+                    f->seconds, f->bytes, f->mtime_ns);
 }
 
 int receipts_append(receipt_book *b, const char *text, size_t len)
 {
-    while (len > 0) {
-        ssize_t n = write(b->fd, text, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return cli_error("cannot write receipts '%s': %s", b->path, strerror(errno));
-        text += n;
-        len -= (size_t)n;
-    }
+    if (output_write_all(b->fd, text, len) != 0)
+        return cli_error("cannot write receipts '%s': %s", b->path, strerror(errno));
     if (fdatasync(b->fd) != 0)
         return cli_error("cannot sync receipts '%s': %s", b->path, strerror(errno));
     return 0;

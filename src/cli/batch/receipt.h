@@ -25,8 +25,11 @@ typedef struct receipt_facts {
     double peak;                /* largest magnitude before clipping */
     uint64_t clipped;           /* samples clipped */
     double seconds;             /* the job's wall time */
-    uint64_t bytes;             /* the output file's size */
+    uint64_t bytes;             /* the output file's size, as written */
     int64_t mtime_ns;           /* and modification time, since the epoch */
+    /* samples that were not finite: INPUT's (filtered as silence) and the
+     * output's (an overflow) */
+    uint64_t nonfinite_in, nonfinite_out;
 } receipt_facts;
 
 typedef struct receipt {

@@ -15,8 +15,6 @@
 #include "message.h"
 #include "progress.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -42,6 +40,7 @@
 typedef struct outcome {
     size_t job;                 /* into the manifest's jobs */
     int failed;
+    int clips;                  /* integer output: non-finite samples went out held */
     char why[1024];             /* the job's messages, when it failed */
     receipt_facts facts;
     struct outcome *next;
@@ -198,6 +197,17 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     return &slot->chain;
 }
 
+/* A regular file or a new name: what is written straight through (a FIFO
+ * that appeared since the manifest was read) has no size or time to record. */
+static int refuse_special(const char *output)
+{
+    struct stat sb;
+    if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return cli_error("OUTPUT '%s' is not a regular file; gfir batch writes files, renamed "
+                         "into place", output);
+    return 0;
+}
+
 static void run_job(worker *w, const manifest_job *j, outcome *out)
 {
     const batch_options *bo = w->r->bo;
@@ -206,19 +216,27 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     SF_INFO in_info, out_info;
     file_metadata meta = {0};
     char *dir = dirs_parent(j->output);
+    /* no output from a damaged INPUT: the job fails, with the reason */
     render_target t = {j->output, &out_info, &meta, j->align, bo->engine.no_dither,
-                       w->r->block};
+                       w->r->block, 1};
     render_result res;
     cli_chain *chain;
-    struct stat sb;
+    uint64_t cut_bytes = 0;
 
     out->failed = 1;
     if (!dir) {
         cli_error("out of memory");
         goto done;
     }
-    if (output_check(j->input, j->output) || cli_open_input(j->input, &in, &in_info) ||
-        metadata_read(in, in_info.channels, &meta) ||
+    if (output_check(j->input, j->output) || refuse_special(j->output) ||
+        cli_open_input_counting(j->input, &in, &in_info, &cut_bytes))
+        goto done;
+    if (cut_bytes) {
+        cli_error("INPUT '%s' is cut short: its data chunk claims %llu bytes more than the "
+                  "file holds", j->input, (unsigned long long)cut_bytes);
+        goto done;
+    }
+    if (metadata_read(in, in_info.channels, &meta) ||
         format_choose(j->format, j->output, 1, &in_info, meta.layout != NULL, &out_info) ||
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
@@ -227,10 +245,13 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         goto done;
     if (render_file(in, j->input, (unsigned)in_info.channels, chain, &t, NULL, &res))
         goto done;
-    if (stat(j->output, &sb) != 0) {
-        cli_error("OUTPUT '%s' is gone after its rename: %s", j->output, strerror(errno));
+    if (res.streamed) {
+        cli_error("OUTPUT '%s' was written straight through: it is not a regular file",
+                  j->output);
         goto done;
     }
+    /* bytes and time of the file as written, not of whatever the name holds
+     * by now */
     out->facts = (receipt_facts){
         .frames = res.written,
         .rate_hz = (unsigned)out_info.samplerate,
@@ -238,9 +259,12 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         .peak = res.peak,
         .clipped = res.clipped,
         .seconds = progress_now() - t0,
-        .bytes = (uint64_t)sb.st_size,
-        .mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec,
+        .bytes = res.bytes,
+        .mtime_ns = res.mtime_ns,
+        .nonfinite_in = res.nonfinite_in,
+        .nonfinite_out = res.nonfinite_out,
     };
+    out->clips = res.clips;
     out->failed = 0;
 done:
     if (in)
@@ -336,8 +360,6 @@ typedef struct tally {
     json_buf group;
     size_t group_count;
     double group_since;
-    char **dirs;                /* the group's outputs' directories, each once */
-    size_t ndirs;
     /* the bar */
     int bar;
     int bar_shown;
@@ -373,50 +395,43 @@ static void bar_draw(tally *t, size_t total, double now)
     t->bar_shown = 1;
 }
 
-/* Remembers the directory of an output in this group. */
-static int note_dir(tally *t, const char *output)
-{
-    char *dir = dirs_parent(output), **dirs;
-    if (!dir)
-        return cli_error("out of memory");
-    for (size_t i = 0; i < t->ndirs; i++) {
-        if (!strcmp(t->dirs[i], dir)) {
-            free(dir);
-            return 0;
-        }
-    }
-    dirs = realloc(t->dirs, (t->ndirs + 1) * sizeof *dirs);
-    if (!dirs) {
-        free(dir);
-        return cli_error("out of memory");
-    }
-    t->dirs = dirs;
-    t->dirs[t->ndirs++] = dir;
-    return 0;
-}
-
-/* Makes the group's renames durable, then its receipts. A receipt must never
- * reach the disk before the rename it vouches for. */
+/* Appends the group's receipts and syncs them. Each output's rename was
+ * synced with its directory when it was made (output_commit), so a receipt
+ * never reaches the disk before the rename it vouches for. */
 static int commit_group(tally *t, receipt_book *book)
 {
-    int rc = 0;
-    for (size_t i = 0; i < t->ndirs; i++) {
-        int fd = open(t->dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0 || fsync(fd) != 0)
-            rc = rc ? rc : cli_error("cannot sync directory '%s': %s", t->dirs[i], strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        free(t->dirs[i]);
-    }
-    t->ndirs = 0;
-    if (t->group.failed)
-        rc = rc ? rc : cli_error("out of memory for receipts");
+    int rc = t->group.failed ? cli_error("out of memory for receipts") : 0;
     if (!rc && t->group_count)
         rc = receipts_append(book, t->group.text, t->group.len);
     t->group.len = 0;
     t->group.failed = 0;
     t->group_count = 0;
     return rc;
+}
+
+/* One line for a job whose samples were not finite (INPUT's, or the
+ * output's: an overflow), what single-file gfir says of them; its receipt
+ * counts them. A damaged file (cut short, ending before its header's length)
+ * is no warning: that job fails. */
+static void report_nonfinite(const runner *r, tally *t, const manifest_job *j,
+                             const outcome *o)
+{
+    const receipt_facts *f = &o->facts;
+    const char *sep = "";
+    if (!f->nonfinite_in && !f->nonfinite_out)
+        return;
+    bar_clear(t);
+    fprintf(stderr, "gfir: %s:%zu: warning: ", r->m->path, j->line);
+    if (f->nonfinite_in) {
+        fprintf(stderr, "%s%llu samples of INPUT '%s' are not finite (NaN or infinity), "
+                "filtered as silence", sep, (unsigned long long)f->nonfinite_in, j->input);
+        sep = "; ";
+    }
+    if (f->nonfinite_out)
+        fprintf(stderr, "%s%llu output samples are not finite (the filter overflowed), written "
+                "as %s", sep, (unsigned long long)f->nonfinite_out,
+                o->clips ? "silence or full scale" : "NaN or infinity");
+    fputc('\n', stderr);
 }
 
 static void take(runner *r, tally *t, outcome *o)
@@ -431,10 +446,9 @@ static void take(runner *r, tally *t, outcome *o)
     }
     if (!t->group_count)
         t->group_since = progress_now();
+    report_nonfinite(r, t, j, o);
     receipt_format(&t->group, j, &o->facts);
     t->group_count++;
-    if (note_dir(t, j->output))
-        t->group.failed = 1;
     t->written++;
     t->audio_s += o->facts.rate_hz ? (double)o->facts.frames / o->facts.rate_hz : 0;
     t->clipped_outputs += o->facts.clipped > 0;
@@ -610,7 +624,6 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     json_buf_free(&t.group);
-    free(t.dirs);
     free(r.todo);
     return rc;
 }

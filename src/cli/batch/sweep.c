@@ -6,10 +6,8 @@
 #include "file/output.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ".BASE" + ".gfir-" + six letters: what output_begin adds around BASE */
 #define TMP_EXTRA 13
@@ -31,7 +29,7 @@ static int by_base(const void *key, const void *e)
     return strcmp(key, ((const entry *)e)->base);
 }
 
-/* Removes the temporary files in dir of outputs named in e[0..n). */
+/* Removes the stale temporary files in dir of outputs named in e[0..n). */
 static size_t sweep_dir(const entry *e, size_t n)
 {
     DIR *d = opendir(e[0].dir);
@@ -48,9 +46,8 @@ static size_t sweep_dir(const entry *e, size_t n)
         memcpy(base, de->d_name + 1, len - TMP_EXTRA);
         base[len - TMP_EXTRA] = '\0';
         hit = bsearch(base, e, n, sizeof *e, by_base);
-        if (hit && output_is_temporary(de->d_name, hit->base) &&
-            unlinkat(dirfd(d), de->d_name, 0) == 0)
-            removed++;
+        if (hit && output_is_temporary(de->d_name, hit->base))
+            removed += (size_t)output_remove_stale(dirfd(d), de->d_name);
     }
     closedir(d);
     return removed;

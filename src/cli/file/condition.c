@@ -23,6 +23,10 @@ void condition_init(conditioner *c, int subtype, int no_dither)
     c->steps = subtype == SF_FORMAT_PCM_16                                ? 32768.0f
                : subtype == SF_FORMAT_PCM_S8 || subtype == SF_FORMAT_PCM_U8 ? 128.0f
                                                                           : 0.0f;
+    /* the grid reaches -1 but stops a step short of +1, which at 8 bits
+     * clips a sample of 0.996 by more than a rounding would */
+    c->hi = c->steps > 0 ? (c->steps - 0.5f) / c->steps : 1.0f;
+    c->lo = c->steps > 0 ? -(c->steps + 0.5f) / c->steps : -1.0f;
     c->dither = !no_dither && c->steps > 0;
     c->rng = 0x9E3779B97F4A7C15ULL;
     c->clipped = 0;
@@ -62,16 +66,18 @@ void condition_block(conditioner *c, float *restrict buf, size_t n, short *restr
     const float steps = c->steps;
     count_nonfinite(c, buf, n);
     if (c->count_clips) {
+        const float hi = c->hi, lo = c->lo;
         size_t clipped = 0;
         float top = 0.0f;
         for (size_t i = 0; i < n; i++) {
             const float a = fabsf(buf[i]);
             const int finite = a <= FLT_MAX;
-            clipped += a > 1.0f && finite;
-            top = a > top && finite ? a : top;
+            const int over = (buf[i] > hi || buf[i] < lo) && finite;
+            clipped += over;
+            top = over && a > top ? a : top;
         }
         c->clipped += clipped;
-        if (top > 1.0f && top > c->peak)
+        if (top > c->peak)
             c->peak = top;
     }
     if (c->dither) {

@@ -13,6 +13,9 @@ typedef struct conditioner {
     int dither;                 /* TPDF dither before rounding */
     int count_clips;            /* integer output: count and clip */
     float steps;                /* 8- and 16-bit output: quantisation steps per 1.0, else 0 */
+    float hi, lo;               /* beyond these a sample is clipped: +-1, or on the 8- and
+                                   16-bit grid where rounding would leave it (127.5/128
+                                   and -128.5/128 at 8 bits) */
     uint64_t rng;
     uint64_t clipped;           /* samples clipped so far */
     float peak;                 /* largest magnitude among them */

@@ -10,6 +10,7 @@
 
 #include <sndfile.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Filters o->input into o->output. */
 int cli_run_file(const cli_options *o);
@@ -27,6 +28,11 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
  * sf_close closes what it opened.
  */
 int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info);
+/* The same, but a WAV or AIFF cut short is not said: *cut_bytes gets how
+ * many bytes its header claims beyond the end of the file (0 when whole),
+ * for a caller that reports it its own way (gfir batch). */
+int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
+                            uint64_t *cut_bytes);
 /* Frames INPUT holds, or 0 when that is known only at its end (a pipe). */
 size_t cli_input_frames(const SF_INFO *info);
 

@@ -118,25 +118,32 @@ static int writable(SF_INFO *info, int container, int subtype)
     return sf_format_check(info);
 }
 
-const char *format_label(int format)
+const char *format_label(int format, char buf[FORMAT_LABEL_LEN])
 {
-    static char label[32];
+    const char *name = NULL;
     SF_FORMAT_INFO fi;
     switch (format & SF_FORMAT_TYPEMASK) {
     case SF_FORMAT_WAVEX:
-        return "WAV (extensible)";
+        name = "WAV (extensible)";
+        break;
     case SF_FORMAT_MPEG:
-        return "MP3";
+        name = "MP3";
+        break;
     case SF_FORMAT_OGG:
-        return (format & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS     ? "Ogg Opus"
+        name = (format & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS     ? "Ogg Opus"
                : (format & SF_FORMAT_SUBMASK) == SF_FORMAT_VORBIS ? "Ogg Vorbis"
                                                                   : "Ogg";
+        break;
+    default:
+        fi.format = format & SF_FORMAT_TYPEMASK;
+        if (sf_command(NULL, SFC_GET_FORMAT_INFO, &fi, sizeof fi) != 0 || !fi.name)
+            name = "sound";
     }
-    fi.format = format & SF_FORMAT_TYPEMASK;
-    if (sf_command(NULL, SFC_GET_FORMAT_INFO, &fi, sizeof fi) != 0 || !fi.name)
-        return "sound";
-    snprintf(label, sizeof label, "%.*s", (int)strcspn(fi.name, " ("), fi.name);
-    return label;
+    if (name)
+        snprintf(buf, FORMAT_LABEL_LEN, "%s", name);
+    else
+        snprintf(buf, FORMAT_LABEL_LEN, "%.*s", (int)strcspn(fi.name, " ("), fi.name);
+    return buf;
 }
 
 static int rate_in(int rate, const int *rates, size_t n)
@@ -185,7 +192,7 @@ static int nearest(SF_INFO *out, int container, int in_subtype)
 int format_choose(const char *format, const char *output, int quiet, const SF_INFO *in,
                   int has_layout, SF_INFO *out)
 {
-    char container_name[32] = "";
+    char container_name[32] = "", label[FORMAT_LABEL_LEN];
     const char *samples = NULL, *dot;
     const int in_subtype = in->format & SF_FORMAT_SUBMASK;
     const int in_container = in->format & SF_FORMAT_TYPEMASK;
@@ -220,7 +227,7 @@ int format_choose(const char *format, const char *output, int quiet, const SF_IN
                 subtype = subtypes[i].subtype;
         if (!subtype)
             return cli_error("--format %s: '%s' samples are unknown or cannot go in %s files",
-                             format, samples, format_label(container | codec));
+                             format, samples, format_label(container | codec, label));
     } else if (codec) {
         subtype = writable(out, container, codec) ? codec : 0;
     } else if (writable(out, container, in_subtype) &&
@@ -230,12 +237,13 @@ int format_choose(const char *format, const char *output, int quiet, const SF_IN
         subtype = nearest(out, container, in_subtype);
         if (subtype && plain_samples(in_subtype) && plain_samples(subtype))
             cli_note(quiet, "note: %s files cannot hold %s samples; writing %s",
-                     format_label(container), subtype_name(in_subtype),
+                     format_label(container, label), subtype_name(in_subtype),
                      subtype_name(subtype));
     }
     if (!subtype)
         return cli_error("%s files cannot hold %d channels at %d Hz",
-                         format_label(container | codec), in->channels, in->samplerate);
+                         format_label(container | codec, label), in->channels,
+                         in->samplerate);
     out->format = container | subtype;
     return codec_limits(out);
 }
@@ -264,7 +272,8 @@ int format_configure(SNDFILE *out, const SF_INFO *info, const char *path)
 void format_describe(const SF_INFO *info, char *buf, size_t size)
 {
     const int subtype = info->format & SF_FORMAT_SUBMASK;
-    const char *label = format_label(info->format);
+    char name[FORMAT_LABEL_LEN];
+    const char *label = format_label(info->format, name);
     switch (subtype) {
     case SF_FORMAT_MPEG_LAYER_III:
         snprintf(buf, size, "%s, variable bitrate (LAME -V %g)", label, 10 * MP3_LEVEL);

@@ -22,8 +22,11 @@ int format_choose(const char *format, const char *output, int quiet, const SF_IN
  * for writing, before its first frame. One line and 1 on failure. */
 int format_configure(SNDFILE *out, const SF_INFO *info, const char *path);
 
-/* A format's short name for messages: "WAV", "FLAC", "MP3", "Ogg Opus", ... */
-const char *format_label(int format);
+#define FORMAT_LABEL_LEN 32
+/* A format's short name for messages: "WAV", "FLAC", "MP3", "Ogg Opus", ...,
+ * written into buf, which is returned (the caller's: gfir batch's workers
+ * name formats at once). */
+const char *format_label(int format, char buf[FORMAT_LABEL_LEN]);
 
 /* "WAV, pcm16", "MP3, variable bitrate (LAME -V 2)", ...: what -v says. */
 void format_describe(const SF_INFO *info, char *buf, size_t size);

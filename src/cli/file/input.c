@@ -3,6 +3,7 @@
  * (file.h).
  */
 #include "file/file.h"
+#include "file/riff.h"
 #include "message.h"
 
 #include <errno.h>
@@ -27,13 +28,6 @@ static int reads_from_pipe(int format)
     return 0;
 }
 
-static uint32_t get32(const unsigned char *p, int little)
-{
-    if (little)
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 /*
  * How many bytes a WAV's 'data' or an AIFF's 'SSND' chunk claims beyond the
  * end of the file (a download or a copy cut short), or 0. libsndfile reads
@@ -56,7 +50,7 @@ static uint64_t missing_bytes(int fd, uint64_t size)
     for (int i = 0; i < 1000 && at + sizeof chunk <= size; i++) {
         if (pread(fd, chunk, sizeof chunk, (off_t)at) != (ssize_t)sizeof chunk)
             return 0;
-        const uint32_t len = get32(chunk + 4, little);
+        const uint32_t len = riff_get32(chunk + 4, little);
         if (!memcmp(chunk, little ? "data" : "SSND", 4)) {
             const uint64_t there = size - (at + sizeof chunk);
             /* 0 and 0xFFFFFFFF: a streaming writer that could not know the length */
@@ -75,6 +69,12 @@ static int refuse(SNDFILE **sf, int rc)
 }
 
 int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info)
+{
+    return cli_open_input_counting(path, sf, info, NULL);
+}
+
+int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
+                            uint64_t *cut_bytes)
 {
     const int is_stdin = !strcmp(path, "-");
     /* a FIFO waits here for its writer, as any reader of one does */
@@ -115,7 +115,9 @@ int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info)
                                     path, info->samplerate, CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ));
     if (info->seekable && info->frames <= 0)
         return refuse(sf, cli_error("INPUT '%s' has no audio frames", path));
-    if (missing) /* a warning: it prints even with -q */
+    if (cut_bytes)
+        *cut_bytes = missing;
+    else if (missing) /* a warning: it prints even with -q */
         cli_note(0, "INPUT '%s' is cut short: its data chunk claims %llu bytes more than the file "
                  "holds; filtering the %lld frames there are", path,
                  (unsigned long long)missing, (long long)info->frames);

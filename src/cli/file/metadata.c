@@ -172,6 +172,7 @@ static void check_layout(SNDFILE *sf, const SF_INFO *info, const char *label,
 void metadata_check(const char *path, const file_metadata *m, int quiet)
 {
     struct stat sb;
+    char label[FORMAT_LABEL_LEN];
     int any = m->layout != NULL;
     SF_INFO info;
     SNDFILE *sf;
@@ -183,8 +184,9 @@ void metadata_check(const char *path, const file_metadata *m, int quiet)
     sf = sf_open(path, SFM_READ, &info);
     if (!sf)
         return;
-    check_tags(sf, format_label(info.format), m, quiet);
-    check_layout(sf, &info, format_label(info.format), m, quiet);
+    format_label(info.format, label);
+    check_tags(sf, label, m, quiet);
+    check_layout(sf, &info, label, m, quiet);
     sf_close(sf);
 }
 

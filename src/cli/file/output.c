@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -32,8 +31,10 @@
 
 /* ---- the signal handler's list of temporary files ----------------------------
  * A slot is claimed, filled, then made live; the handler unlinks live ones
- * only (unlink is async-signal-safe). Signals are blocked from creating a
- * file to making its slot live, so none is created unlisted. */
+ * only (unlink is async-signal-safe). A name goes live before the file is
+ * created: any thread may take the signal (library pools, batch workers,
+ * other jobs' pipelines), so blocking it in the creating thread alone would
+ * leave a window in which a file exists that no handler knows. */
 #define MAX_OPEN 16
 enum { SLOT_FREE, SLOT_CLAIMED, SLOT_LIVE };
 static char open_tmp[MAX_OPEN][OUTPUT_PATH_LEN];
@@ -67,15 +68,6 @@ void output_catch_signals(void)
         sigaction(caught[i], &sa, NULL);
     }
     signal(SIGXFSZ, SIG_IGN);
-}
-
-static void block_caught(sigset_t *old)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < NCAUGHT; i++)
-        sigaddset(&set, caught[i]);
-    pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 static int claim_slot(void)
@@ -132,35 +124,89 @@ static int follow_links(const char *path, char *out)
     return ELOOP;
 }
 
-/* path as an absolute name with its directory's symlinks resolved, for
- * telling whether two names that do not exist yet are one. */
-static void canonical(const char *path, char *out)
+/* Appends name's components to out, an absolute name without symlinks:
+ * "." is dropped and ".." takes one back, which is right for names that do
+ * not exist (none of them is a symlink). */
+static void append_lexically(char *out, const char *name)
 {
-    char target[OUTPUT_PATH_LEN], dir[OUTPUT_PATH_LEN];
-    const char *slash, *base;
+    size_t len = strlen(out);
+    while (*name) {
+        const size_t n = strcspn(name, "/");
+        if (n == 2 && !strncmp(name, "..", 2)) {
+            while (len > 1 && out[len - 1] != '/')
+                len--;
+            len = len > 1 ? len - 1 : 1;
+            out[len] = '\0';
+        } else if (n > 0 && !(n == 1 && name[0] == '.') &&
+                   len + (len > 1) + n < OUTPUT_PATH_LEN) {
+            if (len > 1)
+                out[len++] = '/';
+            memcpy(out + len, name, n);
+            len += n;
+            out[len] = '\0';
+        }
+        name += n + (name[n] == '/');
+    }
+}
+
+void output_canonical(const char *path, char out[OUTPUT_PATH_LEN])
+{
+    char target[OUTPUT_PATH_LEN], rest[OUTPUT_PATH_LEN] = "", joined[OUTPUT_PATH_LEN];
+    char *real;
     if (follow_links(path, target) != 0)
         snprintf(target, sizeof target, "%s", path);
-    slash = strrchr(target, '/');
-    base = slash ? slash + 1 : target;
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - target) + 1 : 2,
-             slash ? target : "./");
-    char *real = realpath(dir, NULL);
-    if (!real || snprintf(out, OUTPUT_PATH_LEN, "%s/%s", real, base) >= OUTPUT_PATH_LEN)
-        snprintf(out, OUTPUT_PATH_LEN, "%s", target);
+    while (!(real = realpath(target[0] ? target : ".", NULL))) {
+        char *slash = strrchr(target, '/');
+        /* nothing resolves (the current directory is gone): as given */
+        if (!target[0] || !strcmp(target, "/") ||
+            snprintf(joined, sizeof joined, "%s%s%s", slash ? slash + 1 : target,
+                     rest[0] ? "/" : "", rest) >= (int)sizeof joined) {
+            snprintf(out, OUTPUT_PATH_LEN, "%s", path);
+            return;
+        }
+        memcpy(rest, joined, sizeof rest);
+        if (!slash)
+            target[0] = '\0';
+        else
+            slash[slash == target] = '\0';
+    }
+    snprintf(out, OUTPUT_PATH_LEN, "%s", real);
     free(real);
+    append_lexically(out, rest);
+}
+
+int output_identity(const char *path, char key[OUTPUT_PATH_LEN], struct stat *sb)
+{
+    struct stat own;
+    sb = sb ? sb : &own;
+    if (identify(path, STDOUT_FILENO, sb) == 0) {
+        /* a name is absolute: never taken for a device and inode */
+        snprintf(key, OUTPUT_PATH_LEN, ":%llx:%llx", (unsigned long long)sb->st_dev,
+                 (unsigned long long)sb->st_ino);
+        return 1;
+    }
+    output_canonical(path, key);
+    return 0;
+}
+
+int output_within(const char *path, const char *dir)
+{
+    const size_t n = strlen(dir);
+    return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0' || !strcmp(dir, "/"));
 }
 
 int output_same(const char *a, const char *b)
 {
-    struct stat sa, sb;
-    char ca[OUTPUT_PATH_LEN], cb[OUTPUT_PATH_LEN];
-    if (identify(a, STDOUT_FILENO, &sa) == 0 && identify(b, STDOUT_FILENO, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    if (!strcmp(a, "-") || !strcmp(b, "-"))
-        return 0;
-    canonical(a, ca);
-    canonical(b, cb);
-    return !strcmp(ca, cb);
+    char ka[OUTPUT_PATH_LEN], kb[OUTPUT_PATH_LEN];
+    if (!strcmp(a, "-") != !strcmp(b, "-")) {
+        /* standard output is another name only of a file that exists */
+        struct stat sa, sb;
+        return identify(a, STDOUT_FILENO, &sa) == 0 && identify(b, STDOUT_FILENO, &sb) == 0 &&
+               sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    }
+    output_identity(a, ka, NULL);
+    output_identity(b, kb, NULL);
+    return !strcmp(ka, kb);
 }
 
 static int read_only(const char *path, const struct stat *sb)
@@ -185,7 +231,9 @@ int output_check_named(const char *what, const char *input, const char *output)
                          "input", what, output, input);
     if (S_ISDIR(out.st_mode))
         return cli_error("%s '%s' is a directory", what, output);
-    if (S_ISBLK(out.st_mode) || S_ISSOCK(out.st_mode))
+    /* standard output may be a socket (a child of Node or libuv, inetd,
+     * socket activation): written straight through, as a pipe is */
+    if (S_ISBLK(out.st_mode) || (S_ISSOCK(out.st_mode) && strcmp(output, "-")))
         return cli_error("%s '%s' is a %s; gfir writes files, pipes, FIFOs and character "
                          "devices", what, output, S_ISBLK(out.st_mode) ? "block device" : "socket");
     if (S_ISREG(out.st_mode) && strcmp(output, "-") && read_only(output, &out))
@@ -253,40 +301,46 @@ int output_is_temporary(const char *name, const char *base)
     return 1;
 }
 
-/* Removes temporary files of this OUTPUT's name that no process holds (their
- * writer died without cleaning up), if old enough and ours. */
-static void remove_stale(const char *dir, const char *base, const char *own)
+int output_remove_stale(int dirfd, const char *name)
 {
     const time_t now = time(NULL);
+    struct stat before, held;
+    int fd, removed = 0;
+    if (fstatat(dirfd, name, &before, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(before.st_mode) ||
+        before.st_uid != geteuid() || now - before.st_mtime < STALE_AFTER_S)
+        return 0;
+    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    /* the same file still: not one that replaced it after the fstatat */
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &held) == 0 &&
+        held.st_dev == before.st_dev && held.st_ino == before.st_ino)
+        removed = unlinkat(dirfd, name, 0) == 0;
+    close(fd);
+    return removed;
+}
+
+/* Removes temporary files of this OUTPUT's name that their writers left. */
+static void remove_stale(const char *dir, const char *base, const char *own)
+{
     DIR *d = opendir(dir[0] ? dir : ".");
     struct dirent *e;
     if (!d)
         return;
-    while ((e = readdir(d))) {
-        const char *name = e->d_name;
-        struct stat before, held;
-        int fd;
-        if (!output_is_temporary(name, base) || !strcmp(name, own))
-            continue;
-        if (fstatat(dirfd(d), name, &before, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(before.st_mode) || before.st_uid != geteuid() ||
-            now - before.st_mtime < STALE_AFTER_S)
-            continue;
-        fd = openat(dirfd(d), name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &held) == 0 &&
-            held.st_dev == before.st_dev && held.st_ino == before.st_ino)
-            unlinkat(dirfd(d), name, 0);
-        close(fd);
-    }
+    while ((e = readdir(d)))
+        if (output_is_temporary(e->d_name, base) && strcmp(e->d_name, own))
+            output_remove_stale(dirfd(d), e->d_name);
     closedir(d);
 }
 
-/* Creates of->tmp exclusively, its last TMP_RANDOM letters made up, with
- * mode as open() applies the umask to it (mkstemp's 0600 would need the
- * umask read, which only changing it can do). An fd, or -1 with errno set. */
-static int create_tmp(char *tmp, mode_t mode)
+/* Creates tmp exclusively, its last TMP_RANDOM letters made up, with mode
+ * as open() applies the umask to it (mkstemp's 0600 would need the umask
+ * read, which only changing it can do). Each name tried is live in slot (if
+ * any, >= 0) from before it may exist, so a signal taken by any thread
+ * removes it; one that turns out to be another writer's (one chance in 62^6
+ * per file beside it) is live only until open says so. An fd, or -1 with
+ * errno set. */
+static int create_tmp(char *tmp, mode_t mode, int slot)
 {
     static const char letters[] =
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -298,16 +352,27 @@ static int create_tmp(char *tmp, mode_t mode)
     x = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^
         ((uint64_t)atomic_fetch_add(&calls, 1) << 52) ^ (uint64_t)(uintptr_t)tmp;
     for (int attempt = 0; attempt < 100; attempt++) {
-        int fd;
+        int fd, err;
         for (size_t i = len - rlen; i < len; i++) {
             x ^= x << 13; /* xorshift64: names that differ run to run */
             x ^= x >> 7;
             x ^= x << 17;
             tmp[i] = letters[x % (sizeof letters - 1)];
         }
+        if (slot >= 0) {
+            memcpy(open_tmp[slot], tmp, len + 1);
+            atomic_store(&open_state[slot], SLOT_LIVE);
+        }
         fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-        if (fd >= 0 || errno != EEXIST)
+        if (fd >= 0)
             return fd;
+        /* not ours: out of the list before the next name (or the failure) */
+        err = errno;
+        if (slot >= 0)
+            atomic_store(&open_state[slot], SLOT_CLAIMED);
+        errno = err;
+        if (err != EEXIST)
+            return -1;
     }
     errno = EEXIST;
     return -1;
@@ -322,7 +387,6 @@ static int begin_tmp(output_file *of, const struct stat *existing)
     /* an existing file keeps its permissions, never setuid or setgid */
     const mode_t mode = existing ? existing->st_mode & 01777 : 0666;
     char dir[OUTPUT_PATH_LEN], prefix[NAME_MAX + 1];
-    sigset_t old;
     int err;
 
     snprintf(dir, sizeof dir, "%.*s", dirlen, of->target);
@@ -336,19 +400,12 @@ static int begin_tmp(output_file *of, const struct stat *existing)
         of->tmp[0] = '\0';
         return refuse_read_only(of->what, of->path);
     }
-    block_caught(&old);
     of->slot = claim_slot();
-    of->fd = create_tmp(of->tmp, mode);
+    of->fd = create_tmp(of->tmp, mode, of->slot);
     err = errno;
-    if (of->fd >= 0) {
-        /* held until closed: a lock no process holds marks a stale file */
+    /* held until closed: a lock no process holds marks a stale file */
+    if (of->fd >= 0)
         flock(of->fd, LOCK_EX | LOCK_NB);
-        if (of->slot >= 0) {
-            memcpy(open_tmp[of->slot], of->tmp, sizeof of->tmp);
-            atomic_store(&open_state[of->slot], SLOT_LIVE);
-        }
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (of->fd < 0) {
         of->tmp[0] = '\0';
         forget(of);
@@ -420,6 +477,7 @@ static int sync_dir(const output_file *of)
 
 int output_commit(output_file *of)
 {
+    struct stat sb;
     if (of->stream) {
         /* a file behind standard output; pipes and devices cannot sync */
         if (fsync(of->fd) != 0 && errno != EINVAL && errno != EROFS)
@@ -427,8 +485,10 @@ int output_commit(output_file *of)
         return 0;
     }
     /* on disk before the rename, so a crash cannot leave OUTPUT empty */
-    if (fsync(of->fd) != 0)
+    if (fsync(of->fd) != 0 || fstat(of->fd, &sb) != 0)
         return cli_error("cannot write %s '%s': %s", of->what, of->path, strerror(errno));
+    of->bytes = (uint64_t)sb.st_size;
+    of->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
     if (rename(of->tmp, of->target) != 0)
         return cli_error("cannot rename the finished output to '%s': %s", of->target,
                          strerror(errno));
@@ -446,4 +506,21 @@ void output_end(output_file *of)
         unlink(of->tmp);
     of->tmp[0] = '\0';
     forget(of);
+}
+
+int output_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            errno = n < 0 ? errno : EIO;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
 }

@@ -8,17 +8,22 @@
  * link's target and the link stays. An existing file keeps its permissions,
  * less setuid and setgid; a read-only one is refused.
  *
- * "-" (standard output), a FIFO, a terminal or another character device is
- * written straight through, as the data comes: no temporary file, and a
- * failure leaves what was written so far.
+ * "-" (standard output: a pipe, a socket, a file, a terminal), a FIFO, a
+ * terminal or another character device is written straight through, as the
+ * data comes: no temporary file, and a failure leaves what was written so far.
  *
  * Temporary files are named .BASE.gfir-XXXXXX (BASE cut short where the name
  * would be too long) and locked while open, so one left by a run that could
  * not clean up (SIGKILL, a power cut) is told from one in use and removed by
- * the next run that writes the same OUTPUT.
+ * the next run that writes the same OUTPUT (or by `gfir batch` as it starts
+ * a shard), once a minute old.
  */
 #ifndef GFIR_CLI_OUTPUT_H
 #define GFIR_CLI_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 #define OUTPUT_PATH_LEN 4096
 
@@ -31,6 +36,8 @@ typedef struct output_file {
     int slot;                       /* its place in the signal handler's list */
     int stream;                     /* written straight through, no temporary file */
     int seekable;                   /* fd can seek back (a header can be rewritten) */
+    uint64_t bytes;                 /* once committed (not a stream): the file's size */
+    int64_t mtime_ns;               /* and modification time, as written, since the epoch */
 } output_file;
 
 /* An output_file before output_begin, safe to pass to output_end. */
@@ -45,6 +52,19 @@ int output_check_named(const char *what, const char *input, const char *output);
 
 /* Whether two outputs would write the same file (or both standard output). */
 int output_same(const char *a, const char *b);
+/* path as an absolute name: symlinks followed to the name they end at, the
+ * longest part of that which exists resolved (realpath), the rest applied as
+ * written. Names of one file agree even before it exists: "out/x.wav",
+ * "./out/x.wav", "out/../out/x.wav". */
+void output_canonical(const char *path, char out[OUTPUT_PATH_LEN]);
+/* What path ("-": standard output) names, as text that is the same for every
+ * name of one file: its device and inode where it exists (symlinks
+ * followed; 1 is returned, with its status in *sb unless sb is NULL), else
+ * its canonical name (0). */
+int output_identity(const char *path, char key[OUTPUT_PATH_LEN], struct stat *sb);
+/* Whether path is dir itself, or something in it or below it; both are
+ * canonical (output_canonical). */
+int output_within(const char *path, const char *dir);
 
 /* Removes temporary files when a signal ends the process (SIGINT, SIGTERM,
  * SIGHUP, SIGPIPE, SIGQUIT, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2), then lets the
@@ -67,5 +87,14 @@ void output_end(output_file *of);
 /* Whether name, an entry of OUTPUT's directory, is a temporary file that
  * output_begin made for an OUTPUT named base (its last component). */
 int output_is_temporary(const char *name, const char *base);
+/* Removes name, a temporary file in the directory open as dirfd, if its
+ * writer is gone: a regular file of this user's, not modified for a minute
+ * (a writer locks its file just after creating it), that no process holds
+ * locked. 1 when it was removed. */
+int output_remove_stale(int dirfd, const char *name);
+
+/* Writes all of buf to fd, through EINTR and short writes: 0, or -1 with
+ * errno set. */
+int output_write_all(int fd, const void *buf, size_t len);
 
 #endif

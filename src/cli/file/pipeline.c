@@ -53,13 +53,29 @@ static void q_close(pipe_queue *q)
     pthread_mutex_unlock(&q->mu);
 }
 
+/* The reader can be cancelled only inside io->read, where it may wait for
+ * a pipe that stays open and silent (`arecord | gfir - out.wav`) after the
+ * filter or the writer gave up; never in the queues, whose locks a
+ * cancellation there would leave held. */
+static long read_cancellable(pipeline *p, float *buf)
+{
+    int old;
+    long got;
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+    got = p->io->read(p->io->ctx, buf, p->block);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    return got;
+}
+
 static void *reader_main(void *arg)
 {
     pipeline *p = arg;
     pipe_slot s;
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
     cli_message_redirect(p->sink);
     while (!atomic_load(&p->stop) && q_pop(&p->free_in, &s)) {
-        long got = p->io->read(p->io->ctx, s.buf, p->block);
+        long got = read_cancellable(p, s.buf);
         if (got <= 0) {
             atomic_store(&p->read_failed, got < 0);
             break;
@@ -76,10 +92,16 @@ static void *writer_main(void *arg)
     pipeline *p = arg;
     pipe_slot s;
     cli_message_redirect(p->sink);
-    /* after a failure it keeps taking blocks, unwritten, so the filter never waits */
+    /* after a failure it keeps taking blocks, unwritten, so the filter never
+     * waits, and it ends the input: the caller may be waiting for a block
+     * that a pipe will not send for a long time */
     while (q_pop(&p->full_out, &s)) {
-        if (!atomic_load(&p->write_failed) && p->io->write(p->io->ctx, s.buf, s.frames, s.limit))
+        if (!atomic_load(&p->write_failed) &&
+            p->io->write(p->io->ctx, s.buf, s.frames, s.limit)) {
             atomic_store(&p->write_failed, 1);
+            atomic_store(&p->stop, 1);
+            q_close(&p->full_in);
+        }
         q_push(&p->free_out, s);
     }
     return NULL;
@@ -123,6 +145,7 @@ int pipeline_start(pipeline *p, const pipeline_io *io, size_t block, unsigned ch
     if (pthread_create(&p->writer, NULL, writer_main, p) != 0) {
         atomic_store(&p->stop, 1);
         q_close(&p->free_in);
+        pthread_cancel(p->reader);
         pthread_join(p->reader, NULL);
         free_all(p);
         return cli_error("cannot start a writer thread");
@@ -161,14 +184,22 @@ int pipeline_read_failed(pipeline *p)
     return atomic_load(&p->read_failed);
 }
 
+int pipeline_write_failed(pipeline *p)
+{
+    return atomic_load(&p->write_failed);
+}
+
 int pipeline_finish(pipeline *p)
 {
     int failed;
     if (!p->started)
         return 1;
-    /* stop the reader (it may be waiting for a free block), drain the writer */
+    /* stop the reader (it may be waiting for a free block, or for a pipe
+     * after a failure: a reader at the end of its input is past cancelling),
+     * drain the writer */
     atomic_store(&p->stop, 1);
     q_close(&p->free_in);
+    pthread_cancel(p->reader);
     pthread_join(p->reader, NULL);
     q_close(&p->full_out);
     pthread_join(p->writer, NULL);

@@ -7,6 +7,7 @@
  * the calling thread takes input blocks (pipeline_next_input) and passes
  * filtered ones on (pipeline_emit) with io->filter. Only the writer touches
  * what io->write does (alignment, dither, counts), so that needs no lock.
+ * A write that fails ends the input at once: pipeline_next_input says 0.
  */
 #ifndef GFIR_CLI_PIPELINE_H
 #define GFIR_CLI_PIPELINE_H
@@ -69,11 +70,15 @@ void pipeline_release_input(pipeline *p, pipe_slot in);
 /* Filters n frames of in (NULL: silence) into a free block and queues it for
  * the writer. 0, or 1 when the filter or the writer failed. */
 int pipeline_emit(pipeline *p, const float *in, size_t n, uint64_t limit);
-/* Stops the reader, drains the writer, frees everything. Returns 1 when
+/* Stops the reader (cancelling a read that waits for a pipe: after a
+ * failure gfir does not wait for the end of a live input), drains the
+ * writer, frees everything. Returns 1 when
  * reading or writing failed (io said why, except a read error: see
  * pipeline_read_failed), else 0. */
 int pipeline_finish(pipeline *p);
 /* Whether the reader stopped on an error rather than at the end. */
 int pipeline_read_failed(pipeline *p);
+/* Whether a write failed (io said why): the input may have ended early. */
+int pipeline_write_failed(pipeline *p);
 
 #endif

@@ -29,6 +29,7 @@ typedef struct render {
     conditioner cond;
     short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
     uint64_t frames_in;
+    uint64_t promised;          /* frames INPUT's header promised, 0 when unknown */
     /* the reader's: samples read, and those that were not finite (float input) */
     int scan_input;
     uint64_t samples_in, nonfinite_in, first_nonfinite_in;
@@ -139,12 +140,17 @@ static int run_pipeline(render *r, pipeline *p, progress *pg)
             progress_update(pg, (double)frames_in);
     }
     r->frames_in = frames_in;
-    if (rc)
-        return rc;
+    /* a failed write ends the input early: not INPUT's fault */
+    if (rc || pipeline_write_failed(p))
+        return 1;
     if (pipeline_read_failed(p))
         return cli_error("cannot read INPUT '%s': %s", r->input, sf_strerror(r->in));
     if (frames_in == 0)
         return cli_error("INPUT '%s' has no audio frames", r->input);
+    if (r->t->whole_input && r->promised > frames_in)
+        return cli_error("INPUT '%s' ended after %llu frames, %llu short of what its header "
+                         "promised", r->input, (unsigned long long)frames_in,
+                         (unsigned long long)(r->promised - frames_in));
     /* The tail: what the skipped frames and --align full still owe. */
     total = frames_in + (align == CLI_ALIGN_FULL ? ntaps - 1 : 0);
     for (owed = total + skip - frames_in; !rc && owed > 0;) {
@@ -211,6 +217,7 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     sf_command(in, SFC_GET_CURRENT_SF_INFO, &in_info, sizeof in_info);
     in_subtype = in_info.format & SF_FORMAT_SUBMASK;
     r.scan_input = in_subtype == SF_FORMAT_FLOAT || in_subtype == SF_FORMAT_DOUBLE;
+    r.promised = cli_input_frames(&in_info);
     if (output_begin(&of, t->output) || open_output(&r, &of, &info, &in_info))
         goto done;
     if (format_configure(r.out, &info, t->output))
@@ -244,6 +251,8 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     res->nonfinite_out = r.cond.nonfinite;
     res->first_nonfinite_out = r.cond.first_nonfinite;
     res->streamed = of.stream;
+    res->bytes = of.bytes;
+    res->mtime_ns = of.mtime_ns;
     res->clips = r.cond.count_clips;
 done:
     if (r.out)

@@ -26,6 +26,10 @@ typedef struct render_target {
     cli_align align;            /* same, causal or full */
     int no_dither;
     size_t block;               /* frames per block */
+    int whole_input;            /* an INPUT that ends short of what its header promised
+                                   fails, OUTPUT as it was (gfir batch: no job's output
+                                   comes from a damaged file); else it is filtered as far
+                                   as it goes and frames_in tells */
 } render_target;
 
 typedef struct render_result {
@@ -39,6 +43,8 @@ typedef struct render_result {
     uint64_t nonfinite_in, first_nonfinite_in;
     uint64_t nonfinite_out, first_nonfinite_out;
     int streamed;               /* OUTPUT was written straight through (a pipe, a device) */
+    uint64_t bytes;             /* else the file as written, before its rename: its size */
+    int64_t mtime_ns;           /* and modification time, since the epoch */
     int clips;                  /* its samples were held to full scale (integer formats):
                                    NaN went out as silence, infinities as full scale */
 } render_result;

@@ -7,6 +7,8 @@
  * which is what a WAV's data chunk holds.
  */
 #include "file/stream.h"
+#include "file/output.h"
+#include "file/riff.h"
 #include "message.h"
 
 #include <errno.h>
@@ -73,19 +75,6 @@ static sf_count_t mem_tell(void *user)
     return ((mem_file *)user)->pos;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /*
  * Sets the lengths in a RIFF/WAVE header that ends with its 'data' chunk's
  * header: the RIFF size, the data size, and a 'fact' chunk's frame count.
@@ -99,7 +88,7 @@ static int set_lengths(unsigned char *h, size_t len, uint64_t frames)
     if (len < 12 || memcmp(h, "RIFF", 4) || memcmp(h + 8, "WAVE", 4))
         return -1;
     while (at + 8 <= len) {
-        const uint32_t size = get32(h + at + 4);
+        const uint32_t size = riff_get32(h + at + 4, 1);
         if (!memcmp(h + at, "fmt ", 4) && at + 8 + 14 <= len)
             block = (uint64_t)h[at + 8 + 12] | (uint64_t)h[at + 8 + 13] << 8;
         if (!memcmp(h + at, "data", 4)) {
@@ -109,12 +98,13 @@ static int set_lengths(unsigned char *h, size_t len, uint64_t frames)
             /* beyond 4 GB a WAV cannot say its length: say "unknown" */
             if (unknown || frames > UINT32_MAX || data > UINT32_MAX - len)
                 unknown = 1;
-            put32(h + 4, unknown ? UINT32_MAX : (uint32_t)(len - 8 + data));
-            put32(h + at + 4, unknown ? UINT32_MAX : (uint32_t)data);
+            riff_put32le(h + 4, unknown ? UINT32_MAX : (uint32_t)(len - 8 + data));
+            riff_put32le(h + at + 4, unknown ? UINT32_MAX : (uint32_t)data);
             return 0;
         }
         if (!memcmp(h + at, "fact", 4) && size >= 4 && at + 12 <= len)
-            put32(h + at + 8, unknown || frames > UINT32_MAX ? UINT32_MAX : (uint32_t)frames);
+            riff_put32le(h + at + 8,
+                         unknown || frames > UINT32_MAX ? UINT32_MAX : (uint32_t)frames);
         at += 8 + (size_t)size + (size & 1);
     }
     return -1;
@@ -135,20 +125,6 @@ static int wav_header(const SF_INFO *info, uint64_t frames, mem_file *m)
     return set_lengths(m->data, (size_t)m->len, frames);
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t done = write(fd, p, n);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return -1;
-        p += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
 static int open_wav(int fd, const char *name, SF_INFO *info, uint64_t frames, SNDFILE **sf)
 {
     mem_file m = {0};
@@ -159,7 +135,7 @@ static int open_wav(int fd, const char *name, SF_INFO *info, uint64_t frames, SN
         return cli_error("OUTPUT '%s': a WAV of these samples cannot be written to a pipe; "
                          "use --format wav:pcm16, wav:pcm24 or wav:float", name);
     }
-    if (write_all(fd, m.data, (size_t)m.len) != 0) {
+    if (output_write_all(fd, m.data, (size_t)m.len) != 0) {
         int err = errno;
         free(m.data);
         return cli_error("cannot write OUTPUT '%s': %s", name, strerror(err));

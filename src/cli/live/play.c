@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include "file/file.h"
 #include "live/live.h"
 #include "live/pa.h"
 #include "live/session.h"
@@ -97,12 +98,8 @@ int live_play(const cli_options *o)
     int failed = 1, r;
     size_t target;
 
-    memset(&info, 0, sizeof info);
-    src.file = sf_open(o->input, SFM_READ, &info);
-    if (!src.file) {
-        fprintf(stderr, "gfir: cannot read %s: %s\n", o->input, sf_strerror(NULL));
+    if (cli_open_input(o->input, &src.file, &info))
         return 1;
-    }
     session_catch_stop_signals(&old_int, &old_term);
     if (session_init(&s, o))
         goto done;
