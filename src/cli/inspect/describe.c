@@ -1,9 +1,10 @@
 /*
- * describe.c - --describe: a designed chain's stages, taps and latency, and
- * its passband ripple and stopband attenuation as measured on its response.
+ * describe.c - --describe: a designed chain's stages, taps and latency, the
+ * plans that run it, its paths, and its passband ripple and stopband
+ * attenuation as measured on its response (one FFT grid per tap set, so a
+ * reverb of a million taps is measured as fast as it is read).
  */
 #include "inspect/inspect.h"
-#include "chain.h"
 #include "message.h"
 
 #include <errno.h>
@@ -120,36 +121,25 @@ static void describe_stage(const cli_options *o, size_t i, const cli_stage *s,
                "its peak)\n", sd->minphase_db);
 }
 
-/* The plans `gfir INPUT OUTPUT` makes with these options (the same function
- * makes them), one line each: what -v says when the file runs. */
-static void describe_plans(const cli_options *o, const cli_design *d, unsigned channels,
-                           size_t frames)
+/* The plans that filter a file: with OUTPUT the job's own, else those it
+ * would make (the same function makes them), one line each: what -v says
+ * when the file runs. */
+static void describe_plans(const cli_chain *chain)
 {
-    const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
-    cli_options quiet = *o;
-    cli_chain chain;
+    const unsigned channels = chain->in_channels;
     char summary[128];
-    quiet.verbose = 0;
-    quiet.quiet = 1;
-    if (!channels)
-        channels = d->inputs;
-    if (cli_chain_create(&quiet, d->rate_hz, channels, block, frames, &chain) != 0) {
-        printf("engine: none can be made here (%s)\n", gfir_plan_error_detail(NULL));
-        return;
-    }
-    for (size_t i = 0; i < chain.nplans; i++) {
-        cli_plan_summary(chain.plans[i], summary, sizeof summary);
-        if (chain.nplans > 1)
+    for (size_t i = 0; i < chain->nplans; i++) {
+        cli_plan_summary(chain->plans[i], summary, sizeof summary);
+        if (chain->nplans > 1)
             printf("engine, stage %zu: %s\n", i + 1, summary);
-        else if (chain.out_channels != channels)
+        else if (chain->out_channels != channels)
             printf("engine: %s (a file of %u channel%s in and %u out; the writer drops this "
                    "latency)\n", summary, channels, channels == 1 ? "" : "s",
-                   chain.out_channels);
+                   chain->out_channels);
         else
             printf("engine: %s (a file of %u channel%s; the writer drops this latency)\n",
                    summary, channels, channels == 1 ? "" : "s");
     }
-    cli_chain_destroy(&chain);
 }
 
 static void print_bands(const char *what, const cli_filter *f, double nyquist, int pass)
@@ -171,28 +161,56 @@ static void print_bands(const char *what, const cli_filter *f, double nyquist, i
     }
 }
 
-static void describe_measurements(const cli_filter *f, const cli_design *d)
+/* Where the measurement grid's point k lies: 1 passband, 0 stopband, -1
+ * neither (a transition band, or a chain without designed bands). */
+static void classify(const cli_filter *f, double nyquist, signed char *where)
+{
+    for (int k = 0; k <= MEASURE_POINTS; k++) {
+        const double freq = nyquist * k / MEASURE_POINTS;
+        where[k] = in_chain_passband(f, nyquist, freq)   ? 1
+                   : in_chain_stopband(f, nyquist, freq) ? 0
+                                                         : -1;
+    }
+}
+
+static int describe_measurements(const cli_filter *f, const cli_design *d)
 {
     const double nyquist = d->rate_hz / 2;
     double pass_min = INFINITY, pass_max = -INFINITY, stop_max = -INFINITY;
+    signed char where[MEASURE_POINTS + 1];
+    double *mag = NULL;
+    int any = 0;
 
+    classify(f, nyquist, where);
+    for (int k = 0; k <= MEASURE_POINTS; k++)
+        any |= where[k] >= 0;
+    if (!any) {
+        printf("no designed bands: ripple and attenuation not measured\n");
+        return 0;
+    }
+    if (!(mag = malloc((MEASURE_POINTS + 1) * sizeof *mag)))
+        return cli_error("out of memory measuring the response");
     for (unsigned c = 0; c < d->filter_channels; c++) {
-        const float *h = d->taps + c * d->ntaps;
+        /* the grid is exact at its points however long the filter: the taps
+         * wrap around it before one small FFT */
+        gfir_status st = gfir_response_magnitudes(d->taps + (size_t)c * d->ntaps, d->ntaps, mag,
+                                                  MEASURE_POINTS + 1);
+        if (st != GFIR_OK) {
+            free(mag);
+            return cli_error("cannot measure the response of %zu taps: %s", d->ntaps,
+                             gfir_strerror(st));
+        }
         for (int k = 0; k <= MEASURE_POINTS; k++) {
-            double freq = nyquist * k / MEASURE_POINTS;
-            int pass = in_chain_passband(f, nyquist, freq);
-            int stop = !pass && in_chain_stopband(f, nyquist, freq);
-            if (!pass && !stop)
-                continue;
-            double db = inspect_db(gfir_response_magnitude(h, d->ntaps, freq, d->rate_hz));
-            if (pass) {
+            const double db = inspect_db(mag[k]);
+            if (where[k] == 1) {
                 pass_min = db < pass_min ? db : pass_min;
                 pass_max = db > pass_max ? db : pass_max;
-            } else if (db > stop_max) {
+            } else if (where[k] == 0 && db > stop_max) {
                 stop_max = db;
             }
         }
     }
+    free(mag);
     if (pass_max > -INFINITY) {
         print_bands("passband", f, nyquist, 1);
         printf(": gain %+.4f dB, ripple %.4f dB peak to peak\n", (pass_max + pass_min) / 2,
@@ -204,8 +222,7 @@ static void describe_measurements(const cli_filter *f, const cli_design *d)
                pass_max > -INFINITY ? pass_max - stop_max : -stop_max,
                pass_max > -INFINITY ? " below the passband" : "");
     }
-    if (pass_max == -INFINITY && stop_max == -INFINITY)
-        printf("no designed bands: ripple and attenuation not measured\n");
+    return 0;
 }
 
 /* Where a path's sound arrives (its first tap within ONSET_DB of its
@@ -219,9 +236,10 @@ static void arrival(const float *h, size_t n, size_t *onset, size_t *peak)
     for (size_t i = 1; i < n; i++)
         if (fabsf(h[i]) > fabsf(h[at]))
             at = i;
+    const double level = fabsf(h[at]) * pow(10.0, ONSET_DB / 20);
     *peak = at;
     *onset = 0;
-    while (*onset < at && fabsf(h[*onset]) < fabsf(h[at]) * pow(10.0, ONSET_DB / 20))
+    while (*onset < at && fabsf(h[*onset]) < level)
         (*onset)++;
 }
 
@@ -277,7 +295,7 @@ static const char *normalize_why(const cli_filter *f, const cli_design *d)
     return why;
 }
 
-int cli_describe(const cli_options *o, const cli_design *d, unsigned channels, size_t frames)
+int cli_describe(const cli_options *o, const cli_design *d, const cli_chain *chain)
 {
     const cli_filter *f = o->filter;
     printf("chain at %g Hz: %zu stage%s, folded into %zu taps", d->rate_hz, d->nstages,
@@ -299,9 +317,15 @@ int cli_describe(const cli_options *o, const cli_design *d, unsigned channels, s
         printf("latency: %s delay %zu frames (%.2f ms), removed by --align same\n",
                d->has_ir ? "designed stages'" : "filter", d->delay_frames,
                1000.0 * d->delay_frames / d->rate_hz);
-    describe_plans(o, d, channels, frames);
+    describe_plans(chain);
     if (d->paths || d->filter_channels > 1 || d->has_ir)
         describe_paths(d);
-    describe_measurements(f, d);
+    if (describe_measurements(f, d))
+        return 1;
+    /* a description cut short is a failure, not a success with less to say */
+    const int flushed = fflush(stdout) == 0;
+    if (!flushed || ferror(stdout))
+        return cli_error("cannot write the description to standard output%s%s",
+                         flushed ? "" : ": ", flushed ? "" : strerror(errno));
     return 0;
 }
