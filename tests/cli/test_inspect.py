@@ -5,7 +5,7 @@ response read off FFT grids (M10), failures that say so (L1), and a plot
 written only when everything succeeded (L2).
 
     test_inspect.py GFIR GROUP      GROUP: inspect_once, inspect_failures,
-                                     inspect_grid
+                                     inspect_grid, inspect_routed
 
 inspect_once: taps and impulse responses from FIFOs (which can be read only
 once) and from regular files (opened once, counted with strace), with
@@ -17,6 +17,9 @@ curves against the float64 envelope of the response (the largest magnitude
 in each pixel column), the measured bands against the float64 response on
 the same grid, and filters of 1.44 million taps described and plotted within
 a bound on CPU time that the old direct sums exceeded by several times.
+inspect_routed: every path of a 2-in/5-out [route] and of a true-stereo IR,
+with its level and polarity, and the bands of the designed stages measured
+apart from an IR.
 """
 import os
 import re
@@ -369,6 +372,73 @@ def long_filters_in_bounded_work(d):
         assert r.returncode == 0, f"{args}: exit {r.returncode} {r.stderr}"
         assert "1440000 taps" in r.stdout and needle in r.stdout, r.stdout
     assert len(svg_ok(d.p("p.svg")).curves) == 4
+
+
+# ---- inspect_routed: paths that read well -----------------------------------------------
+
+PATH_LINE = re.compile(r"^  in (\d+) -> out (\d+): (.*); starts at (\d+) frames \([0-9.]+ ms\), "
+                       r"peaks at (\d+) \([0-9.]+ ms\); level ([-+0-9.]+) dB(, inverted)?$", re.M)
+
+
+def paths(text):
+    return [(int(i), int(o), src, int(start), int(peak), float(level), bool(inv))
+            for i, o, src, start, peak, level, inv in PATH_LINE.findall(text)]
+
+
+@test("inspect_routed")
+def two_in_five_out_route(d):
+    d.wav("x.wav", d.noise(4800, 2))
+    a = np.zeros(400)
+    a[10:] = d.noise(390, scale=0.1)
+    a[50] = 0.9
+    b = np.zeros((600, 2))
+    b[120:] = d.noise(480, 2, 0.1)
+    b[200] = [0.8, -0.8]
+    a = read(d.wav("a.wav", a))[1]
+    b = read(d.wav("b.wav", b))[1]
+    d.text("r25.ini", "[route]\ndescription = Stereo to five\nout1 = in1 * a.wav\n"
+                      "out2 = in2 * a.wav\n"
+                      "out3 = in1 * b.wav[1] - 3 dB + in2 * b.wav[2] - 3 dB\n"
+                      "out4 = in1 * b.wav[2] - 6 dB\nout5 = in2 * -0.5 + in1\n")
+    out = d.run("--describe", "x.wav", "--preset", "./r25.ini", "--normalize", "none").stdout
+    assert "route of 2 inputs to 5 outputs" in out and "2 channels in and 5 out" in out, out
+    g3, g6 = 10 ** (-3 / 20), 10 ** (-6 / 20)
+    want = [(1, 1, "a.wav", a), (2, 2, "a.wav", a), (1, 3, "b.wav channel 1", g3 * b[:, 0]),
+            (2, 3, "b.wav channel 2", g3 * b[:, 1]), (1, 4, "b.wav channel 2", g6 * b[:, 1]),
+            (1, 5, "a plain wire", np.ones(1)), (2, 5, "a plain wire", -0.5 * np.ones(1))]
+    got = paths(out)
+    assert len(got) == len(want), out
+    for (i, o, src, start, peak, level, inv), (wi, wo, wsrc, h) in zip(got, want):
+        top = int(np.argmax(np.abs(h)))
+        onset = int(np.argmax(np.abs(h) >= np.abs(h[top]) * 1e-3))
+        assert (i, o, src) == (wi, wo, wsrc), (i, o, src)
+        assert (start, peak) == (onset, top), (i, o, start, peak, onset, top)
+        assert abs(level - 20 * np.log10(np.linalg.norm(h))) < 0.06, (i, o, level)
+        assert inv == (h[top] < 0), (i, o, inv)
+
+
+@test("inspect_routed")
+def true_stereo_paths_and_designed_bands(d):
+    d.wav("x.wav", d.noise(4800, 2))
+    h = np.zeros((800, 4))
+    h[30:] = d.noise(770, 4, 0.05)
+    h[40 + 20 * np.arange(4), np.arange(4)] = [0.9, -0.7, 0.6, -0.5]
+    h = read(d.wav("ts.wav", h))[1]
+    out = d.run("--describe", "x.wav", "--ir", "ts.wav", "--normalize", "none").stdout
+    got = paths(out)
+    order = (0, 2, 1, 3)  # LL, RL into out 1, LR, RR into out 2
+    assert [(i, o, s) for i, o, s, *_ in got] == \
+        [(1, 1, "ts.wav channel 1"), (2, 1, "ts.wav channel 3"), (1, 2, "ts.wav channel 2"),
+         (2, 2, "ts.wav channel 4")], out
+    for (*_, peak, level, inv), c in zip(got, order):
+        assert peak == 40 + 20 * c and inv == (h[peak, c] < 0), (c, peak, inv)
+        assert abs(level - 20 * np.log10(np.linalg.norm(h[:, c]))) < 0.06, (c, level)
+    # a low-pass after the room: its bands are measured on it alone, not on
+    # the room's colouring of them
+    alone = measured(d.run("--describe", "--preset", "lowpass").stdout)
+    out = d.run("--describe", "x.wav", "--ir", "ts.wav", "--preset", "lowpass").stdout
+    assert "designed stages' passband" in out, out
+    assert measured(out) == alone, (measured(out), alone)
 
 
 if __name__ == "__main__":

@@ -173,13 +173,66 @@ static void classify(const cli_filter *f, double nyquist, signed char *where)
     }
 }
 
+/* A linear-phase stage: a design or taps, what the bands belong to. */
+static int is_linear(const cli_stage *s)
+{
+    return s->kind == STAGE_DESIGN || s->kind == STAGE_TAPS;
+}
+
+/* What the bands are measured on. A chain of designs and taps is measured
+ * whole (d->taps, its gain included). Where an impulse response or a route
+ * colours the whole, its ripple would be the room's: the designs and taps
+ * are folded alone into *own (one set of *n taps), without the chain's
+ * scale, and *whole is 0. NULL after one line without memory. */
+static const float *measured_taps(const cli_filter *f, const cli_design *d, float **own,
+                                  size_t *n, int *whole)
+{
+    float *h = NULL;
+    *own = NULL;
+    *n = 0;
+    *whole = 1;
+    for (size_t i = 0; i < f->chain.nstages; i++)
+        *whole &= is_linear(&f->chain.stages[i]);
+    if (*whole) {
+        *n = d->ntaps;
+        return d->taps;
+    }
+    for (size_t i = 0; i < f->chain.nstages; i++) {
+        const stage_design *sd = &d->stages[i];
+        float *next;
+        if (!is_linear(&f->chain.stages[i]))
+            continue;
+        next = malloc((*n ? *n + sd->ntaps - 1 : sd->ntaps) * sizeof *next);
+        if (!next) {
+            free(h);
+            cli_error("out of memory measuring the response");
+            return NULL;
+        }
+        if (*n)
+            gfir_fold(h, *n, sd->taps, sd->ntaps, next);
+        else
+            memcpy(next, sd->taps, sd->ntaps * sizeof *next);
+        *n = *n ? *n + sd->ntaps - 1 : sd->ntaps;
+        /* the chain's scale lies in its first stage */
+        for (size_t t = 0; i == 0 && t < *n; t++)
+            next[t] = (float)(next[t] / d->scale);
+        free(h);
+        h = next;
+    }
+    *own = h;
+    return h ? h : d->taps;
+}
+
 static int describe_measurements(const cli_filter *f, const cli_design *d)
 {
     const double nyquist = d->rate_hz / 2;
     double pass_min = INFINITY, pass_max = -INFINITY, stop_max = -INFINITY;
     signed char where[MEASURE_POINTS + 1];
     double *mag = NULL;
-    int any = 0;
+    float *own;
+    const float *taps;
+    size_t ntaps;
+    int any = 0, whole;
 
     classify(f, nyquist, where);
     for (int k = 0; k <= MEASURE_POINTS; k++)
@@ -188,16 +241,21 @@ static int describe_measurements(const cli_filter *f, const cli_design *d)
         printf("no designed bands: ripple and attenuation not measured\n");
         return 0;
     }
-    if (!(mag = malloc((MEASURE_POINTS + 1) * sizeof *mag)))
+    if (!(taps = measured_taps(f, d, &own, &ntaps, &whole)))
+        return 1;
+    if (!(mag = malloc((MEASURE_POINTS + 1) * sizeof *mag))) {
+        free(own);
         return cli_error("out of memory measuring the response");
-    for (unsigned c = 0; c < d->filter_channels; c++) {
+    }
+    for (unsigned c = 0; c < (whole ? d->filter_channels : 1); c++) {
         /* the grid is exact at its points however long the filter: the taps
          * wrap around it before one small FFT */
-        gfir_status st = gfir_response_magnitudes(d->taps + (size_t)c * d->ntaps, d->ntaps, mag,
+        gfir_status st = gfir_response_magnitudes(taps + (size_t)c * ntaps, ntaps, mag,
                                                   MEASURE_POINTS + 1);
         if (st != GFIR_OK) {
             free(mag);
-            return cli_error("cannot measure the response of %zu taps: %s", d->ntaps,
+            free(own);
+            return cli_error("cannot measure the response of %zu taps: %s", ntaps,
                              gfir_strerror(st));
         }
         for (int k = 0; k <= MEASURE_POINTS; k++) {
@@ -211,13 +269,14 @@ static int describe_measurements(const cli_filter *f, const cli_design *d)
         }
     }
     free(mag);
+    free(own);
     if (pass_max > -INFINITY) {
-        print_bands("passband", f, nyquist, 1);
+        print_bands(whole ? "passband" : "designed stages' passband", f, nyquist, 1);
         printf(": gain %+.4f dB, ripple %.4f dB peak to peak\n", (pass_max + pass_min) / 2,
                pass_max - pass_min);
     }
     if (stop_max > -INFINITY) {
-        print_bands("stopband", f, nyquist, 0);
+        print_bands(whole ? "stopband" : "designed stages' stopband", f, nyquist, 0);
         printf(": attenuation %.1f dB%s\n",
                pass_max > -INFINITY ? pass_max - stop_max : -stop_max,
                pass_max > -INFINITY ? " below the passband" : "");
@@ -227,20 +286,32 @@ static int describe_measurements(const cli_filter *f, const cli_design *d)
 
 /* Where a path's sound arrives (its first tap within ONSET_DB of its
  * largest: what --ir-trim at that level would cut) and where it peaks (a
- * room's direct sound, a linear-phase filter's centre). */
+ * room's direct sound, a linear-phase filter's centre); how loud it is (its
+ * gain for white noise: a route's gains and a plain wire's factor show
+ * here) and whether it arrives inverted (its largest tap negative). */
 #define ONSET_DB (-60.0)
 
-static void arrival(const float *h, size_t n, size_t *onset, size_t *peak)
+typedef struct arrival {
+    size_t onset, peak;
+    double level_db;
+    int inverted;
+} arrival;
+
+static arrival arrival_of(const float *h, size_t n)
 {
-    size_t at = 0;
-    for (size_t i = 1; i < n; i++)
-        if (fabsf(h[i]) > fabsf(h[at]))
-            at = i;
-    const double level = fabsf(h[at]) * pow(10.0, ONSET_DB / 20);
-    *peak = at;
-    *onset = 0;
-    while (*onset < at && fabsf(h[*onset]) < level)
-        (*onset)++;
+    arrival a = {0, 0, 0, 0};
+    double energy = 0;
+    for (size_t i = 0; i < n; i++) {
+        energy += (double)h[i] * h[i];
+        if (fabsf(h[i]) > fabsf(h[a.peak]))
+            a.peak = i;
+    }
+    const double level = fabsf(h[a.peak]) * pow(10.0, ONSET_DB / 20);
+    while (a.onset < a.peak && fabsf(h[a.onset]) < level)
+        a.onset++;
+    a.level_db = inspect_db(sqrt(energy));
+    a.inverted = h[a.peak] < 0;
+    return a;
 }
 
 /* Path p's sources: the fold's names, or for a chain without paths the
@@ -268,18 +339,18 @@ static void describe_paths(const cli_design *d)
 {
     const size_t n = d->paths ? d->npaths : d->inputs;
     char sources[512];
-    printf("paths (input -> output: source; latency to where it starts, %g dB below its "
-           "peak, and to its peak):\n", -ONSET_DB);
+    printf("paths (input -> output: sources; latency to where it starts, %g dB below its "
+           "peak, and to its peak; level for white noise):\n", -ONSET_DB);
     for (size_t p = 0; p < n && p < MAX_PATHS_LISTED; p++) {
         const unsigned in = d->paths ? d->paths[p].input : (unsigned)p;
         const unsigned out = d->paths ? d->paths[p].output : (unsigned)p;
         const unsigned set = d->paths ? d->paths[p].taps : d->filter_channels > 1 ? (unsigned)p : 0;
-        size_t onset, peak;
-        arrival(d->taps + (size_t)set * d->ntaps, d->ntaps, &onset, &peak);
+        const arrival a = arrival_of(d->taps + (size_t)set * d->ntaps, d->ntaps);
         path_sources(d, d->paths ? p : set, sources, sizeof sources);
-        printf("  in %u -> out %u: %s; starts at %zu frames (%.2f ms), peaks at %zu (%.2f ms)\n",
-               in + 1, out + 1, sources, onset, 1000.0 * (double)onset / d->rate_hz, peak,
-               1000.0 * (double)peak / d->rate_hz);
+        printf("  in %u -> out %u: %s; starts at %zu frames (%.2f ms), peaks at %zu (%.2f ms); "
+               "level %+.1f dB%s\n", in + 1, out + 1, sources, a.onset,
+               1000.0 * (double)a.onset / d->rate_hz, a.peak, 1000.0 * (double)a.peak / d->rate_hz,
+               a.level_db, a.inverted ? ", inverted" : "");
     }
     if (n > MAX_PATHS_LISTED)
         printf("  and %zu more\n", n - MAX_PATHS_LISTED);
