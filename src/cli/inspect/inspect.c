@@ -7,8 +7,6 @@
 #include "file/file.h"
 #include "message.h"
 
-#include <string.h>
-
 #define DEFAULT_RATE_HZ 48000.0
 
 typedef struct inspection {
