@@ -13,9 +13,10 @@
  * Layouts: diag, input c through its own filter into output c (N = M);
  * fan, one input through M filters into M outputs; matrix, every input into
  * every output through a filter per path (N x M paths). The filters are
- * random; their values do not change the cost. It measures what `gfir
- * --monitor` cannot yet route (one input to many outputs, full matrices);
- * tools/bench/live.sh measures the same engine through a real audio server.
+ * random; their values do not change the cost. It times the library alone,
+ * with no audio server between the clock and the plan, so the engine's block
+ * times are seen apart from the host's scheduling; tools/bench/live.sh
+ * measures the same engine through a real audio server.
  */
 #include "gfir.h"
 

@@ -12,11 +12,17 @@
 #   - the same loop of `sox IN OUT fir ROOM.txt`
 # Checks 20 outputs of gfir batch against a float64 SciPy convolution (within
 # 2 LSB: TPDF dither and rounding) and writes the batch section of
-# docs/BENCHMARKS.md with the machine, date, commit and load average.
+# docs/BENCHMARKS.md with the machine, date, commit and load average (the
+# section batch-gpu on a machine with a GPU, batch elsewhere).
 #   bash tools/bench/batch.sh [FILES [RUNS]]
 #     FILES  corpus size (default 1000)
 #     RUNS   runs per command, median reported (default 3; the loops are slow:
 #            about 15 s and 150 s per run for 1000 files on 2 cores)
+#   GFIR_LOOP_RUNS  runs of each shell loop (default RUNS): the loops are the
+#                   slow baselines, and one timed run after the warm-up is
+#                   enough to say how far behind they are
+#   GFIR_PYTHON     Python with NumPy and SciPy (default /usr/bin/python3 where
+#                   it exists, else python3)
 #   GFIR_BUILD_DIR  build directory (default build)
 #   GFIR_COMMIT     commit to record (default: git's HEAD)
 #   GFIR_BENCH_DIR  where the corpus goes (default a temporary directory;
@@ -30,6 +36,8 @@ gfir=$(realpath "$build/gfir")
 [ -x "$gfir" ] || { echo "batch.sh: no $gfir; build first (tools/setup.sh)" >&2; exit 1; }
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
+py=${GFIR_PYTHON:-$py}
+loop_runs=${GFIR_LOOP_RUNS:-$runs}
 if [ -n "${GFIR_BENCH_DIR:-}" ]; then
     work=$GFIR_BENCH_DIR
     mkdir -p "$work"
@@ -95,8 +103,8 @@ cd "$work"
 # (sync): gfir syncs each output before its rename, and would otherwise wait
 # for what the run before it (or the corpus's making) left dirty.
 median_time() {
-    local times=() t0 t1
-    for ((r = 0; r <= runs; r++)); do
+    local times=() t0 t1 n=${n_runs:-$runs}
+    for ((r = 0; r <= n; r++)); do
         rm -rf receipts
         sync
         t0=$(date +%s.%N)
@@ -107,7 +115,9 @@ median_time() {
     printf '%s\n' "${times[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
 
-batch() { "$gfir" batch --receipts receipts -q "$@"; }
+# --normalize none: the raw rooms, as sox's fir takes them and the check below
+# expects (an IR's default is scaled to its peak gain).
+batch() { "$gfir" batch --receipts receipts -q --normalize none "$@"; }
 t_cpu=$(median_time batch --manifest jobs.tsv --backend cpu)
 echo "batch.sh: gfir batch (cpu) $t_cpu s" >&2
 # the rooms the batch chose, for the loops
@@ -146,10 +156,10 @@ if nvidia-smi -L >/dev/null 2>&1; then
 fi
 t_floor=$(median_time batch --manifest copy.tsv --taps one.txt --backend cpu)
 echo "batch.sh: gfir batch, 1 tap $t_floor s" >&2
-t_loop=$(median_time bash -c 'while read -r x y room; do
-    "$0" "$x" "$y" --ir "$room" --backend cpu -q || exit 1; done < loop.txt' "$gfir")
+t_loop=$(n_runs=$loop_runs median_time bash -c 'while read -r x y room; do
+    "$0" "$x" "$y" --ir "$room" --normalize none --backend cpu -q || exit 1; done < loop.txt' "$gfir")
 echo "batch.sh: loop of gfir $t_loop s" >&2
-t_sox=$(median_time bash -c 'while read -r x y room; do
+t_sox=$(n_runs=$loop_runs median_time bash -c 'while read -r x y room; do
     sox "$x" "$y" fir "${room%.wav}.txt" || exit 1; done < loop.txt')
 echo "batch.sh: loop of sox $t_sox s" >&2
 
@@ -159,12 +169,12 @@ row() { echo "| $1 | $2 | $(per_s "$2") | $(ratio "$2" "$t_floor") |"; }
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || true)
 section=$(cat <<EOF
-## Batch: a reverberation corpus
+## Batch: a reverberation corpus${gpu:+, on a GPU machine}
 
 $files files of 10 s, 16 kHz mono 16-bit, each convolved with one of 50 room
 impulse responses of 0.5 s (8000 taps) chosen by seed, output with the tail
-(10.5 s). Median wall time of $runs runs after a warm-up, files in the page
-cache. $model, $(nproc) CPUs${gpu:+, $gpu}; load average at the start $load;
+(10.5 s). Median wall time of $runs runs after a warm-up ($loop_runs for the
+shell loops), files in the page cache. $model, $(nproc) CPUs${gpu:+, $gpu}; load average at the start $load;
 $(date -u +%Y-%m-%d), commit $commit. gfir batch's output against a float64
 SciPy convolution (20 files, 2 LSB allowed for dither): $verdict.
 
@@ -173,14 +183,17 @@ SciPy convolution (20 files, 2 LSB allowed for dither): $verdict.
 $(row "gfir batch --backend cpu" "$t_cpu")
 $(row "gfir batch --backend cuda" "$t_cuda")
 $(row "gfir batch, 1 tap (read and write only)" "$t_floor")
-$(row "shell loop of gfir IN OUT --ir ROOM" "$t_loop")
+$(row "shell loop of gfir IN OUT --ir ROOM --normalize none" "$t_loop")
 $(row "shell loop of sox IN OUT fir ROOM.txt" "$t_sox")
 
-Made by \`bash tools/bench/batch.sh $files $runs\`.
+Made by \`${GFIR_LOOP_RUNS:+GFIR_LOOP_RUNS=$loop_runs }bash tools/bench/batch.sh $files $runs\`.
 EOF
 )
 cd - >/dev/null
-echo "$section" | "$py" tools/bench/put-section.py docs/BENCHMARKS.md batch
-echo "batch.sh: wrote the batch section of docs/BENCHMARKS.md" >&2
+# The issue asks for both machines' figures: each has a section of its own.
+name=batch
+[ -z "$gpu" ] || name=batch-gpu
+echo "$section" | "$py" tools/bench/put-section.py docs/BENCHMARKS.md "$name"
+echo "batch.sh: wrote the $name section of docs/BENCHMARKS.md" >&2
 echo "$section"
 [ "$verdict" = ok ]
