@@ -356,9 +356,10 @@ def bands_measured_on_the_grid(d):
 @test("inspect_grid")
 def long_filters_in_bounded_work(d):
     """A 30 s room at 48 kHz is 1.44 million taps a channel. Described as
-    true stereo with a low-pass after it, and plotted, it took minutes of
-    direct sums (one per tap and frequency); off FFT grids a second or two.
-    30 s of CPU time for each is the bound."""
+    true stereo with a low-pass after it, or plotted, it took from most of a
+    minute to several of direct sums (one per tap and frequency); off FFT
+    grids a second or two (tools/bench/inspect.sh). 30 s of CPU time for
+    each is the bound."""
     frames = 30 * RATE
     decay = np.exp(-np.arange(frames) / (2.0 * RATE))[:, None]
     d.wav("st.wav", d.noise(4800, 2))
