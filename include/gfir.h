@@ -545,7 +545,7 @@ GFIR_API double gfir_response_peak(const float *taps, size_t ntaps);
  * include_nyquist=True)). nfreqs - 1 must be a power of two, up to
  * GFIR_MAX_TAPS; a grid coarser than the filter is long is still exact at
  * its points. GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above GFIR_MAX_TAPS),
- * GFIR_ERR_ARG (nfreqs), GFIR_ERR_NOMEM (about 32 bytes per point).
+ * GFIR_ERR_ARG (nfreqs), GFIR_ERR_NOMEM (about 24 bytes per point).
  */
 GFIR_API gfir_status gfir_response_magnitudes(const float *taps, size_t ntaps, double *mag,
                                               size_t nfreqs);

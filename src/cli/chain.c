@@ -100,39 +100,34 @@ int cli_live_plan(const cli_options *o, const cli_design *d, size_t block_frames
     return 0;
 }
 
-int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
-                     size_t expected_frames, cli_chain *chain)
+int cli_chain_from_design(const cli_options *o, const cli_design *d, size_t block_frames,
+                          size_t expected_frames, cli_chain *chain)
 {
-    cli_design d;
     char what[64];
-    int rc = 1;
 
     memset(chain, 0, sizeof *chain);
-    if ((o->no_fold ? cli_design_stages : cli_design_build)(o->filter, rate_hz, channels,
-                                                           o->quiet, &d))
-        return 1;
-    say_scale(o, &d);
-    chain->nplans = o->no_fold ? d.nstages : 1;
-    chain->ntaps = d.ntaps;
-    chain->in_channels = d.inputs;
-    chain->out_channels = d.outputs;
+    say_scale(o, d);
+    chain->nplans = o->no_fold ? d->nstages : 1;
+    chain->ntaps = d->ntaps;
+    chain->in_channels = d->inputs;
+    chain->out_channels = d->outputs;
     chain->block_frames = block_frames;
     chain->plans = calloc(chain->nplans, sizeof *chain->plans);
     if (!chain->plans) {
         cli_error("out of memory");
-        goto done;
+        goto fail;
     }
     for (size_t i = 0; i < chain->nplans; i++) {
         cli_taps t;
         if (o->no_fold)
-            cli_design_stage(&d, i, &t);
+            cli_design_stage(d, i, &t);
         else
-            cli_design_whole(&d, &t);
+            cli_design_whole(d, &t);
         /* the writer drops the engine's latency: files grant any */
         if (make_plan(o, &t, block_frames, GFIR_LATENCY_ANY, expected_frames,
                       &chain->plans[i]) != GFIR_OK) {
             plan_failed(o);
-            goto done;
+            goto fail;
         }
         chain->latency_frames += gfir_plan_latency(chain->plans[i]);
         chain->max_channels = t.inputs > chain->max_channels ? t.inputs : chain->max_channels;
@@ -140,7 +135,7 @@ int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, si
         what[0] = '\0';
         if (o->no_fold)
             snprintf(what, sizeof what, "stage %zu: ", i + 1);
-        say_plan(o, chain->plans[i], what, &t, rate_hz, block_frames);
+        say_plan(o, chain->plans[i], what, &t, d->rate_hz, block_frames);
     }
     for (size_t i = 1; i < chain->nplans; i++)
         if (gfir_plan_channels(chain->plans[i]) != gfir_plan_out_channels(chain->plans[i]) &&
@@ -148,13 +143,26 @@ int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, si
             !(chain->scratch = malloc(block_frames * chain->max_channels *
                                       sizeof *chain->scratch))) {
             cli_error("out of memory for blocks of %zu frames", block_frames);
-            goto done;
+            goto fail;
         }
-    rc = 0;
-done:
+    return 0;
+fail:
+    cli_chain_destroy(chain);
+    return 1;
+}
+
+int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
+                     size_t expected_frames, cli_chain *chain)
+{
+    cli_design d;
+    int rc;
+
+    memset(chain, 0, sizeof *chain);
+    if ((o->no_fold ? cli_design_stages : cli_design_build)(o->filter, rate_hz, channels,
+                                                           o->quiet, &d))
+        return 1;
+    rc = cli_chain_from_design(o, &d, block_frames, expected_frames, chain);
     cli_design_free(&d);
-    if (rc)
-        cli_chain_destroy(chain);
     return rc;
 }
 

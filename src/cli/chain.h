@@ -23,12 +23,18 @@ typedef struct cli_chain {
 } cli_chain;
 
 /* The plans for a file of `channels` channels and expected_frames frames (0:
- * unknown) at rate_hz, in blocks of block_frames. With -v, says which.
+ * unknown) at rate_hz, in blocks of block_frames, designing o->filter (and
+ * so reading its files) for them. With -v, says which.
  * cli_chain_execute and cli_chain_flush take at most block_frames frames a
  * call, and their out holds frames * max_channels. */
 int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, size_t block_frames,
                      size_t expected_frames, cli_chain *chain);
 struct cli_design;
+/* The same for a chain designed already at the file's rate for its channels
+ * (filter/filter.h): folded, or with --no-fold its stages. d is only read,
+ * and may be freed once the chain is made. */
+int cli_chain_from_design(const cli_options *o, const struct cli_design *d, size_t block_frames,
+                          size_t expected_frames, cli_chain *chain);
 /* The live plan for a chain designed already (filter/filter.h) for the
  * stream's channels: no latency budget, blocks of up to block_frames; it
  * gives as many channels as the filter routes to (gfir_plan_out_channels).

@@ -1,7 +1,8 @@
 /*
  * dft.h - what the design functions share: pi, an argument check, and a
- * double-precision FFT for analysing filters (response peaks). Design-time
- * code only: it allocates, and nothing here runs in a plan's execute.
+ * double-precision FFT for analysing filters (response peaks and grids).
+ * Design-time code only: it allocates, and nothing here runs in a plan's
+ * execute.
  */
 #ifndef GF_DESIGN_DFT_H
 #define GF_DESIGN_DFT_H
@@ -24,5 +25,12 @@ int gf_dft(double *re, double *im, size_t n);
 double *gf_dft_twiddles(size_t n);
 /* gf_dft with twiddles from gf_dft_twiddles(n). */
 void gf_dft_with(double *re, double *im, size_t n, const double *tw);
+
+/* |X[k]| for k = 0 .. n / 2 of the n-point DFT of a real sequence x, given
+ * as its even samples in zr and its odd ones in zi (n / 2 each, both
+ * overwritten), into mag (n / 2 + 1): one complex FFT of n / 2 points, half
+ * the work and memory of transforming x as complex. n a power of two, at
+ * least 2. 0, or -1 without memory for the twiddles. */
+int gf_dft_real_magnitudes(double *zr, double *zi, size_t n, double *mag);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * response.c - a filter's frequency response: its magnitude at one frequency,
- * and its largest magnitude over all frequencies.
+ * its largest magnitude over all frequencies, and its magnitudes on a grid;
+ * the last two through one real FFT (dft.h).
  */
 #include "gfir.h"
 #include "design/dft.h"
@@ -27,10 +28,31 @@ double gfir_response_magnitude(const float *taps, size_t ntaps, double freq_hz, 
     return hypot(re, im);
 }
 
+/* The taps wrapped around n points (tap i adds to point i mod n; n above
+ * ntaps pads them with zeros), as gf_dft_real_magnitudes takes them, and
+ * the magnitudes of their transform at k = 0 .. n / 2 into mag. */
+static gfir_status wrapped_magnitudes(const float *taps, size_t ntaps, size_t n, double *mag)
+{
+    double *zr = calloc(n / 2, sizeof *zr), *zi = calloc(n / 2, sizeof *zi);
+    gfir_status st = GFIR_ERR_NOMEM;
+    if (!zr || !zi)
+        goto done;
+    for (size_t i = 0; i < ntaps; i++) {
+        const size_t at = i % n;
+        (at % 2 ? zi : zr)[at / 2] += taps[i];
+    }
+    if (gf_dft_real_magnitudes(zr, zi, n, mag) == 0)
+        st = GFIR_OK;
+done:
+    free(zr);
+    free(zi);
+    return st;
+}
+
 double gfir_response_peak(const float *taps, size_t ntaps)
 {
     size_t n = 8192;
-    double *re, *im, peak = 0;
+    double *mag, peak = 0;
     if (!taps)
         return GFIR_ERR_NULL;
     if (ntaps == 0 || ntaps > GFIR_MAX_TAPS)
@@ -39,56 +61,26 @@ double gfir_response_peak(const float *taps, size_t ntaps)
      * grid is fine enough to see the narrowest peak of the response */
     while (n < ntaps * (ntaps > ((size_t)1 << 20) ? 4 : 8))
         n <<= 1;
-    re = calloc(n, sizeof *re);
-    im = calloc(n, sizeof *im);
-    if (!re || !im) {
-        peak = GFIR_ERR_NOMEM;
-        goto done;
+    mag = malloc((n / 2 + 1) * sizeof *mag);
+    if (!mag || wrapped_magnitudes(taps, ntaps, n, mag) != GFIR_OK) {
+        free(mag);
+        return GFIR_ERR_NOMEM;
     }
-    for (size_t i = 0; i < ntaps; i++)
-        re[i] = taps[i];
-    if (gf_dft(re, im, n) != 0) {
-        peak = GFIR_ERR_NOMEM;
-        goto done;
-    }
-    for (size_t k = 0; k <= n / 2; k++) {
-        double m = sqrt(re[k] * re[k] + im[k] * im[k]);
-        if (m > peak)
-            peak = m;
-    }
-done:
-    free(re);
-    free(im);
+    for (size_t k = 0; k <= n / 2; k++)
+        peak = mag[k] > peak ? mag[k] : peak;
+    free(mag);
     return peak;
 }
 
 gfir_status gfir_response_magnitudes(const float *taps, size_t ntaps, double *mag, size_t nfreqs)
 {
-    size_t n;
-    double *re, *im;
-    gfir_status st = GFIR_ERR_NOMEM;
     if (!taps || !mag)
         return GFIR_ERR_NULL;
     if (ntaps == 0 || ntaps > GFIR_MAX_TAPS)
         return GFIR_ERR_TAPS;
     if (nfreqs < 2 || ((nfreqs - 1) & (nfreqs - 2)) != 0 || nfreqs - 1 > GFIR_MAX_TAPS)
         return GFIR_ERR_ARG;
-    n = 2 * (nfreqs - 1);
-    re = calloc(n, sizeof *re);
-    im = calloc(n, sizeof *im);
-    if (!re || !im)
-        goto done;
     /* a grid coarser than the filter is long samples the response of the
      * taps wrapped around it: the DFT sees only k mod n */
-    for (size_t i = 0; i < ntaps; i++)
-        re[i % n] += taps[i];
-    if (gf_dft(re, im, n) != 0)
-        goto done;
-    for (size_t k = 0; k < nfreqs; k++)
-        mag[k] = hypot(re[k], im[k]);
-    st = GFIR_OK;
-done:
-    free(re);
-    free(im);
-    return st;
+    return wrapped_magnitudes(taps, ntaps, 2 * (nfreqs - 1), mag);
 }

@@ -14,9 +14,17 @@
 
 /* Filters o->input into o->output. */
 int cli_run_file(const cli_options *o);
+struct cli_chain;
+struct cli_design;
+/* Called once the job has checked everything it can before writing (OUTPUT's
+ * format, the plans) and before it writes any of OUTPUT, with the plans it
+ * will run: 0 to go on, else the job ends there with that code. */
+typedef int (*cli_file_ready)(void *ctx, const struct cli_chain *chain);
 /* The same with INPUT already open (cli_open_input); in is read to its end,
- * not closed. */
-int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info);
+ * not closed. d: the filter designed already at INPUT's rate for its
+ * channels (filter/filter.h), or NULL to design it here. ready may be NULL. */
+int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
+                      const struct cli_design *d, cli_file_ready ready, void *ctx);
 
 /*
  * Opens INPUT ("-": standard input) for reading: one line and 1 when it is

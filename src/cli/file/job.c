@@ -115,7 +115,8 @@ static cli_align align_for(const cli_options *o)
     return o->filter->min_phase ? CLI_ALIGN_CAUSAL : CLI_ALIGN_SAME;
 }
 
-int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
+int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
+                      const struct cli_design *d, cli_file_ready ready, void *ctx)
 {
     SF_INFO out_info;
     file_metadata meta = {0};
@@ -134,9 +135,12 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info)
     if (metadata_read(in, in_info->channels, &meta) ||
         format_choose(o->format, o->output, o->quiet, in_info, meta.layout != NULL, &out_info))
         goto done;
-    if (cli_chain_create(o, in_info->samplerate, (unsigned)in_info->channels, block, frames,
-                         &chain) ||
+    if ((d ? cli_chain_from_design(o, d, block, frames, &chain)
+           : cli_chain_create(o, in_info->samplerate, (unsigned)in_info->channels, block, frames,
+                              &chain)) ||
         render_route_format(o->format, o->output, in_info, &chain, &meta, &out_info))
+        goto done;
+    if (ready && (rc = ready(ctx, &chain)) != 0)
         goto done;
     output_catch_signals();
     say_output(o, &out_info, &meta);
@@ -170,7 +174,7 @@ int cli_run_file(const cli_options *o)
     int rc;
     if (output_check(o->input, o->output) || cli_open_input(o->input, &in, &in_info))
         return 1;
-    rc = cli_run_file_from(o, in, &in_info);
+    rc = cli_run_file_from(o, in, &in_info, NULL, NULL, NULL);
     sf_close(in);
     return rc;
 }

@@ -354,12 +354,15 @@ static double energy(const float *h, size_t n)
 }
 
 /* The peak over frequency of the sum of the magnitudes of the paths into
- * output o; -1 without memory. */
+ * output o; -1 without memory. The grid is gfir_response_peak's, which
+ * measures an output of one path: a transform of at least 8192 points and
+ * 8 per tap (4 above 2^20 taps, where that is fine enough and costs half). */
 static double peak_of_sum(const cli_taps *t, unsigned o)
 {
+    const size_t per_tap = t->ntaps > ((size_t)1 << 20) ? 2 : 4;
     size_t nfreqs = 4097;
     double *sum, *mag, peak = 0;
-    while (nfreqs - 1 < 4 * t->ntaps)
+    while (nfreqs - 1 < per_tap * t->ntaps)
         nfreqs = 2 * (nfreqs - 1) + 1;
     sum = calloc(nfreqs, sizeof *sum);
     mag = malloc(nfreqs * sizeof *mag);

@@ -1,9 +1,10 @@
 /*
- * describe.c - --describe: a designed chain's stages, taps and latency, and
- * its passband ripple and stopband attenuation as measured on its response.
+ * describe.c - --describe: a designed chain's stages, taps and latency, the
+ * plans that run it, its paths, and its passband ripple and stopband
+ * attenuation as measured on its response (one FFT grid per tap set, so a
+ * reverb of a million taps is measured as fast as it is read).
  */
 #include "inspect/inspect.h"
-#include "chain.h"
 #include "message.h"
 
 #include <errno.h>
@@ -120,36 +121,25 @@ static void describe_stage(const cli_options *o, size_t i, const cli_stage *s,
                "its peak)\n", sd->minphase_db);
 }
 
-/* The plans `gfir INPUT OUTPUT` makes with these options (the same function
- * makes them), one line each: what -v says when the file runs. */
-static void describe_plans(const cli_options *o, const cli_design *d, unsigned channels,
-                           size_t frames)
+/* The plans that filter a file: with OUTPUT the job's own, else those it
+ * would make (the same function makes them), one line each: what -v says
+ * when the file runs. */
+static void describe_plans(const cli_chain *chain)
 {
-    const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
-    cli_options quiet = *o;
-    cli_chain chain;
+    const unsigned channels = chain->in_channels;
     char summary[128];
-    quiet.verbose = 0;
-    quiet.quiet = 1;
-    if (!channels)
-        channels = d->inputs;
-    if (cli_chain_create(&quiet, d->rate_hz, channels, block, frames, &chain) != 0) {
-        printf("engine: none can be made here (%s)\n", gfir_plan_error_detail(NULL));
-        return;
-    }
-    for (size_t i = 0; i < chain.nplans; i++) {
-        cli_plan_summary(chain.plans[i], summary, sizeof summary);
-        if (chain.nplans > 1)
+    for (size_t i = 0; i < chain->nplans; i++) {
+        cli_plan_summary(chain->plans[i], summary, sizeof summary);
+        if (chain->nplans > 1)
             printf("engine, stage %zu: %s\n", i + 1, summary);
-        else if (chain.out_channels != channels)
+        else if (chain->out_channels != channels)
             printf("engine: %s (a file of %u channel%s in and %u out; the writer drops this "
                    "latency)\n", summary, channels, channels == 1 ? "" : "s",
-                   chain.out_channels);
+                   chain->out_channels);
         else
             printf("engine: %s (a file of %u channel%s; the writer drops this latency)\n",
                    summary, channels, channels == 1 ? "" : "s");
     }
-    cli_chain_destroy(&chain);
 }
 
 static void print_bands(const char *what, const cli_filter *f, double nyquist, int pass)
@@ -171,58 +161,157 @@ static void print_bands(const char *what, const cli_filter *f, double nyquist, i
     }
 }
 
-static void describe_measurements(const cli_filter *f, const cli_design *d)
+/* Where the measurement grid's point k lies: 1 passband, 0 stopband, -1
+ * neither (a transition band, or a chain without designed bands). */
+static void classify(const cli_filter *f, double nyquist, signed char *where)
+{
+    for (int k = 0; k <= MEASURE_POINTS; k++) {
+        const double freq = nyquist * k / MEASURE_POINTS;
+        where[k] = in_chain_passband(f, nyquist, freq)   ? 1
+                   : in_chain_stopband(f, nyquist, freq) ? 0
+                                                         : -1;
+    }
+}
+
+/* A linear-phase stage: a design or taps, what the bands belong to. */
+static int is_linear(const cli_stage *s)
+{
+    return s->kind == STAGE_DESIGN || s->kind == STAGE_TAPS;
+}
+
+/* What the bands are measured on. A chain of designs and taps is measured
+ * whole (d->taps, its gain included). Where an impulse response or a route
+ * colours the whole, its ripple would be the room's: the designs and taps
+ * are folded alone into *own (one set of *n taps), without the chain's
+ * scale, and *whole is 0. NULL after one line without memory. */
+static const float *measured_taps(const cli_filter *f, const cli_design *d, float **own,
+                                  size_t *n, int *whole)
+{
+    float *h = NULL;
+    *own = NULL;
+    *n = 0;
+    *whole = 1;
+    for (size_t i = 0; i < f->chain.nstages; i++)
+        *whole &= is_linear(&f->chain.stages[i]);
+    if (*whole) {
+        *n = d->ntaps;
+        return d->taps;
+    }
+    for (size_t i = 0; i < f->chain.nstages; i++) {
+        const stage_design *sd = &d->stages[i];
+        float *next;
+        if (!is_linear(&f->chain.stages[i]))
+            continue;
+        next = malloc((*n ? *n + sd->ntaps - 1 : sd->ntaps) * sizeof *next);
+        if (!next) {
+            free(h);
+            cli_error("out of memory measuring the response");
+            return NULL;
+        }
+        if (*n)
+            gfir_fold(h, *n, sd->taps, sd->ntaps, next);
+        else
+            memcpy(next, sd->taps, sd->ntaps * sizeof *next);
+        *n = *n ? *n + sd->ntaps - 1 : sd->ntaps;
+        /* the chain's scale lies in its first stage */
+        for (size_t t = 0; i == 0 && t < *n; t++)
+            next[t] = (float)(next[t] / d->scale);
+        free(h);
+        h = next;
+    }
+    *own = h;
+    return h ? h : d->taps;
+}
+
+static int describe_measurements(const cli_filter *f, const cli_design *d)
 {
     const double nyquist = d->rate_hz / 2;
     double pass_min = INFINITY, pass_max = -INFINITY, stop_max = -INFINITY;
+    signed char where[MEASURE_POINTS + 1];
+    double *mag = NULL;
+    float *own;
+    const float *taps;
+    size_t ntaps;
+    int any = 0, whole;
 
-    for (unsigned c = 0; c < d->filter_channels; c++) {
-        const float *h = d->taps + c * d->ntaps;
+    classify(f, nyquist, where);
+    for (int k = 0; k <= MEASURE_POINTS; k++)
+        any |= where[k] >= 0;
+    if (!any) {
+        printf("no designed bands: ripple and attenuation not measured\n");
+        return 0;
+    }
+    if (!(taps = measured_taps(f, d, &own, &ntaps, &whole)))
+        return 1;
+    if (!(mag = malloc((MEASURE_POINTS + 1) * sizeof *mag))) {
+        free(own);
+        return cli_error("out of memory measuring the response");
+    }
+    for (unsigned c = 0; c < (whole ? d->filter_channels : 1); c++) {
+        /* the grid is exact at its points however long the filter: the taps
+         * wrap around it before one small FFT */
+        gfir_status st = gfir_response_magnitudes(taps + (size_t)c * ntaps, ntaps, mag,
+                                                  MEASURE_POINTS + 1);
+        if (st != GFIR_OK) {
+            free(mag);
+            free(own);
+            return cli_error("cannot measure the response of %zu taps: %s", ntaps,
+                             gfir_strerror(st));
+        }
         for (int k = 0; k <= MEASURE_POINTS; k++) {
-            double freq = nyquist * k / MEASURE_POINTS;
-            int pass = in_chain_passband(f, nyquist, freq);
-            int stop = !pass && in_chain_stopband(f, nyquist, freq);
-            if (!pass && !stop)
-                continue;
-            double db = inspect_db(gfir_response_magnitude(h, d->ntaps, freq, d->rate_hz));
-            if (pass) {
+            const double db = inspect_db(mag[k]);
+            if (where[k] == 1) {
                 pass_min = db < pass_min ? db : pass_min;
                 pass_max = db > pass_max ? db : pass_max;
-            } else if (db > stop_max) {
+            } else if (where[k] == 0 && db > stop_max) {
                 stop_max = db;
             }
         }
     }
+    free(mag);
+    free(own);
     if (pass_max > -INFINITY) {
-        print_bands("passband", f, nyquist, 1);
+        print_bands(whole ? "passband" : "designed stages' passband", f, nyquist, 1);
         printf(": gain %+.4f dB, ripple %.4f dB peak to peak\n", (pass_max + pass_min) / 2,
                pass_max - pass_min);
     }
     if (stop_max > -INFINITY) {
-        print_bands("stopband", f, nyquist, 0);
+        print_bands(whole ? "stopband" : "designed stages' stopband", f, nyquist, 0);
         printf(": attenuation %.1f dB%s\n",
                pass_max > -INFINITY ? pass_max - stop_max : -stop_max,
                pass_max > -INFINITY ? " below the passband" : "");
     }
-    if (pass_max == -INFINITY && stop_max == -INFINITY)
-        printf("no designed bands: ripple and attenuation not measured\n");
+    return 0;
 }
 
 /* Where a path's sound arrives (its first tap within ONSET_DB of its
  * largest: what --ir-trim at that level would cut) and where it peaks (a
- * room's direct sound, a linear-phase filter's centre). */
+ * room's direct sound, a linear-phase filter's centre); how loud it is (its
+ * gain for white noise: a route's gains and a plain wire's factor show
+ * here) and whether it arrives inverted (its largest tap negative). */
 #define ONSET_DB (-60.0)
 
-static void arrival(const float *h, size_t n, size_t *onset, size_t *peak)
+typedef struct arrival {
+    size_t onset, peak;
+    double level_db;
+    int inverted;
+} arrival;
+
+static arrival arrival_of(const float *h, size_t n)
 {
-    size_t at = 0;
-    for (size_t i = 1; i < n; i++)
-        if (fabsf(h[i]) > fabsf(h[at]))
-            at = i;
-    *peak = at;
-    *onset = 0;
-    while (*onset < at && fabsf(h[*onset]) < fabsf(h[at]) * pow(10.0, ONSET_DB / 20))
-        (*onset)++;
+    arrival a = {0, 0, 0, 0};
+    double energy = 0;
+    for (size_t i = 0; i < n; i++) {
+        energy += (double)h[i] * h[i];
+        if (fabsf(h[i]) > fabsf(h[a.peak]))
+            a.peak = i;
+    }
+    const double level = fabsf(h[a.peak]) * pow(10.0, ONSET_DB / 20);
+    while (a.onset < a.peak && fabsf(h[a.onset]) < level)
+        a.onset++;
+    a.level_db = inspect_db(sqrt(energy));
+    a.inverted = h[a.peak] < 0;
+    return a;
 }
 
 /* Path p's sources: the fold's names, or for a chain without paths the
@@ -250,18 +339,18 @@ static void describe_paths(const cli_design *d)
 {
     const size_t n = d->paths ? d->npaths : d->inputs;
     char sources[512];
-    printf("paths (input -> output: source; latency to where it starts, %g dB below its "
-           "peak, and to its peak):\n", -ONSET_DB);
+    printf("paths (input -> output: sources; latency to where it starts, %g dB below its "
+           "peak, and to its peak; level for white noise):\n", -ONSET_DB);
     for (size_t p = 0; p < n && p < MAX_PATHS_LISTED; p++) {
         const unsigned in = d->paths ? d->paths[p].input : (unsigned)p;
         const unsigned out = d->paths ? d->paths[p].output : (unsigned)p;
         const unsigned set = d->paths ? d->paths[p].taps : d->filter_channels > 1 ? (unsigned)p : 0;
-        size_t onset, peak;
-        arrival(d->taps + (size_t)set * d->ntaps, d->ntaps, &onset, &peak);
+        const arrival a = arrival_of(d->taps + (size_t)set * d->ntaps, d->ntaps);
         path_sources(d, d->paths ? p : set, sources, sizeof sources);
-        printf("  in %u -> out %u: %s; starts at %zu frames (%.2f ms), peaks at %zu (%.2f ms)\n",
-               in + 1, out + 1, sources, onset, 1000.0 * (double)onset / d->rate_hz, peak,
-               1000.0 * (double)peak / d->rate_hz);
+        printf("  in %u -> out %u: %s; starts at %zu frames (%.2f ms), peaks at %zu (%.2f ms); "
+               "level %+.1f dB%s\n", in + 1, out + 1, sources, a.onset,
+               1000.0 * (double)a.onset / d->rate_hz, a.peak, 1000.0 * (double)a.peak / d->rate_hz,
+               a.level_db, a.inverted ? ", inverted" : "");
     }
     if (n > MAX_PATHS_LISTED)
         printf("  and %zu more\n", n - MAX_PATHS_LISTED);
@@ -277,7 +366,7 @@ static const char *normalize_why(const cli_filter *f, const cli_design *d)
     return why;
 }
 
-int cli_describe(const cli_options *o, const cli_design *d, unsigned channels, size_t frames)
+int cli_describe(const cli_options *o, const cli_design *d, const cli_chain *chain)
 {
     const cli_filter *f = o->filter;
     printf("chain at %g Hz: %zu stage%s, folded into %zu taps", d->rate_hz, d->nstages,
@@ -299,9 +388,15 @@ int cli_describe(const cli_options *o, const cli_design *d, unsigned channels, s
         printf("latency: %s delay %zu frames (%.2f ms), removed by --align same\n",
                d->has_ir ? "designed stages'" : "filter", d->delay_frames,
                1000.0 * d->delay_frames / d->rate_hz);
-    describe_plans(o, d, channels, frames);
+    describe_plans(chain);
     if (d->paths || d->filter_channels > 1 || d->has_ir)
         describe_paths(d);
-    describe_measurements(f, d);
+    if (describe_measurements(f, d))
+        return 1;
+    /* a description cut short is a failure, not a success with less to say */
+    const int flushed = fflush(stdout) == 0;
+    if (!flushed || ferror(stdout))
+        return cli_error("cannot write the description to standard output%s%s",
+                         flushed ? "" : ": ", flushed ? "" : strerror(errno));
     return 0;
 }

@@ -2,12 +2,13 @@
  * plot.c - --response FILE.svg: the magnitude response in dB over log
  * frequency, one curve per filter channel (with a legend below the plot when
  * there are several), band edges marked, 0 dB drawn. The dB axis is fitted
- * to the loudest curve, so a loud impulse response stays in the frame.
- * Written by OUTPUT's rules (file/output.h): whole or not at all, never over
- * INPUT; the names in it are escaped.
+ * to the loudest curve, so a loud impulse response stays in the frame. Each
+ * curve is read off one FFT of its tap set, so a reverb of a million taps
+ * plots in a fraction of a second. Written by OUTPUT's rules
+ * (file/output.h): whole or not at all, never over INPUT; the names in it
+ * are escaped.
  */
 #include "inspect/inspect.h"
-#include "file/output.h"
 #include "message.h"
 
 #include <errno.h>
@@ -17,7 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_SUBPOINTS 16
+/* The linear grid the curves are read off: a power of two of points from 0
+ * Hz to Nyquist, at least 4 per tap (so the narrowest lobe of the response
+ * spans 8 of them and its peak is not missed), within these bounds. */
+#define GRID_MIN ((size_t)1 << 12)
+#define GRID_MAX ((size_t)1 << 20)
 
 #define SVG_W 800
 #define SVG_H 480
@@ -107,23 +112,77 @@ static void svg_edges(FILE *fp, const axes *a, const cli_filter *f)
     }
 }
 
-/* One point per pixel column: the largest magnitude among a few frequencies
- * across the column, so stopband lobes narrower than a pixel are not missed
- * (the envelope is what an attenuation figure promises). */
-static void curve_db(const axes *a, const float *h, size_t ntaps, double rate_hz, double *db)
+static size_t grid_intervals(size_t ntaps)
 {
-    const double budget = 2e7 / ((double)COLUMNS * (double)ntaps);
-    const int sub = budget >= MAX_SUBPOINTS ? MAX_SUBPOINTS : budget >= 1 ? (int)budget : 1;
+    size_t n = GRID_MIN;
+    while (n < 4 * ntaps && n < GRID_MAX)
+        n <<= 1;
+    return n;
+}
+
+static double freq_at(const axes *a, double t)
+{
+    return a->f_lo * pow(a->f_hi / a->f_lo, t < 0 ? 0 : t > 1 ? 1 : t);
+}
+
+/* |H| at freq, linearly between the grid's points around it (mag, n + 1 of
+ * them, step Hz apart). */
+static double mag_between(const double *mag, size_t n, double step, double freq)
+{
+    const double x = freq / step;
+    size_t j = (size_t)x;
+    if (j >= n)
+        return mag[n];
+    return mag[j] + (x - (double)j) * (mag[j + 1] - mag[j]);
+}
+
+/* One point per pixel column: the largest magnitude across the column, so
+ * stopband lobes narrower than a pixel are not missed (the envelope is what
+ * an attenuation figure promises). That is the largest of the grid's points
+ * inside it and of the response at its edges, read between points: the
+ * grid is fine enough to see the top of every lobe. A column narrower than
+ * the grid's step (low on the log axis) holds no point, and takes its edges
+ * exact instead, since a line between two points hides a zero between them.
+ * Where the grid was capped below 4 points a tap its edges are read between
+ * points still, which keeps the plot's cost its grid's (such a filter's
+ * lobes are narrower than the step anyway). */
+static void curve_db(const axes *a, const float *h, size_t ntaps, double rate_hz,
+                     const double *mag, size_t n, double *db)
+{
+    const double step = rate_hz / 2 / (double)n;
+    const int exact = n >= 4 * ntaps;
     for (int k = 0; k <= COLUMNS; k++) {
-        double peak_db = -300;
-        for (int j = 0; j < sub; j++) {
-            double t = (k + (sub > 1 ? (double)j / sub - 0.5 : 0)) / COLUMNS;
-            double freq = a->f_lo * pow(a->f_hi / a->f_lo, t < 0 ? 0 : t > 1 ? 1 : t);
-            double v = inspect_db(gfir_response_magnitude(h, ntaps, freq, rate_hz));
-            peak_db = v > peak_db ? v : peak_db;
-        }
-        db[k] = peak_db;
+        const double lo = freq_at(a, (k - 0.5) / COLUMNS), hi = freq_at(a, (k + 0.5) / COLUMNS);
+        size_t j = (size_t)ceil(lo / step), last = (size_t)floor(hi / step);
+        double peak;
+        if (j > last && exact)
+            peak = fmax(gfir_response_magnitude(h, ntaps, lo, rate_hz),
+                        gfir_response_magnitude(h, ntaps, hi, rate_hz));
+        else
+            peak = fmax(mag_between(mag, n, step, lo), mag_between(mag, n, step, hi));
+        for (last = last > n ? n : last; j <= last; j++)
+            peak = mag[j] > peak ? mag[j] : peak;
+        db[k] = inspect_db(peak);
     }
+}
+
+/* Every tap set's curve into db, COLUMNS + 1 points each. */
+static int curves_db(const axes *a, const cli_design *d, double *db)
+{
+    const size_t n = grid_intervals(d->ntaps);
+    double *mag = malloc((n + 1) * sizeof *mag);
+    gfir_status st = mag ? GFIR_OK : GFIR_ERR_NOMEM;
+    for (unsigned c = 0; st == GFIR_OK && c < d->filter_channels; c++) {
+        const float *h = d->taps + (size_t)c * d->ntaps;
+        st = gfir_response_magnitudes(h, d->ntaps, mag, n + 1);
+        if (st == GFIR_OK)
+            curve_db(a, h, d->ntaps, d->rate_hz, mag, n, db + (size_t)c * (COLUMNS + 1));
+    }
+    free(mag);
+    if (st != GFIR_OK)
+        return cli_error("cannot plot the response of %zu taps: %s", d->ntaps,
+                         gfir_strerror(st));
+    return 0;
 }
 
 static void svg_curve(FILE *fp, const axes *a, const double *db, unsigned channel)
@@ -218,26 +277,25 @@ static void svg_plot(FILE *fp, const cli_filter *f, const cli_design *d, const a
     fprintf(fp, "</svg>\n");
 }
 
-int cli_write_response_svg(const char *path, const cli_filter *f, const cli_design *d)
+int cli_plot_write(cli_plot *p, const char *path, const cli_filter *f, const cli_design *d)
 {
     const double nyquist = d->rate_hz / 2;
     const unsigned nch = d->filter_channels;
     axes a = {nyquist / 2000 > 10 ? 10 : nyquist / 2000, nyquist, -120, 10};
-    output_file of = OUTPUT_FILE_INIT;
     double *db = malloc((size_t)nch * (COLUMNS + 1) * sizeof *db);
-    FILE *fp = NULL;
+    FILE *fp;
     int fd, rc = 1;
 
     if (!db)
         return cli_error("out of memory for the response plot");
-    for (unsigned c = 0; c < nch; c++)
-        curve_db(&a, d->taps + c * d->ntaps, d->ntaps, d->rate_hz, db + c * (COLUMNS + 1));
+    if (curves_db(&a, d, db))
+        goto done;
     fit_axis(&a, db, (size_t)nch * (COLUMNS + 1));
     output_catch_signals();
-    if (output_begin_named(&of, "--response", path))
+    if (output_begin_named(&p->of, "--response", path))
         goto done;
     /* the stream closes its own descriptor; output_commit still needs of.fd */
-    fd = dup(of.fd);
+    fd = dup(p->of.fd);
     fp = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!fp) {
         if (fd >= 0)
@@ -249,10 +307,17 @@ int cli_write_response_svg(const char *path, const cli_filter *f, const cli_desi
     rc = fclose(fp) != 0;
     if (rc)
         cli_error("cannot write response plot '%s': %s", path, strerror(errno));
-    else
-        rc = output_commit(&of);
 done:
-    output_end(&of);
     free(db);
     return rc;
+}
+
+int cli_plot_commit(cli_plot *p)
+{
+    return output_commit(&p->of);
+}
+
+void cli_plot_end(cli_plot *p)
+{
+    output_end(&p->of);
 }
