@@ -536,6 +536,42 @@ def damaged_inputs_fail(d):
 
 
 @test("run")
+def flac_of_unknown_length(d):
+    """A FLAC whose STREAMINFO counts 0 samples (its length unknown, as
+    encoders writing to a pipe leave it) is whole: its job is done and
+    matches the reference, and the single-file run says nothing of damage.
+    libsndfile gives such a file SF_COUNT_MAX frames, which gfir once took
+    for a promise and failed the job as cut short."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+    import sndfile  # tests/cli's libsndfile through ctypes: SciPy writes no FLAC
+    os.makedirs(d.p("in"))
+    x = d.rng.standard_normal(20000) * 0.1
+    sndfile.write(d.p("in/known.flac"), x, RATE, "flac", "pcm16")
+    data = bytearray(open(d.p("in/known.flac"), "rb").read())
+    assert data[:4] == b"fLaC" and data[4] & 0x7F == 0, "STREAMINFO comes first"
+    # the 36-bit total: the low 4 bits of byte 21, then bytes 22 to 25
+    assert (data[21] & 0x0F, bytes(data[22:26])) != (0, bytes(4)), "the length is recorded"
+    data[21] &= 0xF0
+    data[22:26] = bytes(4)
+    with open(d.p("in/unknown.flac"), "wb") as f:
+        f.write(data)
+    h = room(d.rng, 300)
+    write_wav(d.p("ir.wav"), h)
+    d.manifest("jobs.tsv", [dict(input="in/unknown.flac", output="out/u.wav", ir="ir.wav",
+                                 align="full")])
+    r = d.gfir("--manifest", "jobs.tsv", "--normalize", "none")
+    assert "1 written, 0 done before, 0 failed" in r.stderr, r.stderr
+    _, y = read_wav(d.p("out/u.wav"))
+    # 16-bit input and output, each rounded and dithered: 1e-3 is ten times
+    # their noise against this signal, and far below a shifted or cut output
+    e = rel_l2(y.reshape(-1), reference(x, h, "full").reshape(-1))
+    assert e < 1e-3, f"rel L2 {e:.2e}"
+    one = run(GFIR, ["in/unknown.flac", "single.wav", "--ir", "ir.wav", "--normalize", "none"],
+              d.path)
+    assert not one.stderr.strip(), one.stderr
+
+
+@test("run")
 def failed_write_is_the_reason(d):
     """A write that fails (here past `ulimit -f`) while its input is a pipe
     that stays open and silent: the job fails at once with the write's

@@ -178,8 +178,8 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     /* AUTO weighs a GPU's start-up against the work: here the rest of the shard */
     taken = atomic_load(&r->next);
     remaining = taken < r->ntodo ? r->ntodo - taken + 1 : 1;
-    expected = (size_t)info->frames < SIZE_MAX / 2 / remaining ? (size_t)info->frames * remaining
-                                                                : SIZE_MAX / 2;
+    expected = cli_input_frames(info) < SIZE_MAX / 2 / remaining
+                   ? cli_input_frames(info) * remaining : SIZE_MAX / 2;
     pthread_mutex_lock(&r->build_mu);
     o.filter = filter_for(r->bo, j);
     o.quiet = 1;

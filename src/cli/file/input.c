@@ -124,7 +124,11 @@ int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
     return 0;
 }
 
+/* libsndfile says SF_COUNT_MAX for a length the header leaves unknown (a
+ * FLAC whose STREAMINFO counts 0 samples, as encoders writing to a pipe
+ * leave it): that is no promise, and no reason to call the file cut short. */
 size_t cli_input_frames(const SF_INFO *info)
 {
-    return info->seekable && info->frames > 0 ? (size_t)info->frames : 0;
+    return info->seekable && info->frames > 0 && info->frames != SF_COUNT_MAX
+               ? (size_t)info->frames : 0;
 }
