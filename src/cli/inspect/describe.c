@@ -183,7 +183,7 @@ static int is_linear(const cli_stage *s)
  * whole (d->taps, its gain included). Where an impulse response or a route
  * colours the whole, its ripple would be the room's: the designs and taps
  * are folded alone into *own (one set of *n taps), without the chain's
- * scale, and *whole is 0. NULL after one line without memory. */
+ * scale, and *whole is 0. NULL after one line when that fails. */
 static const float *measured_taps(const cli_filter *f, const cli_design *d, float **own,
                                   size_t *n, int *whole)
 {
@@ -208,9 +208,14 @@ static const float *measured_taps(const cli_filter *f, const cli_design *d, floa
             cli_error("out of memory measuring the response");
             return NULL;
         }
-        if (*n)
-            gfir_fold(h, *n, sd->taps, sd->ntaps, next);
-        else
+        gfir_status st = *n ? gfir_fold(h, *n, sd->taps, sd->ntaps, next) : GFIR_OK;
+        if (st != GFIR_OK) {
+            free(next);
+            free(h);
+            cli_error("cannot fold the stages to measure the response: %s", gfir_strerror(st));
+            return NULL;
+        }
+        if (!*n)
             memcpy(next, sd->taps, sd->ntaps * sizeof *next);
         *n = *n ? *n + sd->ntaps - 1 : sd->ntaps;
         /* the chain's scale lies in its first stage */
