@@ -98,27 +98,39 @@ summary_field() {
     grep '^summary:' "$1" | grep -o "[0-9]* $2" | cut -d' ' -f1
 }
 
-# live_run CHECK GFIR-ARGS...: runs gfir with GFIR-ARGS (30 s at most, stderr in
-# $work/err, shown), which must exit 0, then the function CHECK in a subshell.
-# On a shared virtual machine the dummy JACK server's own timer sometimes fires
-# late; PortAudio reports those callbacks as host xruns, and a period can then
-# be lost, or (through ALSA) silence put into the stream, whatever gfir does.
-# So a run whose CHECK fails is tried again, three runs at most, only when the
-# server was late in it: a failure while the server kept time fails at once.
-live_run() {
-    local check=$1 attempt rc
-    shift
+# retry_when_late RUN CHECK: runs the function RUN, which leaves gfir's stderr
+# in $work/err, then the function CHECK in a subshell. On a shared virtual
+# machine the dummy JACK server's own timer sometimes fires late; PortAudio
+# reports those callbacks as host xruns, and a period can then be lost, or
+# (through ALSA) silence put into the stream, whatever gfir does. So a run
+# whose CHECK fails is tried again, three runs at most, only when the server
+# was late in it: a failure while the server kept time fails at once.
+retry_when_late() {
+    local run=$1 check=$2 attempt
     for attempt in 1 2 3; do
-        rc=0
-        timeout 30 "$GFIR" "$@" 2>"$work/err" || rc=$?
-        cat "$work/err"
-        [ "$rc" = 0 ] || fail "gfir $* exited $rc"
+        "$run"
         ( "$check" ) && return 0
         [ "$(summary_field "$work/err" 'host xruns')" -gt 0 ] ||
             fail "the check failed while the JACK server kept time"
         echo "run $attempt: the check failed while the JACK server itself ran late; once more"
     done
     fail "the check failed in 3 runs"
+}
+
+# live_run CHECK GFIR-ARGS...: runs gfir with GFIR-ARGS (30 s at most, stderr in
+# $work/err, shown), which must exit 0, then CHECK, as retry_when_late does.
+live_run() {
+    local check=$1
+    shift
+    live_args=("$@")
+    retry_when_late live_run_once "$check"
+}
+
+live_run_once() {
+    local rc=0
+    timeout 30 "$GFIR" "${live_args[@]}" 2>"$work/err" || rc=$?
+    cat "$work/err"
+    [ "$rc" = 0 ] || fail "gfir ${live_args[*]} exited $rc"
 }
 
 # expect_clean_summary FILE: a summary line with no underruns or overflows.

@@ -7,7 +7,7 @@
 # grown (and said so) for the 1024-frame buffers, and an underrun at most at
 # that change, when the first burst takes more than was queued; before gfir followed the host's
 # buffer it underran at every burst from then on. A run that fails is tried
-# again only when the server itself was late (live_run in common.sh).
+# again only when the server itself was late (retry_when_late in common.sh).
 source "$(dirname "$0")/common.sh"
 start_jack 128
 make_signal 0.1 1 255
@@ -38,11 +38,5 @@ check() {
         "$work/err" || fail "no line about queueing more for 1024-frame buffers"
 }
 
-for attempt in 1 2 3; do
-    run_once
-    ( check ) && { echo "ok"; exit 0; }
-    [ "$(summary_field "$work/err" 'host xruns')" -gt 0 ] ||
-        fail "the check failed while the JACK server kept time"
-    echo "run $attempt: the check failed while the JACK server itself ran late; once more"
-done
-fail "the check failed in 3 runs"
+retry_when_late run_once check
+echo "ok"

@@ -11,7 +11,7 @@
 # failure line for each broken one; in the recording both tones pass at
 # first, then only 720 Hz, which never stops afterwards, nor does 240 Hz
 # come back. A run with underruns is tried again only when the server itself
-# was late (as live_run does).
+# was late (retry_when_late in common.sh).
 source "$(dirname "$0")/common.sh"
 need_numpy
 command -v jack_simple_client >/dev/null && command -v jack_rec >/dev/null ||
@@ -99,11 +99,5 @@ if len(left) - first < 40:
 PYEOF
 }
 
-for attempt in 1 2 3; do
-    run_once
-    ( check ) && { echo "ok"; exit 0; }
-    [ "$(summary_field "$work/err" 'host xruns')" -gt 0 ] ||
-        fail "the check failed while the JACK server kept time"
-    echo "run $attempt: the check failed while the JACK server itself ran late; once more"
-done
-fail "the check failed in 3 runs"
+retry_when_late run_once check
+echo "ok"
