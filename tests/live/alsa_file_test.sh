@@ -13,26 +13,9 @@
 # silence again, in the middle of the file; such a run is tried again (live_run).
 source "$(dirname "$0")/common.sh"
 need_numpy
-plugin=$(ls /usr/lib/*/alsa-lib/libasound_module_pcm_jack.so 2>/dev/null | head -1 || true)
-[ -n "$plugin" ] || skip "ALSA's jack plugin is not installed (Debian libasound2-plugins)"
+alsa_file_sink
 start_jack 512
 make_signal 2 2 63
-
-cat >"$HOME/.asoundrc" <<ASOUNDRC
-pcm.!default {
-    type file
-    slave.pcm "gfirsink"
-    file "$work/played.raw"
-    format "raw"
-}
-pcm.gfirsink {
-    type jack
-    playback_ports {
-        0 system:playback_1
-        1 system:playback_2
-    }
-}
-ASOUNDRC
 
 # the raw file holds the convolution, once aligned
 played_right() {
@@ -50,14 +33,7 @@ h = np.loadtxt(work + '/taps.txt', dtype=np.float64)
 full = u.full_convolution(x, h)
 causal, tail = full[:len(x)], full[len(x):]
 
-raw = np.fromfile(work + '/played.raw', dtype='<f4').reshape(-1, 2).astype(np.float64)
-sound = np.flatnonzero(np.any(raw != 0, axis=1))
-if len(sound) == 0:
-    sys.exit('FAIL: the raw file is silent')
-start = sound[0]   # PortAudio primes the device with exact zeros first
-got = raw[start:start + len(full)]
-if len(got) < len(full):
-    sys.exit('FAIL: %d frames of signal in the raw file, %d expected' % (len(got), len(full)))
+got, raw, start = u.played_from_raw(work + '/played.raw', full)
 
 def rel(a, b):
     return np.linalg.norm(a - b) / np.linalg.norm(b)
@@ -70,6 +46,5 @@ if not (e_causal < 1e-5 and e_tail < 1e-5 and after == 0):
     sys.exit('FAIL: the played signal is not the causal convolution')
 PYEOF
 }
-# ALSA's file plugin truncates its file when it opens it, so each run starts empty
 live_run played_right "$work/in.wav" --play --taps "$work/taps.txt" --backend cpu
 echo "ok"

@@ -6,8 +6,7 @@
 # the tails: relative L2 below 1e-5 once aligned (numpy, float64).
 source "$(dirname "$0")/common.sh"
 need_numpy
-plugin=$(ls /usr/lib/*/alsa-lib/libasound_module_pcm_jack.so 2>/dev/null | head -1 || true)
-[ -n "$plugin" ] || skip "ALSA's jack plugin is not installed (Debian libasound2-plugins)"
+alsa_file_sink
 start_jack 512
 "$PY" - "$work" <<'PYEOF'
 import os, sys
@@ -17,22 +16,6 @@ work = sys.argv[1]
 u.write_wav_float(work + '/in.wav', u.random_signal(1, 2 * 48000, 1), 48000)
 u.write_wav_float(work + '/ir.wav', u.random_signal(2, 63, 2), 48000)
 PYEOF
-
-cat >"$HOME/.asoundrc" <<ASOUNDRC
-pcm.!default {
-    type file
-    slave.pcm "gfirsink"
-    file "$work/played.raw"
-    format "raw"
-}
-pcm.gfirsink {
-    type jack
-    playback_ports {
-        0 system:playback_1
-        1 system:playback_2
-    }
-}
-ASOUNDRC
 
 played_right() {
     expect_clean_summary "$work/err"
@@ -48,14 +31,7 @@ x = u.random_signal(1, 2 * 48000, 1)
 h = u.random_signal(2, 63, 2)
 full = np.stack([np.convolve(x[:, 0].astype(np.float64), h[:, c].astype(np.float64))
                  for c in range(2)], axis=1)
-raw = np.fromfile(work + '/played.raw', dtype='<f4').reshape(-1, 2).astype(np.float64)
-sound = np.flatnonzero(np.any(raw != 0, axis=1))
-if len(sound) == 0:
-    sys.exit('FAIL: the raw file is silent')
-start = sound[0]   # PortAudio primes the device with exact zeros first
-got = raw[start:start + len(full)]
-if len(got) < len(full):
-    sys.exit('FAIL: %d frames of signal in the raw file, %d expected' % (len(got), len(full)))
+got, raw, start = u.played_from_raw(work + '/played.raw', full)
 err = np.linalg.norm(got - full) / np.linalg.norm(full)
 print('aligned at frame %d: rel L2 %.2e over both channels' % (start, err))
 if not err < 1e-5:

@@ -98,6 +98,32 @@ summary_field() {
     grep '^summary:' "$1" | grep -o "[0-9]* $2" | cut -d' ' -f1
 }
 
+# alsa_file_sink: ALSA's default PCM becomes its file plugin, writing what is
+# played to $work/played.raw (float32, 2 channels) on its way to this
+# script's JACK server through ALSA's jack plugin (skips without that plugin).
+# The file plugin truncates its file when it opens it, so each run starts
+# empty.
+alsa_file_sink() {
+    local plugin
+    plugin=$(ls /usr/lib/*/alsa-lib/libasound_module_pcm_jack.so 2>/dev/null | head -1 || true)
+    [ -n "$plugin" ] || skip "ALSA's jack plugin is not installed (Debian libasound2-plugins)"
+    cat >"$HOME/.asoundrc" <<ASOUNDRC
+pcm.!default {
+    type file
+    slave.pcm "gfirsink"
+    file "$work/played.raw"
+    format "raw"
+}
+pcm.gfirsink {
+    type jack
+    playback_ports {
+        0 system:playback_1
+        1 system:playback_2
+    }
+}
+ASOUNDRC
+}
+
 # retry_when_late RUN CHECK: runs the function RUN, which leaves gfir's stderr
 # in $work/err, then the function CHECK in a subshell. On a shared virtual
 # machine the dummy JACK server's own timer sometimes fires late; PortAudio

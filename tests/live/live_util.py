@@ -42,5 +42,21 @@ def full_convolution(x, h):
                      for c in range(x.shape[1])], axis=1)
 
 
+def played_from_raw(path, want):
+    """The frames ALSA's file plugin wrote to path (float32, 2 channels) from
+    the first that is not silent (PortAudio primes the device with exact
+    zeros first), as many as want has, in float64, and the whole file; exits
+    with FAIL when the file is silent or holds too few."""
+    raw = np.fromfile(path, dtype='<f4').reshape(-1, 2).astype(np.float64)
+    sound = np.flatnonzero(np.any(raw != 0, axis=1))
+    if len(sound) == 0:
+        sys.exit('FAIL: the raw file is silent')
+    start = sound[0]
+    got = raw[start:start + len(want)]
+    if len(got) < len(want):
+        sys.exit('FAIL: %d frames of signal in the raw file, %d expected' % (len(got), len(want)))
+    return got, raw, start
+
+
 if __name__ == '__main__':
     sys.exit('a module for the live tests')
