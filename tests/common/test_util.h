@@ -28,23 +28,29 @@ static inline void test_fill(float *v, size_t n, uint64_t *state)
 }
 
 /*
- * The contract's definition, in double, from the whole signal: for interleaved
- * x of frames x channels, y[i][c] = sum_k h_c[k] x[i - k][c], x = 0 before 0.
+ * The contract's definition, in double, at one output: for interleaved x of
+ * channels, y[i][c] = sum_k h_c[k] x[i - k][c], x = 0 before 0.
  */
+static inline double test_reference_at(const float *x, unsigned channels, const float *taps,
+                                       size_t ntaps, unsigned filter_channels, unsigned c,
+                                       size_t i)
+{
+    const float *h = taps + (filter_channels == 1 ? 0 : c) * ntaps;
+    const size_t kmax = i < ntaps - 1 ? i : ntaps - 1;
+    double acc = 0.0;
+    for (size_t k = 0; k <= kmax; k++)
+        acc += (double)h[k] * (double)x[(i - k) * channels + c];
+    return acc;
+}
+
+/* The same over the whole signal of frames x channels, into y. */
 static inline void test_reference(const float *x, size_t frames, unsigned channels,
                                   const float *taps, size_t ntaps, unsigned filter_channels,
                                   double *y)
 {
-    for (unsigned c = 0; c < channels; c++) {
-        const float *h = taps + (filter_channels == 1 ? 0 : c) * ntaps;
-        for (size_t i = 0; i < frames; i++) {
-            double acc = 0.0;
-            size_t kmax = i < ntaps - 1 ? i : ntaps - 1;
-            for (size_t k = 0; k <= kmax; k++)
-                acc += (double)h[k] * (double)x[(i - k) * channels + c];
-            y[i * channels + c] = acc;
-        }
-    }
+    for (unsigned c = 0; c < channels; c++)
+        for (size_t i = 0; i < frames; i++)
+            y[i * channels + c] = test_reference_at(x, channels, taps, ntaps, filter_channels, c, i);
 }
 
 /* ||got - ref|| / ||ref||; NaN in got gives NaN, which fails any "<" check. */

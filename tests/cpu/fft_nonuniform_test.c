@@ -54,18 +54,6 @@ static double tolerance_for(size_t ntaps)
     return ntaps <= 65536 ? 1e-5 : 1e-4;
 }
 
-/* y[i] of channel c by the contract's definition, in double. */
-static double reference_at(const float *x, unsigned channels, const float *taps, size_t ntaps,
-                           unsigned filter_channels, unsigned c, size_t i)
-{
-    const float *h = taps + (filter_channels == 1 ? 0 : c) * ntaps;
-    const size_t kmax = i < ntaps - 1 ? i : ntaps - 1;
-    double acc = 0.0;
-    for (size_t k = 0; k <= kmax; k++)
-        acc += (double)h[k] * (double)x[(i - k) * channels + c];
-    return acc;
-}
-
 static gfir_plan *make_plan(const nu_case *tc, const float *taps)
 {
     gfir_plan *plan = NULL;
@@ -126,7 +114,7 @@ static double compare(const nu_case *tc, const float *x, const float *taps, cons
             i = (size_t)(test_uniform(rng) * (double)n);
         for (unsigned c = 0; c < ch; c++) {
             const double r =
-                reference_at(x, tc->channels, taps, tc->ntaps, tc->filter_channels, c, i);
+                test_reference_at(x, tc->channels, taps, tc->ntaps, tc->filter_channels, c, i);
             const double d = (double)y[i * ch + c] - r;
             num += d * d;
             den += r * r;

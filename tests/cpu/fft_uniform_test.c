@@ -60,18 +60,6 @@ static size_t next_chunk(enum chunking how, size_t left, uint64_t *rng)
     return n < left ? n : left;
 }
 
-/* y[i] of channel c by the contract's definition, in double. */
-static double reference_at(const float *x, unsigned channels, const float *taps, size_t ntaps,
-                           unsigned filter_channels, unsigned c, size_t i)
-{
-    const float *h = taps + (filter_channels == 1 ? 0 : c) * ntaps;
-    size_t kmax = i < ntaps - 1 ? i : ntaps - 1;
-    double acc = 0.0;
-    for (size_t k = 0; k <= kmax; k++)
-        acc += (double)h[k] * (double)x[(i - k) * channels + c];
-    return acc;
-}
-
 static gfir_plan *make_plan(const fft_case *tc, const float *taps)
 {
     gfir_plan *plan = NULL;
@@ -135,7 +123,7 @@ static double compare(const fft_case *tc, const float *x, const float *taps, con
         else
             i = (size_t)(test_uniform(rng) * (double)n);
         for (unsigned c = 0; c < ch; c++) {
-            double r = reference_at(x, tc->channels, taps, tc->ntaps, tc->filter_channels, c, i);
+            double r = test_reference_at(x, tc->channels, taps, tc->ntaps, tc->filter_channels, c, i);
             double d = (double)y[(latency + i) * ch + c] - r;
             num += d * d;
             den += r * r;
