@@ -50,7 +50,8 @@ static inline void test_reference(const float *x, size_t frames, unsigned channe
 {
     for (unsigned c = 0; c < channels; c++)
         for (size_t i = 0; i < frames; i++)
-            y[i * channels + c] = test_reference_at(x, channels, taps, ntaps, filter_channels, c, i);
+            y[i * channels + c] =
+                test_reference_at(x, channels, taps, ntaps, filter_channels, c, i);
 }
 
 /* ||got - ref|| / ||ref||; NaN in got gives NaN, which fails any "<" check. */

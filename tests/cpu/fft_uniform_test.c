@@ -123,7 +123,8 @@ static double compare(const fft_case *tc, const float *x, const float *taps, con
         else
             i = (size_t)(test_uniform(rng) * (double)n);
         for (unsigned c = 0; c < ch; c++) {
-            double r = test_reference_at(x, tc->channels, taps, tc->ntaps, tc->filter_channels, c, i);
+            double r =
+                test_reference_at(x, tc->channels, taps, tc->ntaps, tc->filter_channels, c, i);
             double d = (double)y[(latency + i) * ch + c] - r;
             num += d * d;
             den += r * r;
