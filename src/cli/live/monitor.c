@@ -11,6 +11,7 @@
 #include "live/live.h"
 #include "live/pa.h"
 #include "live/session.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ static int monitor_pump(live_session *s, void *unused)
 {
     (void)unused;
     for (size_t left = ring_readable(&s->sh.in); left > 0;) {
-        const double began = live_now_s();
+        const double began = progress_now();
         size_t n = ring_read(&s->sh.in, s->block, left < s->period ? left : s->period);
         left -= n;
         if (session_filter_block(s, n, began))

@@ -10,6 +10,7 @@
 #include "live/live.h"
 #include "live/pa.h"
 #include "live/session.h"
+#include "progress.h"
 
 #include <math.h>
 #include <sndfile.h>
@@ -56,7 +57,7 @@ static int play_fill(live_session *s, void *arg)
     const size_t target = play_target(s, src);
     while (!atomic_load_explicit(&s->sh.input_done, memory_order_relaxed) &&
            ring_readable(&s->sh.out) + s->period <= target) {
-        const double began = live_now_s();
+        const double began = progress_now();
         size_t want = s->period < src->budget ? s->period : src->budget;
         size_t n = 0;
 

@@ -22,6 +22,7 @@
 #include "chain.h"
 #include "filter/filter.h"
 #include "message.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,13 +103,6 @@ static void on_hup(int sig)
         /* a full pipe has a reload pending already */
     }
     errno = saved;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ---- the worker's side ------------------------------------------------------ */
@@ -403,11 +397,11 @@ static void *reload_main(void *arg)
             if (!dirty)
                 snprintf(r->what, sizeof r->what, "SIGHUP");
             dirty = 1;
-            last_event = now_s();
+            last_event = progress_now();
         }
         if (r->inotify >= 0 && read_changes(r)) {
             dirty = 1;
-            last_event = now_s();
+            last_event = progress_now();
         }
         if (published && !reload_pending(r)) {
             report_taken(r);
@@ -415,7 +409,7 @@ static void *reload_main(void *arg)
             r->what[0] = '\0';
         }
         collect(r);
-        if (dirty && !published && now_s() - last_event >= QUIET_S) {
+        if (dirty && !published && progress_now() - last_event >= QUIET_S) {
             dirty = 0;
             reload(r);
             published = reload_pending(r) != NULL;

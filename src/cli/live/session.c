@@ -12,6 +12,7 @@
 #include "filter/filter.h"
 #include "live/pa.h"
 #include "live/reload.h"
+#include "progress.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -42,13 +43,6 @@ static void on_cleanup_timeout(int sig)
 {
     (void)sig;
     _exit(1);
-}
-
-double live_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void sleep_s(double s)
@@ -99,7 +93,7 @@ static int stream_callback(const void *input, void *output, unsigned long frames
     /* Read the flag before the ring: if it was set, everything is in the ring. */
     const int input_done = atomic_load_explicit(&sh->input_done, memory_order_acquire);
     const size_t got = ring_read(&sh->out, out, frames);
-    const double now = live_now_s();
+    const double now = progress_now();
     (void)time;
 
     /* Callbacks within an eighth of their own duration of each other are
@@ -265,7 +259,7 @@ int session_start(live_session *s)
         fprintf(stderr, "gfir: cannot start the audio stream: %s\n", Pa_GetErrorText(err));
         return 1;
     }
-    s->started = live_now_s();
+    s->started = progress_now();
     s->last_progress = s->started;
     realtime_worker(s->o);
     return 0;
@@ -389,7 +383,7 @@ int session_filter_block(live_session *s, size_t n, double began)
         return session_filter_failed(s, st);
     /* Blocks queued before the stream starts have no deadline. */
     if (s->started > 0) {
-        const double took = live_now_s() - began;
+        const double took = progress_now() - began;
         if (took > (double)n / s->rate)
             s->deadline_misses++;
         block_times_add(&s->times, took);
@@ -401,7 +395,7 @@ int session_filter_block(live_session *s, size_t n, double began)
 /* Between blocks: signals, the end, and a device that stopped. */
 int session_supervise(live_session *s, unsigned long stop_after_frames)
 {
-    const double t = live_now_s();
+    const double t = progress_now();
     unsigned long callbacks = atomic_load_explicit(&s->sh.callbacks, memory_order_acquire);
     PaError active;
 

@@ -93,9 +93,6 @@ typedef struct live_session {
 
 enum { KEEP_GOING = 0, STOP = 1, FAILED = -1 };
 
-/* Monotonic seconds. */
-double live_now_s(void);
-
 /* PortAudio up, counters zeroed. */
 int session_init(live_session *s, const cli_options *o);
 /* The plan, the period buffers and the rings, once rate and input channels
