@@ -254,7 +254,6 @@ double gf_cpu_fft_nonuniform_ns(size_t ntaps)
 
 /* ---- memory ------------------------------------------------------------------ */
 
-/* fftwf_malloc of a x b floats, NULL when that overflows. */
 static void nu_destroy(gfir_plan *plan)
 {
     nu_state *st = plan->impl;

@@ -200,7 +200,7 @@ static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
                : 0;
 }
 
-/* fftwf_malloc of count floats, NULL when count * 4 bytes overflows. */
+/* A filter's spectra, made by gf_fftw_floats. */
 static void release_spectra(void *h)
 {
     fftwf_free(h);
