@@ -62,6 +62,20 @@ int cli_arg_choice(const cli_args *a, const char *opt, const char *arg,
     return cli_usage_error(a, "%s %s: unknown value (%s lists the choices)", opt, arg, a->help);
 }
 
+int cli_arg_backend(const cli_args *a, const char *arg, gfir_backend *out)
+{
+    if (gfir_backend_from_name(arg, out) != GFIR_OK)
+        return cli_usage_error(a, "--backend %s: unknown backend (auto, cpu, cuda)", arg);
+    return 0;
+}
+
+int cli_arg_kernel(const cli_args *a, const char *arg, gfir_kernel *out)
+{
+    if (gfir_kernel_from_name(arg, out) != GFIR_OK)
+        return cli_usage_error(a, "--kernel %s: unknown kernel (gfir --help lists them)", arg);
+    return 0;
+}
+
 int cli_next_option(const cli_args *a, int argc, char **argv, const char *shortopts,
                     const struct option *longopts)
 {

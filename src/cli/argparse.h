@@ -7,6 +7,8 @@
 #ifndef GFIR_CLI_ARGPARSE_H
 #define GFIR_CLI_ARGPARSE_H
 
+#include "gfir.h"
+
 #include <getopt.h>
 
 typedef struct cli_args {
@@ -27,6 +29,9 @@ int cli_arg_whole(const cli_args *a, const char *opt, const char *arg, unsigned 
                   unsigned long long hi, unsigned long long *out);
 int cli_arg_choice(const cli_args *a, const char *opt, const char *arg,
                    const char *const *names, int *out);
+/* --backend and --kernel by the library's names. */
+int cli_arg_backend(const cli_args *a, const char *arg, gfir_backend *out);
+int cli_arg_kernel(const cli_args *a, const char *arg, gfir_kernel *out);
 
 /* getopt_long, with one-line complaints about unknown options and missing
  * values: the next option, -1 after the last, or CLI_ARGS_BAD once the

@@ -244,14 +244,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->format = arg;
         return -1;
     case 'b':
-        if (gfir_backend_from_name(arg, &o->backend) != GFIR_OK)
-            return cli_usage_error(&parsing, "--backend %s: unknown backend (auto, cpu, cuda)", arg);
-        return -1;
+        return cli_arg_backend(&parsing, arg, &o->backend) ? 2 : -1;
     case 'k':
-        if (gfir_kernel_from_name(arg, &o->kernel) != GFIR_OK)
-            return cli_usage_error(&parsing, "--kernel %s: unknown kernel (gfir --help lists them)",
-                                   arg);
-        return -1;
+        return cli_arg_kernel(&parsing, arg, &o->kernel) ? 2 : -1;
     case OPT_BLOCK:
         if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &n))
             return 2;

@@ -203,13 +203,9 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         bo->engine.no_dither = 1;
         return -1;
     case 'b':
-        if (gfir_backend_from_name(arg, &bo->engine.backend) != GFIR_OK)
-            return cli_usage_error(&parsing, "--backend %s: unknown backend (auto, cpu, cuda)", arg);
-        return -1;
+        return cli_arg_backend(&parsing, arg, &bo->engine.backend) ? 2 : -1;
     case 'k':
-        if (gfir_kernel_from_name(arg, &bo->engine.kernel) != GFIR_OK)
-            return cli_usage_error(&parsing, "--kernel %s: unknown kernel (gfir --help lists them)", arg);
-        return -1;
+        return cli_arg_kernel(&parsing, arg, &bo->engine.kernel) ? 2 : -1;
     case OPT_BLOCK:
         if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &v))
             return 2;
