@@ -25,7 +25,7 @@ extern "C" {
  * passes then) one pass beat the cuFFT passes at 255 and 1023 taps, but at
  * 4095 taps, which need more points, cuFFT stayed ahead: 0.73 ms against
  * 0.75. Four-step takes over above. */
-#define GF_SMFFT_ONEPASS_MAX 8192
+#define GF_SMFFT_ONEPASS_MAX 16384
 /* The largest four-step transform: the largest size measured and checked
  * against float64 (commit f5f832d: rel L2 2.3e-7 to 3.1e-7 at every size up
  * to it). Filters that need more go to cuFFT. */

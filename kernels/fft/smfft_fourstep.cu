@@ -32,6 +32,9 @@
 #ifndef GF_FOURSTEP_BLOCKS
 #define GF_FOURSTEP_BLOCKS 2
 #endif
+#ifndef GF_FOURSTEP_PRODUCTS
+#define GF_FOURSTEP_PRODUCTS 0
+#endif
 #define FOURSTEP_LOG_POINTS GF_FOURSTEP_LOG_POINTS
 #define FOURSTEP_BLOCKS_PER_SM GF_FOURSTEP_BLOCKS
 #define FOURSTEP_THREADS (1u << (FOURSTEP_LOG_POINTS - 4))
@@ -87,26 +90,10 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
         buf[at(i)] = make_float2(re, im);
     }
     __syncthreads();
-    transform<true>(buf, sh.log_n2, log_b, sh.log_t, false, tw);
+    transform<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, false, tw);
     float2 *w = work + ((size_t)(c * gridDim.y + pair) << sh.log_n) + n1_0;
     for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
         w[((size_t)(i >> log_b) << sh.log_n1) + (i & ((1u << log_b) - 1))] = buf[at(i)];
-}
-
-/* The frequency held at position p after the forward passes of 2^log_len
- * points: pass i's output digit q_i sits at p's bits from log_s_i up and
- * stands for q_i times the product of the earlier passes' radices. */
-static __device__ unsigned digit_reversed(unsigned p, unsigned log_len)
-{
-    unsigned char radix_log[SMFFT_MAX_PASSES];
-    const int count = plan_passes(log_len, radix_log);
-    unsigned k = 0, done = 0, left = log_len;
-    for (int i = 0; i < count; i++) {
-        left -= radix_log[i];
-        k |= ((p >> left) & ((1u << radix_log[i]) - 1)) << done;
-        done += radix_log[i];
-    }
-    return k;
 }
 
 /* W_N^(n1 k2), or its conjugate, from two small tables (tw + T: W_N^m for
@@ -142,7 +129,7 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
     for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
         buf[at(i)] = cmul(w[i], fourstep_twiddle(i & mask, k2s[i >> sh.log_n1], sh, tw, false));
     __syncthreads();
-    transform<false>(buf, sh.log_n1, log_b, sh.log_t, false, tw);
+    transform<false, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n1, log_b, sh.log_t, false, tw);
     if (!spec) {
         for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
             w[i] = buf[at(i)];
@@ -152,7 +139,7 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
     for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
         buf[at(i)] = cmul(buf[at(i)], __ldg(h + i));
     __syncthreads();
-    transform<false>(buf, sh.log_n1, log_b, sh.log_t, true, tw);
+    transform<false, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n1, log_b, sh.log_t, true, tw);
     for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
         w[i] = cmul(buf[at(i)], fourstep_twiddle(i & mask, k2s[i >> sh.log_n1], sh, tw, true));
 }
@@ -169,7 +156,7 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
     for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
         buf[at(i)] = w[((size_t)(i >> log_b) << sh.log_n1) + (i & ((1u << log_b) - 1))];
     __syncthreads();
-    transform<true>(buf, sh.log_n2, log_b, sh.log_t, true, a.d_tw);
+    transform<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, true, a.d_tw);
     const size_t s0 = 2 * (size_t)pair, s1 = s0 + 1;
     const int second = s1 < a.rows;
     const size_t g0 = s0 * a.hop, g1 = s1 * a.hop;

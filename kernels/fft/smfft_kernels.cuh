@@ -32,10 +32,6 @@
 
 #include <stddef.h>
 
-/* A block transforms at most 2^13 points (GF_SMFFT_ONEPASS_MAX, and a
- * four-step block's 2^13 by default): 13 bits take at most 7 passes of at
- * least 2 bits (a radix-4 build). */
-#define SMFFT_MAX_PASSES 8
 /* the largest radix, as a power of two: 16 (4) or 8 (3) */
 #ifndef GF_SMFFT_LOG_RADIX
 #define GF_SMFFT_LOG_RADIX 4
@@ -161,13 +157,55 @@ template <int R> static __device__ __forceinline__ void dft(float2 *v, bool inv)
 }
 
 /*
+ * Multiplies v[r] by a pass's twiddle W_M^(j r), or its conjugate, r = 1 ..
+ * R - 1. PRODUCTS: radix 8 and 16 load two, W^j and W^4j, and make the rest
+ * as products W^(4a) W^b (b < 4), at most three deep, instead of loading
+ * R - 1 from the table. Each product rounds once more (a few units in the
+ * last place at worst), far inside the tests' 1e-5 against float64. On the
+ * H100 (gfir-bench, 2 x 2^24 samples, 2026-11-24) products made one-pass
+ * 1.2-1.5x faster (1023 taps 0.405 -> 0.282 ms, 4095 taps 0.604 -> 0.408),
+ * but four-step, whose kernels are at their 64 registers, 1-2% slower
+ * (they spilled), so four-step loads.
+ */
+template <int R, bool PRODUCTS>
+static __device__ __forceinline__ void twiddle(float2 *v, const float2 *__restrict__ tw,
+                                               unsigned j, unsigned tw_shift, bool conj)
+{
+    if (R <= 4 || !PRODUCTS) {
+#pragma unroll
+        for (int r = 1; r < R; r++) {
+            const float2 w = __ldg(tw + ((j * r) << tw_shift));
+            v[r] = conj ? cmulc(v[r], w) : cmul(v[r], w);
+        }
+        return;
+    }
+    const float2 w1 = __ldg(tw + (j << tw_shift)), w4 = __ldg(tw + ((4 * j) << tw_shift));
+    const float2 w2 = cmul(w1, w1), w3 = cmul(w2, w1);
+    float2 hi = make_float2(1.0f, 0.0f);
+#pragma unroll
+    for (int a = 0; a < R / 4; a++) {
+        if (a)
+            hi = a == 1 ? w4 : cmul(hi, w4);
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            const int r = 4 * a + b;
+            if (!r)
+                continue;
+            const float2 lo = b == 1 ? w1 : b == 2 ? w2 : w3;
+            const float2 w = b ? (a ? cmul(hi, lo) : lo) : hi;
+            v[r] = conj ? cmulc(v[r], w) : cmul(v[r], w);
+        }
+    }
+}
+
+/*
  * One pass over sub-transforms of M = R << log_s points, in a batch of 2^log_b
  * transforms of 2^log_len points each: transform b's point e at b * 2^log_len
  * + e (one after another), or at e * 2^log_b + b (IL: interleaved, so that
  * threads next to each other take neighbouring transforms). Twiddles W_M^k
  * come from a table of W_T^k, T = 2^log_t >= M.
  */
-template <int R, bool IL>
+template <int R, bool IL, bool PRODUCTS>
 static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
                             unsigned log_s, bool inv, const float2 *__restrict__ tw)
 {
@@ -183,15 +221,11 @@ static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsig
         for (int r = 0; r < R; r++)
             v[r] = buf[at(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s)];
         if (inv) {
-#pragma unroll
-            for (int r = 1; r < R; r++)
-                v[r] = cmulc(v[r], __ldg(tw + ((j * r) << tw_shift)));
+            twiddle<R, PRODUCTS>(v, tw, j, tw_shift, true);
             dft<R>(v, true);
         } else {
             dft<R>(v, false);
-#pragma unroll
-            for (int r = 1; r < R; r++)
-                v[r] = cmul(v[r], __ldg(tw + ((j * r) << tw_shift)));
+            twiddle<R, PRODUCTS>(v, tw, j, tw_shift, false);
         }
 #pragma unroll
         for (int r = 0; r < R; r++)
@@ -202,42 +236,73 @@ static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsig
 /* The passes' radices, forward order: 16s while they fit, then 8, 4 or 2.
  * Sharing the bits out evenly instead (2^9 as 8 x 8 x 8, not 16 x 16 x 2)
  * was 10% slower at 2048 points and 3% at 2^20 on the H100, even between
- * (gfir-bench, commit 129dc92, 2026-11-23). */
-static __device__ int plan_passes(unsigned log_n, unsigned char *radix_log)
+ * (gfir-bench, commit 129dc92, 2026-11-23). Worked out from the pass's
+ * number rather than kept in a table: a table in a local array put 48 bytes
+ * of stack in every kernel (ptxas -v), read from local memory in each pass. */
+static __device__ __forceinline__ int pass_count(unsigned log_len)
 {
-    int count = 0;
-    for (unsigned left = log_n; left > 0; left -= radix_log[count - 1])
-        radix_log[count++] = (unsigned char)(left >= SMFFT_LOG_RADIX ? SMFFT_LOG_RADIX : left);
-    return count;
+    return (int)((log_len + SMFFT_LOG_RADIX - 1) / SMFFT_LOG_RADIX);
+}
+/* log2 of forward pass p's radix, and of the sub-transforms it works on */
+static __device__ __forceinline__ unsigned pass_log_radix(unsigned log_len, int p)
+{
+    const unsigned left = log_len - (unsigned)p * SMFFT_LOG_RADIX;
+    return left >= SMFFT_LOG_RADIX ? SMFFT_LOG_RADIX : left;
+}
+static __device__ __forceinline__ unsigned pass_log_m(unsigned log_len, int p)
+{
+    return log_len - (unsigned)p * SMFFT_LOG_RADIX;
 }
 
-/* A batch of 2^log_b transforms of 2^log_len points (layout as pass()). */
-template <bool IL>
+/* A batch of 2^log_b transforms of 2^log_len points (layout as pass(),
+ * twiddles as twiddle()). */
+template <bool IL, bool PRODUCTS>
 static __device__ void transform(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
                                  bool inv, const float2 *__restrict__ tw)
 {
-    unsigned char radix_log[SMFFT_MAX_PASSES];
-    const int count = plan_passes(log_len, radix_log);
-    /* forward pass p works on sub-transforms of 2^(log_len - earlier radices) */
-    unsigned log_m[SMFFT_MAX_PASSES];
-    unsigned left = log_len;
-    for (int p = 0; p < count; p++) {
-        log_m[p] = left;
-        left -= radix_log[p];
-    }
+    const int count = pass_count(log_len);
     for (int k = 0; k < count; k++) {
         const int p = inv ? count - 1 - k : k;
-        const unsigned log_s = log_m[p] - radix_log[p];
-        if (radix_log[p] == 4)
-            pass<16, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
-        else if (radix_log[p] == 3)
-            pass<8, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
-        else if (radix_log[p] == 2)
-            pass<4, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        const unsigned log_r = pass_log_radix(log_len, p);
+        const unsigned log_s = pass_log_m(log_len, p) - log_r;
+        if (log_r == 4)
+            pass<16, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        else if (log_r == 3)
+            pass<8, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        else if (log_r == 2)
+            pass<4, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
         else
-            pass<2, IL>(buf, log_len, log_b, log_t, log_s, inv, tw);
+            pass<2, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
         __syncthreads();
     }
+}
+
+/* The frequency held at position p after the forward passes of 2^log_len
+ * points: pass i's output digit q_i sits at p's bits from log_s_i up and
+ * stands for q_i times the product of the earlier passes' radices. */
+static __device__ unsigned digit_reversed(unsigned p, unsigned log_len)
+{
+    const int count = pass_count(log_len);
+    unsigned k = 0, done = 0;
+    for (int i = 0; i < count; i++) {
+        const unsigned log_r = pass_log_radix(log_len, i);
+        k |= ((p >> (pass_log_m(log_len, i) - log_r)) & ((1u << log_r) - 1)) << done;
+        done += log_r;
+    }
+    return k;
+}
+
+/* Its inverse: the position at which frequency k lies. */
+static __device__ unsigned position_of(unsigned k, unsigned log_len)
+{
+    const int count = pass_count(log_len);
+    unsigned p = 0, done = 0;
+    for (int i = 0; i < count; i++) {
+        const unsigned log_r = pass_log_radix(log_len, i);
+        p |= ((k >> done) & ((1u << log_r) - 1)) << (pass_log_m(log_len, i) - log_r);
+        done += log_r;
+    }
+    return p;
 }
 
 /*

@@ -5,8 +5,15 @@
  */
 #include "fft/smfft_kernels.cuh"
 
+/* 16 points per thread (one radix-16 work item each), at least a warp, at
+ * most the 1024 threads a block may have, which 2^14 points use. The bound
+ * holds the kernels to 64 registers a thread: without it ptxas took 66 and
+ * 70, so that a block of 512 threads (2^13 points) left no room for a
+ * second beside it on the SM, and 1024 threads could not launch at all. */
+#define ONEPASS_THREADS_MAX 1024
+
 /* Block (pair p, channel c): segments 2p and 2p + 1 of channel c. */
-__global__ void onepass_kernel(gf_smfft_args a)
+__global__ void __launch_bounds__(ONEPASS_THREADS_MAX) onepass_kernel(gf_smfft_args a)
 {
     extern __shared__ float2 buf[];
     const unsigned n = 1u << a.log_n, c = blockIdx.y;
@@ -22,12 +29,12 @@ __global__ void onepass_kernel(gf_smfft_args a)
         buf[at(i)] = make_float2(re, im);
     }
     __syncthreads();
-    transform<false>(buf, a.log_n, 0, a.log_n, false, a.d_tw);
+    transform<false, true>(buf, a.log_n, 0, a.log_n, false, a.d_tw);
     const float2 *h = a.d_spec + (size_t)(a.shared ? 0 : c) * n;
     for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
         buf[at(i)] = cmul(buf[at(i)], __ldg(h + i));
     __syncthreads();
-    transform<false>(buf, a.log_n, 0, a.log_n, true, a.d_tw);
+    transform<false, true>(buf, a.log_n, 0, a.log_n, true, a.d_tw);
     float *out = a.d_out + c * a.channel_stride;
     for (unsigned i = threadIdx.x; i < a.hop; i += blockDim.x) {
         const float2 v = buf[at((unsigned)(a.col + i))];
@@ -38,27 +45,41 @@ __global__ void onepass_kernel(gf_smfft_args a)
     }
 }
 
-/* Tap set f, scaled and zero-padded to N points, through the forward passes. */
-__global__ void onepass_spectrum_kernel(const float *taps, size_t ntaps, float scale,
-                                       unsigned log_n, const float2 *tw, float2 *spec)
+/*
+ * Tap sets 2f and 2f + 1, scaled and zero-padded to N points, through the
+ * forward passes as one complex signal z = a + i b; their spectra are then
+ * A[k] = (Z[k] + conj Z[-k]) / 2 and B[k] = (Z[k] - conj Z[-k]) / 2i, each
+ * written at Z[k]'s position (the transforms' order). Half the blocks of a
+ * transform each: new filters for a batch (gfir_plan_set_taps_device) cost
+ * half as much. A last set without a partner has b = 0.
+ */
+__global__ void __launch_bounds__(ONEPASS_THREADS_MAX)
+    onepass_spectrum_kernel(const float *taps, size_t ntaps, unsigned filters, float scale,
+                            unsigned log_n, const float2 *tw, float2 *spec)
 {
     extern __shared__ float2 buf[];
-    const unsigned n = 1u << log_n;
-    const float *t = taps + blockIdx.x * ntaps;
+    const unsigned n = 1u << log_n, fa = 2 * blockIdx.x;
+    const int has_b = fa + 1 < filters;
+    const float *ta = taps + fa * ntaps, *tb = ta + ntaps;
     for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
-        buf[at(i)] = make_float2(i < ntaps ? t[i] * scale : 0.0f, 0.0f);
+        buf[at(i)] = make_float2(i < ntaps ? ta[i] * scale : 0.0f,
+                                 has_b && i < ntaps ? tb[i] * scale : 0.0f);
     __syncthreads();
-    transform<false>(buf, log_n, 0, log_n, false, tw);
-    for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
-        spec[blockIdx.x * (size_t)n + i] = buf[at(i)];
+    transform<false, true>(buf, log_n, 0, log_n, false, tw);
+    float2 *sa = spec + fa * (size_t)n, *sb = sa + n;
+    for (unsigned p = threadIdx.x; p < n; p += blockDim.x) {
+        const unsigned k = digit_reversed(p, log_n);
+        const float2 z = buf[at(p)], zn = buf[at(position_of((n - k) & (n - 1), log_n))];
+        sa[p] = make_float2(0.5f * (z.x + zn.x), 0.5f * (z.y - zn.y));
+        if (has_b) /* (z - conj zn) / 2i */
+            sb[p] = make_float2(0.5f * (z.y + zn.y), 0.5f * (zn.x - z.x));
+    }
 }
 
-/* 16 points per thread (one radix-16 work item each), at least a warp, at
- * most the 1024 threads a block may have. */
 static unsigned threads_for(size_t n)
 {
     const size_t t = n / 16;
-    return (unsigned)(t < 32 ? 32 : t > 1024 ? 1024 : t);
+    return (unsigned)(t < 32 ? 32 : t > ONEPASS_THREADS_MAX ? ONEPASS_THREADS_MAX : t);
 }
 
 /* The passes' table only: W_N^k, k < N. */
@@ -85,8 +106,9 @@ static cudaError_t onepass_spectrum(const float *d_taps, size_t ntaps, unsigned 
                                     cudaStream_t stream)
 {
     const size_t n_fft = (size_t)1 << log_n;
-    onepass_spectrum_kernel<<<filters, threads_for(n_fft), onepass_smem(log_n), stream>>>(
-        d_taps, ntaps, 1.0f / (float)n_fft, log_n, d_tw, d_spec);
+    onepass_spectrum_kernel<<<(filters + 1) / 2, threads_for(n_fft), onepass_smem(log_n),
+                              stream>>>(d_taps, ntaps, filters, 1.0f / (float)n_fft, log_n, d_tw,
+                                        d_spec);
     return cudaGetLastError();
 }
 
