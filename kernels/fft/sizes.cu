@@ -31,14 +31,36 @@
  *   262143: 2^20 1.10, 2^21 1.09, 2^19 1.39              [2^21: 1.63]
  * so N is 4 ntaps, but at least FFT_FOURSTEP_MIN. Filters too long for
  * GF_SMFFT_MAX points go to cuFFT at 2 ntaps.
- * Never more than one segment covering the whole block needs, so small blocks
- * with few taps do not transform mostly zeros; but never below FFT_SMALLEST,
- * the floor when a block is tiny (a live callback): filters need at least 4
- * points (gf_fft_filter_create), and 32 is the smallest size cuda_fft_test
- * checks the engine at. gfir-bench --fft-sizes times other sizes beside the
- * rule's.
+ *
+ * One-pass reached 2^14 points later, and became much faster (twiddles as
+ * products, no local-memory pass table: smfft_kernels.cuh), which moved the
+ * line. Same command and machine, 2026-11-24, tree after 8dac5fb (ms):
+ *   255 taps: 2048 0.228 (1024 0.238, 4096 0.247)
+ *   1023: 4096 0.281 (2048 0.320, 8192 0.300)
+ *   1500: 4096 0.312, 8192 0.314        2047: 8192 0.334 (16384 0.359)
+ *   2500: 8192 0.356 (16384 0.388)      3000: 8192 0.380, 16384 0.389
+ *   4095: 16384 0.410 (8192 0.462; four-step 65536 0.586)
+ *   5000: 16384 0.435 (four-step 65536 0.592)
+ *   8000: 16384 0.525 (four-step 65536 0.605, 131072 0.613)
+ *   12000: four-step 131072 0.632 (65536 0.658)
+ * hence one-pass at N = 3 ntaps, up to its largest size, for every filter
+ * of at most half that (FFT_ONEPASS_TAPS); four-step above.
+ *
+ * Short blocks. A segment pair is one complex transform (smfft.h), so a
+ * block that one segment covers would leave half of it empty: the rule
+ * covers a block with a pair of segments of half the length instead, which
+ * costs less whatever the shape. 256 channels of 72,000 frames through
+ * per-channel 8000-tap filters (a batch for gfir_plan_set_taps_device) took
+ * 0.330 ms at 16384 and 0.979 at 131072, one segment a channel.
+ *
+ * Never more than a pair of segments covering the whole block needs, so
+ * small blocks with few taps do not transform mostly zeros; but never below
+ * FFT_SMALLEST, the floor when a block is tiny (a live callback): filters
+ * need at least 4 points (gf_fft_filter_create), and 32 is the smallest size
+ * cuda_fft_test checks the engine at. gfir-bench --fft-sizes times other
+ * sizes beside the rule's.
  */
-#define FFT_ONEPASS_TAPS (GF_SMFFT_ONEPASS_MAX / 4)
+#define FFT_ONEPASS_TAPS (GF_SMFFT_ONEPASS_MAX / 2)
 #define FFT_ONEPASS_MIN 2048
 #define FFT_FOURSTEP_MIN ((size_t)1 << 17)
 #define FFT_SMALLEST 32
@@ -54,9 +76,13 @@ static size_t pow2_at_least(size_t v)
 extern "C" size_t gf_fft_size(size_t ntaps, size_t max_n)
 {
     size_t want;
+    if (max_n == 0)
+        max_n = 1;
     if (ntaps <= FFT_ONEPASS_TAPS) { /* smfft one-pass */
-        want = pow2_at_least(4 * ntaps);
-        want = want < FFT_ONEPASS_MIN ? FFT_ONEPASS_MIN : want;
+        want = pow2_at_least(3 * ntaps);
+        want = want < FFT_ONEPASS_MIN ? FFT_ONEPASS_MIN
+               : want > GF_SMFFT_ONEPASS_MAX ? GF_SMFFT_ONEPASS_MAX
+                                             : want;
     } else { /* smfft four-step: 4 ntaps, at least FFT_FOURSTEP_MIN */
         want = pow2_at_least(4 * ntaps);
         want = want > FFT_FOURSTEP_MIN ? want : FFT_FOURSTEP_MIN;
@@ -64,7 +90,8 @@ extern "C" size_t gf_fft_size(size_t ntaps, size_t max_n)
             want = pow2_at_least(2 * ntaps) > GF_SMFFT_MAX ? pow2_at_least(2 * ntaps)
                                                            : GF_SMFFT_MAX;
     }
-    size_t whole = pow2_at_least(ntaps - 1 + (max_n ? max_n : 1));
+    /* a pair of segments covers the block */
+    size_t whole = pow2_at_least(ntaps - 1 + (max_n + 1) / 2);
     if (whole < FFT_SMALLEST)
         whole = FFT_SMALLEST;
     return want < whole ? want : whole;

@@ -3,7 +3,7 @@
  * transforms and cuFFT) against float64 references. Exits 77 (skipped) when
  * no CUDA device is usable.
  *
- * - The engine of kernels/fft/, in smfft's transforms (one-pass up to 8192
+ * - The engine of kernels/fft/, in smfft's transforms (one-pass up to 16384
  *   points, four-step above) and as cuFFT passes, at every FFT
  *   size gf_fft_size() can choose
  *   up to 2^23 (the size of a 2^21-tap filter), planar and interleaved output,
@@ -266,7 +266,8 @@ static void test_engine_every_size(void **state)
         if (n_fft >= ((size_t)1 << 20) && ec.channels > 2)
             ec.channels = 2; /* keeps the biggest cases' memory and time down */
         /* a filter for which the rule itself picks this size, over several
-         * segments; where none does, a short block that caps it (one segment) */
+         * segments; where none does, a short block that caps it (one pair of
+         * segments: the rule covers a short block with a pair) */
         static const size_t divisors[] = {8, 4, 2};
         for (size_t d = 0; d < 3 && !ec.ntaps; d++) {
             const size_t ntaps = n_fft / divisors[d], hop = n_fft - (ntaps - 1);
@@ -276,7 +277,7 @@ static void test_engine_every_size(void **state)
         }
         if (!ec.ntaps) {
             ec.ntaps = n_fft / 4 + 1;
-            ec.max_n = n_fft - (ec.ntaps - 1);
+            ec.max_n = 2 * (n_fft - (ec.ntaps - 1));
         }
         engine_check(&ec);
     }

@@ -428,7 +428,8 @@ static void test_whole_signals(void **state)
         size_t block, frames;
     } shapes[] = {
         {GFIR_KERNEL_FFT, 255, 2, 1, 32768, 30011},
-        {GFIR_KERNEL_FFT, 4097, 3, 3, (size_t)1 << 17, 150001},
+        {GFIR_KERNEL_FFT, 9001, 3, 3, (size_t)1 << 17, 150001},  /* four-step */
+        {GFIR_KERNEL_FFT, 8000, 6, 6, (size_t)1 << 17, 30011},   /* one-pass at 2^14: a batch */
         {GFIR_KERNEL_FFT, 40000, 2, 2, 65536, 100003},
         {GFIR_KERNEL_FFT, 1023, 2, 2, 4096, 20011},   /* windows over several runs */
         {GFIR_KERNEL_DIRECT, 63, 4, 4, 8192, 10007},
