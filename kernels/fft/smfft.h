@@ -20,11 +20,11 @@
 extern "C" {
 #endif
 
-/* The largest one-pass transform. On an H100 (gfir-bench --kernels fft
- * --fft-sizes, 2 x 2^24 samples, commit 550075e, 2026-11-22, radix-8
- * passes then) one pass beat the cuFFT passes at 255 and 1023 taps, but at
- * 4095 taps, which need more points, cuFFT stayed ahead: 0.73 ms against
- * 0.75. Four-step takes over above. */
+/* The largest one-pass transform: 2^14 points, 139 KB of shared memory,
+ * one block of 1024 threads an SM. On an H100 (gfir-bench --fft-sizes,
+ * 2 x 2^24 samples, 2026-11-24) it beat four-step for every filter it can
+ * take at 2 ntaps or more (8000 taps: 0.525 ms against 0.605); sizes.cu
+ * has the figures. Four-step takes over above. */
 #define GF_SMFFT_ONEPASS_MAX 16384
 /* The largest four-step transform: the largest size measured and checked
  * against float64 (commit f5f832d: rel L2 2.3e-7 to 3.1e-7 at every size up
