@@ -284,6 +284,7 @@ static gfir_status create_on_device(gfir_plan *plan, const float *taps)
         return status;
     }
     st->last = 1;
+    st->zeroed = 1; /* every lane's buffer was zeroed at its create */
     plan->latency_frames = 0;
     gf_cuda_mark_started(plan->device);
     return GFIR_OK;

@@ -64,6 +64,8 @@ typedef gfir_status (*gf_cuda_step)(gfir_plan *plan, gf_cuda_state *st, gf_cuda_
 struct gf_cuda_state {
     gf_cuda_lane lane[2];
     int last;               /* the lane that staged the newest block */
+    int zeroed;             /* lane `last` holds a cleared halo (n 0), queued: no
+                             * block was staged or halo copied since */
     cudaEvent_t caller;     /* device calls: the caller's stream so far, for the lanes */
     size_t sub_frames;
     size_t halo;            /* ntaps - 1 */

@@ -87,6 +87,7 @@ static gfir_status staged(gfir_plan *plan, gf_cuda_state *st, const gf_device_io
         gf_cuda_lane *me = &st->lane[1 - st->last], *prev = &st->lane[st->last];
         m = to - done < st->sub_frames ? to - done : st->sub_frames;
         TRY(cudaStreamWaitEvent(me->stream, prev->staged, 0));
+        st->zeroed = 0;
         TRY(gf_launch_stage(prev->d_x, prev->n, me->d_x, st->x_stride, st->halo,
                             io->in ? io->in + done * io->in_stride : NULL, io->in_stride,
                             io->in_dist, m, plan->channels, me->stream));
@@ -116,6 +117,7 @@ static gfir_status in_place(gfir_plan *plan, gf_cuda_state *st, const gf_device_
                          io->out + halo * io->out_stride, io->out_stride, io->out_dist, halo);
     if (status != GFIR_OK || halo == 0)
         return status;
+    st->zeroed = 0;
     TRY(cudaMemcpy2DAsync(l->d_x, st->x_stride * sizeof(float), io->in + (n - halo),
                           pitch * sizeof(float), halo * sizeof(float), plan->channels,
                           cudaMemcpyDeviceToDevice, l->stream));
@@ -151,6 +153,7 @@ static gfir_status window_staged(gfir_plan *plan, gf_cuda_state *st, const gf_de
     const size_t halo = st->halo;
     const size_t lead = a < halo ? halo - a : 0, base = a < halo ? 0 : a - halo;
     TRY(cudaStreamWaitEvent(me->stream, other->staged, 0));
+    st->zeroed = 0;
     TRY(gf_launch_window(io->in, io->in_stride, io->in_dist, frames, lead, base, me->d_x,
                          st->x_stride, halo + m, plan->channels, me->stream));
     TRY(cudaEventRecord(me->staged, me->stream));

@@ -109,6 +109,11 @@ gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st)
     gf_cuda_lane *l = &st->lane[st->last];
     char *why = plan->detail;
     const size_t why_len = sizeof plan->detail;
+    /* cleared already (a whole signal or new taps after another): the
+     * zeros and their event are queued, and a batch of new taps and a
+     * convolve per call queues no memset of every row's halo */
+    if (st->zeroed)
+        return GFIR_OK;
     /* the next block takes its halo from lane `last` at offset n: make it
      * zeros, ordered before that staging as at create (only the halo: the
      * rest of each row is never read as history) */
@@ -118,6 +123,7 @@ gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st)
                                       st->halo * sizeof(float), plan->channels, l->stream),
                     why, why_len);
     GF_CUDA_TRY(cudaEventRecord(l->staged, l->stream), why, why_len);
+    st->zeroed = 1;
     return GFIR_OK;
 }
 
@@ -228,6 +234,7 @@ gfir_status gf_cuda_execute(gfir_plan *plan, const float *in, float *out, size_t
         if (src == me->h_in)
             memcpy(me->h_in, in + done * ch, m * ch * sizeof(float));
         me->direct = out_pinned;
+        st->zeroed = 0;
         status = enqueue(plan, st, me, prev, src, out_pinned ? out + done * ch : me->h_out, m,
                          done);
         me->dest = out + done * ch;
