@@ -12,7 +12,15 @@
  * Gsamples/s, effective GB/s (inputs read once plus outputs written once), the
  * fraction of the device-to-device copy bandwidth and of the FP32 FMA rate
  * (direct kernels only: an FFT does not do ntaps FMAs per sample), both
- * measured in the same run. Every kernel reads the same planar
+ * measured in the same run, and the memory floor: the bytes that the
+ * kernel's passes must move through device memory, at the measured copy
+ * rate, and the time as a multiple of it. Direct kernels and smfft's
+ * one-pass shape read the input once and write the output once; the
+ * four-step shape also writes its work matrix (N points of 8 bytes per
+ * segment pair and channel), reads and rewrites it, and reads it back: 32 N
+ * bytes a pair more (the filter's spectrum, read once a pair, is counted as
+ * held in L2). No floor is given for the cuFFT passes, whose inner passes
+ * are cuFFT's own. Every kernel reads the same planar
  * halo-prefixed input and writes planar output; for fft that is the whole
  * engine of kernels/fft/ (smfft's transforms in shared memory, or the cuFFT
  * passes: gather into segments, R2C, spectral multiply or partitioned
@@ -174,6 +182,21 @@ static double measure_copy_bw(size_t bytes)
     return 2.0 * bytes / (ms * 1e-3); /* read + written, bytes/s */
 }
 
+/* Milliseconds to move `bytes` through device memory at the copy rate. */
+static double floor_ms(double bytes, double copy_bw)
+{
+    return bytes / copy_bw * 1e3;
+}
+
+/* The row's last two columns: the memory floor and the time over it. */
+static void print_floor(double ms, double floor)
+{
+    if (floor > 0)
+        printf(" %9.4f %6.2fx\n", floor, ms / floor);
+    else
+        printf(" %9s %7s\n", "-", "-");
+}
+
 /* The FFT engine from the same planar input to the same planar output as the
  * direct kernels, on the legacy default stream that time_ms records on. */
 static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const float *h_taps,
@@ -207,8 +230,18 @@ static double time_fft(float *const d_x[2], size_t x_stride, float *d_y, const f
     char label[32];
     snprintf(label, sizeof label, "%s(%zu)",
              part ? "fftp" : gf_fft_engine_smfft(e) ? "smfft" : "fft", part ? part : n_fft);
-    printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s\n", ntaps, label, ms,
+    printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %8s", ntaps, label, ms,
            samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw, "-");
+    double floor = 0; /* see the top of this file */
+    if (!part && gf_fft_engine_smfft(e)) {
+        double bytes = ((double)(frames + ntaps - 1) + frames) * channels * 4;
+        if (n_fft > GF_SMFFT_ONEPASS_MAX) {
+            const size_t hop = n_fft - (ntaps - 1), rows = (frames + hop - 1) / hop;
+            bytes += 32.0 * (double)n_fft * (double)((rows + 1) / 2) * channels;
+        }
+        floor = floor_ms(bytes, copy_bw);
+    }
+    print_floor(ms, floor);
     if (csv)
         fprintf(csv, "%s,fft,%zu,%.5f,%zu,%zu\n", csv_kind, ntaps, ms, n_fft, part);
     gf_fft_engine_destroy(e);
@@ -455,8 +488,8 @@ int main(int argc, char **argv)
                 2 * fma_rate / 1e12, prop.name);
 
     printf("Table 1: data on the device\n");
-    printf("%6s %-12s %10s %10s %9s %8s %8s\n", "ntaps", "kernel", "ms", "Gsamp/s", "GB/s",
-           "%copy", "%FMA");
+    printf("%6s %-12s %10s %10s %9s %8s %8s %9s %7s\n", "ntaps", "kernel", "ms", "Gsamp/s",
+           "GB/s", "%copy", "%FMA", "floor ms", "/floor");
 
     const size_t max_taps = *std::max_element(taps.begin(), taps.end());
     const size_t taps_stride = (max_taps + GF_TAP_STEP - 1) / GF_TAP_STEP * GF_TAP_STEP;
@@ -527,9 +560,10 @@ int main(int argc, char **argv)
             const double bytes = (double)(frames + ntaps - 1) * channels * 4 + samples * 4.0;
             const double gbps = bytes / (ms * 1e-3) / 1e9;
             const double fma = (double)samples * ntaps / (ms * 1e-3);
-            printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %7.1f%%\n", ntaps, name.c_str(), ms,
+            printf("%6zu %-12s %10.4f %10.2f %9.0f %7.1f%% %7.1f%%", ntaps, name.c_str(), ms,
                    samples / (ms * 1e-3) / 1e9, gbps, 100 * gbps * 1e9 / copy_bw,
                    100 * fma / fma_rate);
+            print_floor(ms, floor_ms(bytes, copy_bw));
             if (csv)
                 fprintf(csv, "device_resident,%s,%zu,%.5f\n", name.c_str(), ntaps, ms);
         }
