@@ -23,6 +23,16 @@
  * 71 registers, one block of fourstep_rows per SM); three per SM spilled and
  * were no faster than one. Builds with -DGF_FOURSTEP_LOG_POINTS=L and
  * -DGF_FOURSTEP_BLOCKS=B let gfir-bench time others.
+ *
+ * The work matrices of all the pairs pass through device memory between
+ * passes (more than L2 holds: 2 MB a pair and channel at 2^18 points).
+ * Taking the pairs in chunks that L2 holds, each through the three passes
+ * before the next (-DGF_FOURSTEP_CHUNK_MB=M), was slower at every size
+ * tried: with chunks of 12, 24 and 40 MB, 16383 taps took 0.74-0.90 ms
+ * against 0.63 all at once, 65535 taps 0.93-1.12 against 0.78, 262143 taps
+ * 1.00-1.01 against 0.90 (gfir-bench --kernels fft, 2 x 2^24 samples, H100,
+ * 2026-11-24). The passes wait on shared memory, not on device memory, and
+ * every chunk adds the tails of its kernels' waves.
  */
 #include "fft/smfft_kernels.cuh"
 
@@ -34,6 +44,9 @@
 #endif
 #ifndef GF_FOURSTEP_PRODUCTS
 #define GF_FOURSTEP_PRODUCTS 0
+#endif
+#ifndef GF_FOURSTEP_CHUNK_MB
+#define GF_FOURSTEP_CHUNK_MB 0
 #endif
 #define FOURSTEP_LOG_POINTS GF_FOURSTEP_LOG_POINTS
 #define FOURSTEP_BLOCKS_PER_SM GF_FOURSTEP_BLOCKS
@@ -70,13 +83,13 @@ static fourstep_shape fourstep_shape_of(unsigned log_n)
  * the work matrix. */
 __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
     fourstep_cols_fwd(const float *x, size_t x_stride, size_t avail, size_t lead, size_t hop,
-                      size_t rows, float scale, float2 *work, fourstep_shape sh,
+                      size_t rows, size_t pair0, float scale, float2 *work, fourstep_shape sh,
                       const float2 *__restrict__ tw)
 {
     extern __shared__ float2 buf[];
     const unsigned log_b = FOURSTEP_LOG_POINTS - sh.log_n2, n1_0 = blockIdx.x << log_b;
     const unsigned pair = blockIdx.y, c = blockIdx.z, total = 1u << FOURSTEP_LOG_POINTS;
-    const size_t s0 = 2 * (size_t)pair, s1 = s0 + 1;
+    const size_t s0 = 2 * (pair0 + pair), s1 = s0 + 1;
     const int second = s1 < rows;
     const float *xc = x + c * x_stride;
     const size_t g0 = s0 * hop, g1 = s1 * hop;
@@ -147,7 +160,7 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
 /* (C) As (A), backwards: the inverse down the columns, then the samples past
  * the wrapped ones (point col on) to the output. */
 __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
-    fourstep_cols_inv(gf_smfft_args a, fourstep_shape sh)
+    fourstep_cols_inv(gf_smfft_args a, size_t pair0, fourstep_shape sh)
 {
     extern __shared__ float2 buf[];
     const unsigned log_b = FOURSTEP_LOG_POINTS - sh.log_n2, n1_0 = blockIdx.x << log_b;
@@ -157,7 +170,7 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
         buf[at(i)] = w[((size_t)(i >> log_b) << sh.log_n1) + (i & ((1u << log_b) - 1))];
     __syncthreads();
     transform<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, true, a.d_tw);
-    const size_t s0 = 2 * (size_t)pair, s1 = s0 + 1;
+    const size_t s0 = 2 * (pair0 + pair), s1 = s0 + 1;
     const int second = s1 < a.rows;
     const size_t g0 = s0 * a.hop, g1 = s1 * a.hop;
     float *out = a.d_out + c * a.channel_stride;
@@ -212,7 +225,7 @@ static cudaError_t fourstep_spectrum(const float *d_taps, size_t ntaps, unsigned
     const size_t smem = fourstep_smem(log_n);
     const float scale = 1.0f / (float)((size_t)1 << log_n);
     fourstep_cols_fwd<<<fourstep_grid(sh, 1, filters), FOURSTEP_THREADS, smem, stream>>>(
-        d_taps, ntaps, ntaps, 0, 0, 1, scale, d_spec, sh, d_tw);
+        d_taps, ntaps, ntaps, 0, 0, 1, 0, scale, d_spec, sh, d_tw);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
@@ -221,16 +234,27 @@ static cudaError_t fourstep_spectrum(const float *d_taps, size_t ntaps, unsigned
     return cudaGetLastError();
 }
 
+/* The three passes over every pair at once; built with
+ * -DGF_FOURSTEP_CHUNK_MB=M, over chunks of pairs whose work matrices fit M
+ * MB, each chunk through the three passes in the work area's first rows
+ * (see the top of this file). */
 static cudaError_t fourstep_run(const gf_smfft_args *a, cudaStream_t stream)
 {
     const fourstep_shape sh = fourstep_shape_of(a->log_n);
     const size_t smem = fourstep_smem(a->log_n), pairs = (a->rows + 1) / 2;
-    const dim3 grid = fourstep_grid(sh, pairs, a->channels);
-    fourstep_cols_fwd<<<grid, FOURSTEP_THREADS, smem, stream>>>(
-        a->d_x, a->x_stride, a->avail, a->lead, a->hop, a->rows, 1.0f, a->d_work, sh, a->d_tw);
-    fourstep_rows<<<grid, FOURSTEP_THREADS, smem, stream>>>(a->d_work, a->d_spec, a->shared, sh,
-                                                            a->d_tw);
-    fourstep_cols_inv<<<grid, FOURSTEP_THREADS, smem, stream>>>(*a, sh);
+    const size_t per_pair = ((size_t)a->channels << sh.log_n) * sizeof(float2);
+    size_t chunk = GF_FOURSTEP_CHUNK_MB ? ((size_t)GF_FOURSTEP_CHUNK_MB << 20) / per_pair : pairs;
+    chunk = chunk < 1 ? 1 : chunk < pairs ? chunk : pairs;
+    for (size_t p0 = 0; p0 < pairs; p0 += chunk) {
+        const size_t m = pairs - p0 < chunk ? pairs - p0 : chunk;
+        const dim3 grid = fourstep_grid(sh, m, a->channels);
+        fourstep_cols_fwd<<<grid, FOURSTEP_THREADS, smem, stream>>>(
+            a->d_x, a->x_stride, a->avail, a->lead, a->hop, a->rows, p0, 1.0f, a->d_work, sh,
+            a->d_tw);
+        fourstep_rows<<<grid, FOURSTEP_THREADS, smem, stream>>>(a->d_work, a->d_spec, a->shared,
+                                                                sh, a->d_tw);
+        fourstep_cols_inv<<<grid, FOURSTEP_THREADS, smem, stream>>>(*a, p0, sh);
+    }
     return cudaGetLastError();
 }
 
