@@ -262,9 +262,12 @@ def rows(b: Backend, x: Any, axis: int) -> Tuple[Any, Tuple[int, ...], int, int,
     folded axes' shape, and its (dist, stride) in elements, each >= 0."""
     if x.ndim == 0:
         raise ValueError("gfir: the signal must have at least one axis")
-    moved = b.moveaxis(x, axis, -1)
+    last = axis in (-1, x.ndim - 1)
+    # (C, T) with time last already: no view to make (a few microseconds a
+    # call in PyTorch, which a small device call would notice)
+    moved = x if last else b.moveaxis(x, axis, -1)
     lead = tuple(moved.shape[:-1])
-    r = b.reshape(moved, (math.prod(lead), moved.shape[-1]))
+    r = moved if x.ndim == 2 and last else b.reshape(moved, (math.prod(lead), moved.shape[-1]))
     dist, stride = b.strides(r)
     if dist < 0 or stride < 0:
         r = b.contiguous(r)
@@ -275,8 +278,9 @@ def rows(b: Backend, x: Any, axis: int) -> Tuple[Any, Tuple[int, ...], int, int,
 def unrows(b: Backend, y: Any, lead: Tuple[int, ...], axis: int, ndim: int) -> Any:
     """The inverse of rows for a result of rows (C, N): shape lead + (N,)
     with the time axis moved back to `axis`."""
-    y = b.reshape(y, lead + (y.shape[-1],))
-    return b.moveaxis(y, -1, axis if axis >= 0 else ndim + axis)
+    if len(lead) != 1:
+        y = b.reshape(y, lead + (y.shape[-1],))
+    return y if axis in (-1, ndim - 1) else b.moveaxis(y, -1, axis if axis >= 0 else ndim + axis)
 
 
 def empty_rows(b: Backend, like: Any, channels: int, frames: int, interleaved: bool) -> Any:
