@@ -2,8 +2,9 @@
 # gpu_live.sh - the GPU's live table (docs/BENCHMARKS.md): gfir --monitor
 # through a JACK server on its dummy driver with 128 capture and 128 playback
 # ports, 128 channels of 480,000-tap filters (one each) at a 64-frame period;
-# the stereo rows of live.sh on the GPU; and live_bench's routed loads through
-# the library (one input to 128 outputs, a 32 x 32 matrix).
+# the stereo rows of live.sh on the GPU; routed loads through JACK (one input
+# to 128 outputs through a 128-channel IR, a 32 x 32 matrix as 32 files of 32
+# channels); and live_bench's same routed loads through the library.
 #
 #   tools/bench/gpu_live.sh [--seconds N] [--short N] [--jack-root DIR]
 #
@@ -41,6 +42,17 @@ bash tools/bench/live.sh --backend cuda --seconds "$seconds" --periods 64 --chan
 echo "## stereo, periods 64 to 256, 255 to 2^20 taps (gfir --monitor, JACK dummy)"
 bash tools/bench/live.sh --backend cuda --seconds "$short" --periods "64 128 256" \
     --taps "255 4095 65535 1048576"
+
+echo "## routed loads through JACK (gfir --monitor): 1 x 128 of 480,000 taps, 32 x 32 of 48,000, period 128"
+bash tools/bench/live.sh --backend cuda --seconds "$short" --periods 128 --channels 1 \
+    --ports 128 --ir "$work/ir128.wav"
+rows=
+for k in $(seq 32); do
+    sox -n -r 48000 -b 32 -e floating-point -c 32 "$work/row$k.wav" synth 1 whitenoise vol 0.001
+    rows="$rows${rows:+,}$work/row$k.wav"
+done
+bash tools/bench/live.sh --backend cuda --seconds "$short" --periods 128 --channels 32 \
+    --ir "$rows"
 
 echo "## routed loads through the library (live_bench: one period per period, on its clock)"
 bench=build/tools/live_bench

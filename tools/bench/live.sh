@@ -7,13 +7,17 @@
 #
 #   tools/bench/live.sh [--seconds N] [--backend cpu|cuda|auto] [--gfir PATH]
 #                       [--periods "64 128 256"] [--taps "255 4095 65535"]
-#                       [--channels N --ir FILE]
+#                       [--channels N --ir FILE[,FILE...] [--ports M]]
 #
 # --seconds: length of each run (default 60). The JACK server runs at 48 kHz
 # with the same period as gfir, so PortAudio adds no buffering of its own.
 # --taps: random filters of these lengths, stereo (65535 and up only where
 # the backend has an FFT kernel). --channels N --ir FILE instead runs N
-# channels (and JACK ports) through an N-channel IR file, one filter each.
+# channels (and JACK ports) through an N-channel IR file, one filter each;
+# the IR may route, as gfir's --ir does (a mono capture through an M-channel
+# IR gives M outputs; a list gives one file per output), and --ports M then
+# gives the JACK server M capture and playback ports (default N). The ch
+# column says inputs x outputs where they differ.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -24,6 +28,7 @@ periods="64 128 256"
 taps_asked="255 4095 65535"
 channels=2
 ir=
+ports=
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=$2; shift 2 ;;
@@ -32,8 +37,14 @@ while [ $# -gt 0 ]; do
     --periods) periods=$2; shift 2 ;;
     --taps) taps_asked=$2; shift 2 ;;
     --channels) channels=$2; shift 2 ;;
-    --ir) ir=$(realpath "$2"); shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    --ir)
+        ir=
+        IFS=, read -ra files <<<"$2"
+        for f in "${files[@]}"; do ir="$ir${ir:+,}$(realpath "$f")"; done
+        shift 2
+        ;;
+    --ports) ports=$2; shift 2 ;;
+    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "live.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -79,7 +90,7 @@ fi
 
 start_jack() {
     jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p "$1" \
-        -C "$channels" -P "$channels" >"$work/jackd.log" 2>&1 &
+        -C "${ports:-$channels}" -P "${ports:-$channels}" >"$work/jackd.log" 2>&1 &
     jack_pid=$!
     for _ in $(seq 100); do
         jack_lsp 2>/dev/null | grep -q '^system:playback_1$' && return 0
@@ -109,8 +120,11 @@ for period in $periods; do
             continue
         fi
         latency=$(grep -o '^latency: [0-9.]* ms' "$work/err" | cut -d' ' -f2)
+        outs=$(sed -n 's/.* in, \([0-9]*\) out, period.*/\1/p' "$work/err" | head -1)
+        ch=$channels
+        [ -n "$outs" ] && [ "$outs" != "$channels" ] && ch=${channels}x$outs
         printf '%-7s %4s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8.3f %6s ms\n' "$backend" \
-            "$channels" "$period" "$n" \
+            "$ch" "$period" "$n" \
             "$(field 'output underruns')" "$(field 'input overflows')" \
             "$(field 'worker deadline misses')" "$(field 'host xruns')" \
             "$(block median)" "$(block p99.9)" "$(block max)" \
