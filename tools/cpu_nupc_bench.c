@@ -195,6 +195,17 @@ static double clock_cost_us(void)
     return best * 1e6;
 }
 
+/* Calls of `call` frames until the filter is full and a cycle has passed,
+ * then on to a cycle boundary, so that timing starts on whole cycles. */
+static void warm_up(gfir_plan *plan, size_t ntaps, size_t call, const float *in, float *out)
+{
+    const size_t cycle = cycle_frames(ntaps);
+    for (size_t f = 0; f < ntaps + cycle; f += call)
+        gfir_plan_execute(plan, in, out, call);
+    for (size_t f = (ntaps + cycle + call - 1) / call * call; f % cycle; f += call)
+        gfir_plan_execute(plan, in, out, call);
+}
+
 /*
  * The time of single calls of `call` frames. The engine's schedule repeats
  * with its longest partition, so RUNS cycles are timed and each call of the
@@ -213,11 +224,7 @@ static call_stats call_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsi
     if (!in || !out || !t)
         goto done;
     fill(in, call * channels);
-    for (size_t f = 0; f < ntaps + cycle; f += call)
-        gfir_plan_execute(plan, in, out, call);
-    /* Whole cycles from here: the warm-up ends on a cycle boundary. */
-    for (size_t f = (ntaps + cycle + call - 1) / call * call; f % cycle; f += call)
-        gfir_plan_execute(plan, in, out, call);
+    warm_up(plan, ntaps, call, in, out);
     for (int r = 0; r < runs; r++)
         for (size_t i = 0; i < ncalls; i++) {
             const double t0 = now_s();
@@ -269,10 +276,7 @@ static swap_stats swap_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsi
     if (!in || !out || !t)
         goto done;
     fill(in, call * channels);
-    for (size_t f = 0; f < ntaps + cycle; f += call)
-        gfir_plan_execute(plan, in, out, call);
-    for (size_t f = (ntaps + cycle + call - 1) / call * call; f % cycle; f += call)
-        gfir_plan_execute(plan, in, out, call);
+    warm_up(plan, ntaps, call, in, out);
     for (int r = 0; r < runs; r++)
         for (size_t i = 0; i < ncalls; i++) {
             double t0, us;
