@@ -27,8 +27,8 @@ device=$(grep '^device,' "$csv" | cut -d, -f2-)
   echo "floor ms is the memory floor of each kernel's passes: the bytes they must move through"
   echo "device memory at the copy rate measured in the same run (input and output once; smfft's"
   echo "four-step shape, above 16384 points, also writes, rereads and rewrites, and reads back"
-  echo "its work matrix, 32 bytes a point per segment pair; tools/gfir_bench.cu has the model);"
-  echo "/floor is the time over it. No floor is given for the cuFFT passes."
+  echo "its work matrix, 32 bytes a point per segment pair and channel; tools/gfir_bench.cu has"
+  echo "the model); /floor is the time over it. No floor is given for the cuFFT passes."
   echo
   echo '```'
   cat "$build/gfir-bench.txt"

@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
         shift 2
         ;;
     --ports) ports=$2; shift 2 ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "live.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -105,7 +105,7 @@ field() { grep '^summary:' "$work/err" | grep -o "[0-9]* $1" | cut -d' ' -f1; }
 # "block time: median 0.052 ms, p99 0.081, p99.9 0.113, max 0.201 over ..."
 block() { grep '^block time:' "$work/err" | sed -n "s/.*$1 \([0-9.]*\).*/\1/p"; }
 
-printf '%-7s %4s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8s %9s\n' backend ch period taps \
+printf '%-7s %6s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8s %9s\n' backend ch period taps \
     underruns overflows deadline xruns median p99.9 max period latency
 for period in $periods; do
     start_jack "$period"
@@ -115,7 +115,7 @@ for period in $periods; do
         "$gfir" --monitor --device system --period "$period" --duration "$seconds" \
             --channels "$channels" "${filter[@]}" --backend "$backend" -v 2>"$work/err" || rc=$?
         if [ "$rc" != 0 ]; then
-            printf '%-7s %4s %6s %8s  failed: %s\n' "$backend" "$channels" "$period" "$n" \
+            printf '%-7s %6s %6s %8s  failed: %s\n' "$backend" "$channels" "$period" "$n" \
                 "$(tail -1 "$work/err")"
             continue
         fi
@@ -123,7 +123,7 @@ for period in $periods; do
         outs=$(sed -n 's/.* in, \([0-9]*\) out, period.*/\1/p' "$work/err" | head -1)
         ch=$channels
         [ -n "$outs" ] && [ "$outs" != "$channels" ] && ch=${channels}x$outs
-        printf '%-7s %4s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8.3f %6s ms\n' "$backend" \
+        printf '%-7s %6s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8.3f %6s ms\n' "$backend" \
             "$ch" "$period" "$n" \
             "$(field 'output underruns')" "$(field 'input overflows')" \
             "$(field 'worker deadline misses')" "$(field 'host xruns')" \

@@ -30,9 +30,9 @@ work is queued on (looped peers: one call each), with one more call queued
 before the first event, so that the device is busy when the timing starts
 and the first call's host work is not counted as device time: the
 device's time where the host keeps ahead of it, else the host's, Python's
-work included. The "host" columns are the host's own time per call over
-the same loops (Python and the library's queueing, no waiting), so the
-headroom is in view. The C kernel times are gfir-bench's, one launch
+work included. The "host" columns are the wall time per call of the same
+loops as the host queues them (Python and the library's calls, which wait
+only where the queue is full), so the headroom is in view. The C kernel times are gfir-bench's, one launch
 between its events. Every result is checked against a
 float64 convolution on the GPU (cupyx's fftconvolve in float64): relative
 L2 error below 1e-5 (1e-4 above 65536 taps), or the script stops.

@@ -12,6 +12,7 @@ array of theirs arrives.
 from __future__ import annotations
 
 import math
+import operator
 import sys
 from typing import Any, Optional, Tuple
 
@@ -262,6 +263,7 @@ def rows(b: Backend, x: Any, axis: int) -> Tuple[Any, Tuple[int, ...], int, int,
     folded axes' shape, and its (dist, stride) in elements, each >= 0."""
     if x.ndim == 0:
         raise ValueError("gfir: the signal must have at least one axis")
+    axis = operator.index(axis)  # a float axis is refused, as moveaxis refuses it
     last = axis in (-1, x.ndim - 1)
     # (C, T) with time last already: no view to make (a few microseconds a
     # call in PyTorch, which a small device call would notice)
