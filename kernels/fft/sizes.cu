@@ -46,6 +46,15 @@
  * hence one-pass at N = 3 ntaps, up to its largest size, for every filter
  * of at most half that (FFT_ONEPASS_TAPS); four-step above.
  *
+ * Four-step's loads then came in flight together (its points' loops
+ * unrolled, smfft_fourstep.cu), which made larger transforms pay. Same
+ * command, 2026-11-24 (ms; the best first):
+ *   16383 taps: 131072 0.583, 262144 0.605, 524288 0.621, 65536 0.633
+ *   65535: 524288 0.659, 262144 0.692, 2^20 0.720, 2^21 0.835
+ *   262143: 2^20 0.814, 2^21 0.845, 524288 1.001
+ * hence N = 8 ntaps up to FFT_FOURSTEP_8X_MAX points, 4 ntaps for longer
+ * filters, never below FFT_FOURSTEP_MIN.
+ *
  * Short blocks. A segment pair is one complex transform (smfft.h), so a
  * block that one segment covers would leave half of it empty: the rule
  * covers a block with a pair of segments of half the length instead, which
@@ -63,6 +72,7 @@
 #define FFT_ONEPASS_TAPS (GF_SMFFT_ONEPASS_MAX / 2)
 #define FFT_ONEPASS_MIN 2048
 #define FFT_FOURSTEP_MIN ((size_t)1 << 17)
+#define FFT_FOURSTEP_8X_MAX ((size_t)1 << 20)
 #define FFT_SMALLEST 32
 
 static size_t pow2_at_least(size_t v)
@@ -83,8 +93,10 @@ extern "C" size_t gf_fft_size(size_t ntaps, size_t max_n)
         want = want < FFT_ONEPASS_MIN ? FFT_ONEPASS_MIN
                : want > GF_SMFFT_ONEPASS_MAX ? GF_SMFFT_ONEPASS_MAX
                                              : want;
-    } else { /* smfft four-step: 4 ntaps, at least FFT_FOURSTEP_MIN */
-        want = pow2_at_least(4 * ntaps);
+    } else { /* smfft four-step: 8 ntaps up to FFT_FOURSTEP_8X_MAX, else 4 ntaps */
+        want = pow2_at_least(8 * ntaps);
+        if (want > FFT_FOURSTEP_8X_MAX)
+            want = pow2_at_least(4 * ntaps);
         want = want > FFT_FOURSTEP_MIN ? want : FFT_FOURSTEP_MIN;
         if (want > GF_SMFFT_MAX) /* the longest filters: cuFFT, or 2 ntaps */
             want = pow2_at_least(2 * ntaps) > GF_SMFFT_MAX ? pow2_at_least(2 * ntaps)
