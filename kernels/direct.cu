@@ -42,7 +42,8 @@ __global__ void __launch_bounds__(THREADS) direct_kernel(gf_conv_args a, unsigne
     float *s_x = s_h + seg_max;                        /* padded input tile */
     const unsigned c = blockIdx.y, t = threadIdx.x;
     const size_t base = blockIdx.x * (size_t)BLOCK_OUT;
-    const size_t inputs = a.n + a.ntaps - 1;
+    /* a window: lead zeros, then avail samples (gf_conv_args) */
+    const size_t lead = a.window ? a.lead : 0, avail = a.window ? a.avail : a.n + a.ntaps - 1;
     const float *__restrict__ x = a.d_x + c * a.x_stride;
     const float *__restrict__ h = gf_taps_of(a, c);
     const unsigned ntaps_padded = (unsigned)((a.ntaps + K - 1) / K * K);
@@ -59,8 +60,9 @@ __global__ void __launch_bounds__(THREADS) direct_kernel(gf_conv_args a, unsigne
         for (unsigned j = t; j < seg; j += THREADS)
             s_h[j] = h[s0 + j]; /* zero beyond ntaps: device taps are padded */
         for (unsigned j = t; j < tile; j += THREADS) {
-            const size_t g = base + s0 + j;
-            s_x[padded(j)] = g < inputs ? __ldg(x + g) : 0.0f;
+            /* below lead the index wraps past avail: a zero, as after the input */
+            const size_t g = base + s0 + j - lead;
+            s_x[padded(j)] = g < avail ? __ldg(x + g) : 0.0f;
         }
         __syncthreads();
 
@@ -107,7 +109,9 @@ __global__ void __launch_bounds__(THREADS) direct_kernel(gf_conv_args a, unsigne
 
 extern "C" cudaError_t gf_launch_direct(const gf_conv_args *a, cudaStream_t stream)
 {
-    cudaError_t e = gf_check_args(a);
+    const size_t need = !a || !a->window ? (a ? a->n + a->ntaps - 1 : 0)
+                        : a->channels > 1 ? a->avail : 0; /* one row has no pitch */
+    cudaError_t e = gf_check_shape(a, need);
     if (e != cudaSuccess || a->n == 0)
         return e;
     const size_t ntaps_padded = (a->ntaps + K - 1) / K * K;

@@ -51,6 +51,14 @@ typedef struct gf_conv_args {
     size_t n;
     unsigned channels;
     unsigned block_threads; /* textbook kernels: blockDim.x; 0 = 256 */
+    /* Ours only (gf_launch_direct; the textbook kernels refuse it): window
+     * set, the ntaps - 1 + n inputs of channel c are `lead` zeros, then
+     * d_x + c * x_stride [0 .. avail), then zeros, so a window of a whole
+     * signal (its zeros before and after included) is one launch, and
+     * x_stride need only cover avail. Zero (as initializers that stop
+     * before it leave it): the inputs are all at d_x. */
+    int window;
+    size_t lead, avail;
 } gf_conv_args;
 
 /* 7.2: one thread per output, taps read from global memory. */

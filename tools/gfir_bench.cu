@@ -276,7 +276,7 @@ static int calibrate(const cudaDeviceProp &prop, unsigned channels, size_t frame
         CUDA_OK(cudaMemcpy(d_taps, h_taps.data(), taps_stride * sizeof(float),
                            cudaMemcpyHostToDevice));
         gf_conv_args a = {NULL, x_stride, d_taps, taps_stride, 1, ntaps, d_y, frames, frames,
-                            channels, 0};
+                            channels, 0, 0, 0, 0};
         direct[i] = time_ms(
             [&](int r) {
                 a.d_x = d_x[r & 1];
@@ -550,7 +550,7 @@ int main(int argc, char **argv)
             if (ke->launch != gf_launch_direct && ntaps > TEXTBOOK_MAX_TAPS)
                 continue;
             gf_conv_args a = {NULL, x_stride, d_taps, stride, 1, ntaps, d_y, frames, frames,
-                                channels, threads};
+                                channels, threads, 0, 0, 0};
             double ms = time_ms(
                 [&](int i) {
                     a.d_x = d_x[i & 1];

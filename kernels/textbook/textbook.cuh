@@ -6,13 +6,23 @@
 
 #include "kernels.h"
 
-static inline cudaError_t gf_check_args(const gf_conv_args *a)
+/* The checks with the input's rows x_need samples long. */
+static inline cudaError_t gf_check_shape(const gf_conv_args *a, size_t x_need)
 {
     if (!a || !a->d_x || !a->d_taps || !a->d_y || a->ntaps == 0 || a->channels == 0 ||
         a->channels > GF_GRID_Y_MAX || a->taps_stride < a->ntaps || a->taps_stride % GF_TAP_STEP ||
-        a->x_stride < a->n + a->ntaps - 1 || a->y_stride < a->n || a->ntaps > 0x7fffffff)
+        a->x_stride < x_need || a->y_stride < a->n || a->ntaps > 0x7fffffff)
         return cudaErrorInvalidValue;
     return cudaSuccess;
+}
+
+/* A launcher's checks: ntaps - 1 + n inputs a channel, no window (the
+ * direct kernel checks its windows itself). */
+static inline cudaError_t gf_check_args(const gf_conv_args *a)
+{
+    if (a && a->window)
+        return cudaErrorInvalidValue;
+    return gf_check_shape(a, a ? a->n + a->ntaps - 1 : 0);
 }
 
 /* 256 threads (8 warps) unless the caller picks: a textbook size, not a

@@ -105,6 +105,13 @@ gfir_status gf_cuda_set_taps_device(gfir_plan *plan, const float *taps, cudaStre
  * they need); then the kernel's part of a filter, made on `stream` and
  * complete for every stream when it returns, into f. */
 void gf_cuda_direct_setup(gfir_plan *plan, gf_cuda_state *st);
+/* Outputs of a window of a whole signal through our direct kernel in one
+ * launch on lane l, into planar rows out_dist apart: the inputs they need
+ * are lead zeros, then x's rows (x_stride apart) [0 .. avail), then zeros
+ * (gf_conv_args). */
+gfir_status gf_cuda_direct_window(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l,
+                                  const float *x, size_t x_stride, size_t lead, size_t avail,
+                                  size_t n, float *out, size_t out_dist);
 void gf_cuda_fft_setup(gfir_plan *plan, gf_cuda_state *st);
 gfir_status gf_cuda_direct_prepare(const gfir_plan *plan, const gf_cuda_state *st,
                                    const float *taps, gf_cuda_filter *f, cudaStream_t stream,

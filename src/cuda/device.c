@@ -22,9 +22,10 @@
  * A whole signal (convolve) has no history: every output window is
  * computed from the caller's rows where they lie, the zeros before and
  * after the signal being the FFT engine's own (gf_fft_run_window), in runs
- * as long as lane 0's engine takes; direct kernels read the rows in place
- * wherever a window's inputs all lie in the signal, and the windows at its
- * ends (or of other layouts) are staged with their zeros.
+ * as long as lane 0's engine takes, or our direct kernel's (one launch for
+ * the whole window, planar output); the textbook kernels read the rows in
+ * place wherever a window's inputs all lie in the signal, and the windows
+ * at its ends (or of other layouts) are staged with their zeros.
  *
  * During a crossfade the streaming calls convolve through gf_cuda_convolve,
  * which mixes the incoming filter in; a whole signal and new taps end a
@@ -177,14 +178,22 @@ static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t fram
     for (size_t a = start, m; a < end && status == GFIR_OK; a += m) {
         gf_device_io w = *io;
         w.out = io->out + (a - start) * io->out_stride;
-        if (planar && plan->kernel == GFIR_KERNEL_FFT) {
-            m = end - a < gf_fft_engine_max_n(l0->fft) ? end - a : gf_fft_engine_max_n(l0->fft);
+        const int fft = plan->kernel == GFIR_KERNEL_FFT;
+        if (planar && (fft || (plan->kernel == GFIR_KERNEL_DIRECT && io->out_stride == 1))) {
+            /* the window's inputs: lead zeros, then avail of the caller's
+             * samples from base, then zeros; the FFT engine in runs as long
+             * as it takes, our direct kernel in one launch */
+            m = fft && end - a > gf_fft_engine_max_n(l0->fft) ? gf_fft_engine_max_n(l0->fft)
+                                                               : end - a;
             const size_t lead = a < halo ? halo - a : 0, base = a < halo ? 0 : a - halo;
             size_t avail = frames > base ? frames - base : 0;
             avail = avail < halo + m - lead ? avail : halo + m - lead;
-            status = gf_fft_run_window(l0->fft, avail ? io->in + base : io->in, pitch, lead,
-                                       avail, m, w.out, io->out_stride, io->out_dist,
-                                       plan->detail, sizeof plan->detail);
+            const float *x = avail ? io->in + base : io->in;
+            status = fft ? gf_fft_run_window(l0->fft, x, pitch, lead, avail, m, w.out,
+                                             io->out_stride, io->out_dist, plan->detail,
+                                             sizeof plan->detail)
+                         : gf_cuda_direct_window(plan, st, l0, x, pitch, lead, avail, m, w.out,
+                                                 io->out_dist);
         } else if (planar && io->out_stride == 1 && a >= halo && a < frames) {
             m = (end < frames ? end : frames) - a; /* every input in the caller's rows */
             status = st->step(plan, st, l0, plan->filter->impl, io->in + (a - halo), pitch, m,

@@ -37,6 +37,22 @@ static gfir_status direct_step(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane 
     return GFIR_OK;
 }
 
+gfir_status gf_cuda_direct_window(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l,
+                                  const float *x, size_t x_stride, size_t lead, size_t avail,
+                                  size_t n, float *out, size_t out_dist)
+{
+    const gf_cuda_filter *f = plan->filter->impl;
+    const unsigned ch = plan->channels;
+    gf_conv_args a = {
+        .d_x = x, .x_stride = x_stride, .d_taps = f->d_taps,
+        .taps_stride = st->taps_stride, .shared_taps = plan->filter_channels == 1,
+        .ntaps = plan->ntaps, .d_y = out, .y_stride = ch == 1 ? n : out_dist, .n = n,
+        .channels = ch, .block_threads = 0, .window = 1, .lead = lead, .avail = avail,
+    };
+    GF_CUDA_TRY(gf_launch_direct(&a, l->stream), plan->detail, sizeof plan->detail);
+    return GFIR_OK;
+}
+
 void gf_cuda_direct_setup(gfir_plan *plan, gf_cuda_state *st)
 {
     static cudaError_t (*const launchers[])(const gf_conv_args *, cudaStream_t) = {

@@ -78,7 +78,7 @@ static void kernels_case(size_t ntaps, unsigned channels, int shared, size_t n,
     CHECK_CUDA(cudaMemcpy(d_x, h_x, channels * x_stride * sizeof(float), cudaMemcpyHostToDevice));
 
     gf_conv_args a = {d_x, x_stride, d_hr, stride_taps, shared, ntaps, d_y, n, n, channels,
-                        block_threads};
+                        block_threads, 0, 0, 0};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         if (kernels[k].launch == gf_launch_constant && !gf_constant_fits(ntaps, filters)) {
             assert_int_equal(kernels[k].launch(&a, 0), cudaErrorInvalidValue);
