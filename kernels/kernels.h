@@ -38,7 +38,8 @@ extern "C" {
 #define GF_GRID_Y_MAX 65535
 
 typedef struct gf_conv_args {
-    const float *d_x;       /* channel c: d_x + c * x_stride, ntaps - 1 + n samples */
+    const float *d_x;       /* channel c: d_x + c * x_stride, ntaps - 1 + n samples
+                               (a window: see below) */
     size_t x_stride;
     const float *d_taps;    /* reversed taps, filter f: d_taps + f * taps_stride,
                                zero from ntaps up to taps_stride (a multiple of
@@ -55,8 +56,9 @@ typedef struct gf_conv_args {
      * set, the ntaps - 1 + n inputs of channel c are `lead` zeros, then
      * d_x + c * x_stride [0 .. avail), then zeros, so a window of a whole
      * signal (its zeros before and after included) is one launch, and
-     * x_stride need only cover avail. Zero (as initializers that stop
-     * before it leave it): the inputs are all at d_x. */
+     * x_stride need only cover avail; lead + avail at most ntaps - 1 + n
+     * (more would meet the taps' zero padding). Zero (as initializers that
+     * stop before it leave it): the inputs are all at d_x. */
     int window;
     size_t lead, avail;
 } gf_conv_args;

@@ -53,7 +53,9 @@
  *   65535: 524288 0.659, 262144 0.692, 2^20 0.720, 2^21 0.835
  *   262143: 2^20 0.814, 2^21 0.845, 524288 1.001
  * hence N = 8 ntaps up to FFT_FOURSTEP_8X_MAX points, 4 ntaps for longer
- * filters, never below FFT_FOURSTEP_MIN.
+ * filters, never below FFT_FOURSTEP_MIN. A filter's spectrum is N points of
+ * 8 bytes, so from 8193 to 131072 taps it takes twice the memory it did at
+ * 4 ntaps (256 per-channel filters of 131072 taps: 2 GB).
  *
  * Short blocks. A segment pair is one complex transform (smfft.h), so a
  * block that one segment covers would leave half of it empty: the rule

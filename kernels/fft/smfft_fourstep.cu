@@ -60,6 +60,8 @@
 #define FOURSTEP_LOG_POINTS GF_FOURSTEP_LOG_POINTS
 #define FOURSTEP_BLOCKS_PER_SM GF_FOURSTEP_BLOCKS
 #define FOURSTEP_THREADS (1u << (FOURSTEP_LOG_POINTS - 4))
+static_assert((1u << FOURSTEP_LOG_POINTS) <= SMFFT_POINTS_PER_THREAD * FOURSTEP_THREADS,
+              "SMFFT_FOR_POINTS covers at most 16 points a thread");
 /* N2 at most 2^10: with the default 2^13 points a block, a column step's
  * block then spans at least 8 neighbouring columns (32-byte runs of input).
  * Up to that the split is balanced: rows of 2^8 under taller columns (fewer

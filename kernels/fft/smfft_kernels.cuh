@@ -66,7 +66,8 @@ static inline size_t smfft_smem_bytes(size_t n)
 #define SMFFT_FOR_POINTS(i, count, threads, u)                                                   \
     SMFFT_PRAGMA(unroll u)                                                                       \
     for (unsigned j_ = 0, i = threadIdx.x; j_ < SMFFT_POINTS_PER_THREAD; j_++, i += (threads))  \
-        if (i < (count))
+        if (!(i < (count))) {                                                                    \
+        } else /* (an else after the body is a compile error, not the inner if's) */
 
 /* v *= w, or v *= conj(w) */
 static __device__ __forceinline__ float2 cmul(float2 v, float2 w)

@@ -20,6 +20,8 @@
 #define GF_ONEPASS_UNROLL 8
 #endif
 #define ONEPASS_UNROLL GF_ONEPASS_UNROLL
+static_assert(GF_SMFFT_ONEPASS_MAX <= SMFFT_POINTS_PER_THREAD * ONEPASS_THREADS_MAX,
+              "SMFFT_FOR_POINTS covers at most 16 points a thread");
 
 /* Block (pair p, channel c): segments 2p and 2p + 1 of channel c. */
 __global__ void __launch_bounds__(ONEPASS_THREADS_MAX) onepass_kernel(gf_smfft_args a)

@@ -98,6 +98,13 @@ static void kernels_case(size_t ntaps, unsigned channels, int shared, size_t n,
         if (!(err < tol))
             fail_msg("kernel %s ntaps=%zu channels=%u shared=%d n=%zu threads=%u: rel L2 %.3g",
                      kernels[k].name, ntaps, channels, shared, n, block_threads, err);
+        /* windows of a signal are ours alone: the textbook kernels refuse one */
+        if (kernels[k].launch != gf_launch_direct) {
+            gf_conv_args w = a;
+            w.window = 1;
+            w.avail = n + ntaps - 1;
+            assert_int_equal(kernels[k].launch(&w, 0), cudaErrorInvalidValue);
+        }
     }
     cudaFree(d_hr);
     cudaFree(d_x);

@@ -443,6 +443,7 @@ static void test_whole_signals(void **state)
         {GFIR_KERNEL_FFT, 1023, 2, 2, 4096, 20011},   /* windows over several runs */
         {GFIR_KERNEL_DIRECT, 63, 4, 4, 8192, 10007},
         {GFIR_KERNEL_DIRECT, 63, 1, 1, 4096, 9001},
+        {GFIR_KERNEL_DIRECT, 3000, 2, 1, 8192, 1001}, /* taps in segments; short signal */
         {GFIR_KERNEL_CACHED, 200, 2, 1, 4096, 5003},
         {GFIR_KERNEL_FFT, 5000, 2, 2, 512, 7001},    /* the delay-line engine */
         {GFIR_KERNEL_FFT, 3000, 2, 1, 8192, 1001},   /* a signal shorter than the filter */
@@ -455,6 +456,7 @@ static void test_whole_signals(void **state)
             {(t < m ? t : m) - 1, (t > m ? t - m : m - t) + 1}, /* valid */
             {t / 3, t / 2 + 17},                         /* inside */
             {t + m / 2, 100},                            /* partly past the end */
+            {t + m + 5, 50},                             /* wholly past it: zeros */
         };
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++)
             for (int layout = PLANAR; layout <= PLANAR_OUT; layout += w == 0 ? 1 : 3) {
