@@ -76,17 +76,12 @@ static int checked(size_t i, size_t total, size_t step)
     return i % step == 0 || i < ENDS || i + ENDS >= total;
 }
 
-/* test_reference at one frame: y[c] = sum_k h_c[k] x[i - k][c]. */
+/* test_reference at one frame, every channel: y[c] = sum_k h_c[k] x[i - k][c]. */
 static void reference_at(const float *x, unsigned channels, const float *taps, size_t ntaps,
                          unsigned filter_channels, size_t i, double *y)
 {
-    for (unsigned c = 0; c < channels; c++) {
-        const float *h = taps + (filter_channels == 1 ? 0 : c) * ntaps;
-        double acc = 0.0;
-        for (size_t k = 0; k <= i && k < ntaps; k++)
-            acc += (double)h[k] * (double)x[(i - k) * channels + c];
-        y[c] = acc;
-    }
+    for (unsigned c = 0; c < channels; c++)
+        y[c] = test_reference_at(x, channels, taps, ntaps, filter_channels, c, i);
 }
 
 static void *pinned(size_t bytes)
