@@ -5,24 +5,40 @@
  * Point n = n1 + N1 n2 of a segment pair; the transform is
  *   X[k2 + N2 k1] = sum_n1 W_N1^(n1 k1) W_N^(n1 k2) sum_n2 W_N2^(n2 k2) x[n1 + N1 n2]
  * so: (A) N2-point transforms down the columns (fixed n1), read straight
- * from the input, written to row p of the pair's N2 x N1 work matrix, p
- * the position holding k2; (B) per row, the twiddle W_N^(n1 k2), an N1-point
- * transform, the product with the filter's spectrum (made by the same A and
- * B), the inverse N1-point transform and the conjugate twiddle, in place;
- * (C) inverse N2-point transforms down the columns, restoring natural order,
- * whose valid samples go straight to the output. Three passes over the work
- * matrix, against five around cuFFT (passes.h), and the input and output
- * are touched once. Every block holds 2^FOURSTEP_LOG_POINTS points:
- * 2^(FOURSTEP_LOG_POINTS - log N2) columns (interleaved, so neighbouring
- * threads read neighbouring samples) or 2^(FOURSTEP_LOG_POINTS - log N1)
- * rows, 16 points a thread.
+ * from the input, times the twiddle W_N^(n1 k2), written to row p of the
+ * pair's N2 x N1 work matrix, p the position holding k2; (B) per row, an
+ * N1-point transform, the product with the filter's spectrum (made by the
+ * same A and B), and the inverse N1-point transform, in place; (C) the
+ * conjugate twiddle and inverse N2-point transforms down the columns,
+ * restoring natural order, whose valid samples go straight to the output.
+ * Three passes over the work matrix, against five around cuFFT (passes.h),
+ * and the input and output are touched once. Every block holds
+ * 2^FOURSTEP_LOG_POINTS points: 2^(FOURSTEP_LOG_POINTS - log N2) columns
+ * (interleaved, so neighbouring threads read neighbouring samples) or
+ * 2^(FOURSTEP_LOG_POINTS - log N1) rows, 16 points a thread.
+ *
+ * Each transform's first pass reads device memory into registers and its
+ * last writes from registers (smfft_kernels.cuh, transform_io). The
+ * twiddles sit in (A) and (C), where they meet the column transform's last
+ * pass, of few points a thread (radix 4 at 2^20 points): in (B)'s first
+ * pass, 16 points a thread, ptxas spilled 1152 bytes of fourstep_rows at
+ * 64 registers, against 464, 468 and 200 of the three kernels so (not
+ * timed). Against loading each block into shared memory and
+ * storing it from there, on the H100 (gfir-bench --kernels fft, 2 x 2^24
+ * samples, 2026-11-24): 16383 taps 0.580 -> 0.507 ms, 65535 taps 0.661 ->
+ * 0.581, 262143 taps 0.809 -> 0.685.
  *
  * 8192 points and two blocks per SM (64 registers a thread at most): on an
  * H100 (gfir-bench --fft-sizes, 2 x 2^24 samples, 16383 to 262143 taps,
  * commit f5f832d, 2026-11-23) 13-18% faster than leaving ptxas free (up to
  * 71 registers, one block of fourstep_rows per SM); three per SM spilled and
- * were no faster than one. Builds with -DGF_FOURSTEP_LOG_POINTS=L and
- * -DGF_FOURSTEP_BLOCKS=B let gfir-bench time others.
+ * were no faster than one. With the passes reading and writing device
+ * memory themselves (above), it still is, though the 64 registers spill a
+ * little: one block an SM with 128 registers took 0.588, 0.716 and 0.826 ms
+ * at 16383, 65535 and 262143 taps, blocks of 4096 points 0.536, 0.678 and
+ * 0.816, against 0.507, 0.581 and 0.685 (same command and day as above).
+ * Builds with -DGF_FOURSTEP_LOG_POINTS=L and -DGF_FOURSTEP_BLOCKS=B let
+ * gfir-bench time others.
  *
  * The work matrices of all the pairs pass through device memory between
  * passes (more than L2 holds: 2 MB a pair and channel at 2^18 points).
@@ -48,29 +64,15 @@
 #ifndef GF_FOURSTEP_CHUNK_MB
 #define GF_FOURSTEP_CHUNK_MB 0
 #endif
-/* The loops over a block's points outside the transforms (smfft_kernels.cuh)
- * fully unrolled, 16 loads of a thread in flight: on the H100 (gfir-bench
- * --kernels fft, 2 x 2^24 samples, 2026-11-24) 16383 taps took 0.582 ms
- * against 0.657 not unrolled, 65535 taps 0.695 against 0.811, 262143 taps
- * 0.815 against 0.927; by 8, 0.595, 0.713 and 0.816. */
-#ifndef GF_FOURSTEP_UNROLL
-#define GF_FOURSTEP_UNROLL 16
-#endif
-#define FOURSTEP_UNROLL GF_FOURSTEP_UNROLL
 #define FOURSTEP_LOG_POINTS GF_FOURSTEP_LOG_POINTS
 #define FOURSTEP_BLOCKS_PER_SM GF_FOURSTEP_BLOCKS
 #define FOURSTEP_THREADS (1u << (FOURSTEP_LOG_POINTS - 4))
-static_assert((1u << FOURSTEP_LOG_POINTS) <= SMFFT_POINTS_PER_THREAD * FOURSTEP_THREADS,
-              "SMFFT_FOR_POINTS covers at most 16 points a thread");
 /* N2 at most 2^10: with the default 2^13 points a block, a column step's
  * block then spans at least 8 neighbouring columns (32-byte runs of input).
  * Up to that the split is balanced: rows of 2^8 under taller columns (fewer
  * passes in the row step, which runs two transforms) measured 7% slower at
  * 2^18 (commit 81635dd). */
 #define FOURSTEP_LOG_N2_MAX 10
-/* fourstep_rows' table of each row's k2 has 2^(FOURSTEP_LOG_POINTS - 7)
- * entries: rows of N1 >= 2^7 points. */
-#define FOURSTEP_K2S (1u << (FOURSTEP_LOG_POINTS - 7))
 
 typedef struct fourstep_shape {
     unsigned log_n, log_n1, log_n2, log_t; /* N, N1, N2, the passes' twiddle table */
@@ -88,38 +90,6 @@ static fourstep_shape fourstep_shape_of(unsigned log_n)
     return sh;
 }
 
-/* (A) Block (column group, pair, channel): columns n1_0 .. of segments 2 pair
- * and 2 pair + 1 of channel c (row c of x, x_stride apart, avail samples
- * after lead zeros), times scale, forward down the columns, into rows p of
- * the work matrix. */
-__global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
-    fourstep_cols_fwd(const float *x, size_t x_stride, size_t avail, size_t lead, size_t hop,
-                      size_t rows, size_t pair0, float scale, float2 *work, fourstep_shape sh,
-                      const float2 *__restrict__ tw)
-{
-    extern __shared__ float2 buf[];
-    const unsigned log_b = FOURSTEP_LOG_POINTS - sh.log_n2, n1_0 = blockIdx.x << log_b;
-    const unsigned pair = blockIdx.y, c = blockIdx.z, total = 1u << FOURSTEP_LOG_POINTS;
-    const size_t s0 = 2 * (pair0 + pair), s1 = s0 + 1;
-    const int second = s1 < rows;
-    const float *xc = x + c * x_stride;
-    const size_t g0 = s0 * hop, g1 = s1 * hop;
-    SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL) {
-        const size_t idx =
-            n1_0 + (i & ((1u << log_b) - 1)) + ((size_t)(i >> log_b) << sh.log_n1);
-        /* below lead the index wraps past avail: a zero, as after the input */
-        const size_t k0 = g0 + idx - lead, k1 = g1 + idx - lead;
-        const float re = k0 < avail ? xc[k0] * scale : 0.0f;
-        const float im = second && k1 < avail ? xc[k1] * scale : 0.0f;
-        buf[at(i)] = make_float2(re, im);
-    }
-    __syncthreads();
-    transform<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, false, tw);
-    float2 *w = work + ((size_t)(c * gridDim.y + pair) << sh.log_n) + n1_0;
-    SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL)
-        w[((size_t)(i >> log_b) << sh.log_n1) + (i & ((1u << log_b) - 1))] = buf[at(i)];
-}
-
 /* W_N^(n1 k2), or its conjugate, from two small tables (tw + T: W_N^m for
  * m < 2^log_h, then W_N^(a 2^log_h)): a product instead of a sincos. */
 static __device__ __forceinline__ float2 fourstep_twiddle(unsigned n1, unsigned k2,
@@ -133,39 +103,137 @@ static __device__ __forceinline__ float2 fourstep_twiddle(unsigned n1, unsigned 
     return conj ? make_float2(w.x, -w.y) : w;
 }
 
-/* (B) Block (row group, pair, channel): rows p_0 .. of the work matrix. With
- * spec NULL, only the forward half, stored (the filter's spectrum). */
+/* Where point k of a column step's block lies in its segment (and in the
+ * work matrix's rows): 2^log_b neighbouring columns from n1_0, interleaved. */
+static __device__ __forceinline__ unsigned column_point(unsigned k, unsigned n1_0, unsigned log_b,
+                                                        unsigned log_n1)
+{
+    return n1_0 + (k & ((1u << log_b) - 1)) + ((k >> log_b) << log_n1);
+}
+
+/* (A)'s source: point idx of segments at0 and at1 of row x (zeros outside
+ * avail), times scale. */
+struct fourstep_source {
+    const float *x;
+    size_t at0, at1, avail;
+    float scale;
+    unsigned n1_0, log_b, log_n1;
+    __device__ __forceinline__ float2 load(unsigned k) const
+    {
+        const unsigned idx = column_point(k, n1_0, log_b, log_n1);
+        const size_t k0 = at0 + idx, k1 = at1 + idx;
+        return make_float2(k0 < avail ? x[k0] * scale : 0.0f, k1 < avail ? x[k1] * scale : 0.0f);
+    }
+};
+/* (A)'s sink and (C)'s source: the pair's work matrix, its columns from
+ * n1_0 on; each point times W_N^(n1 k2) on the way out of (A) and its
+ * conjugate on the way into (C), the four-step's twiddles, where the
+ * column transform's last pass holds few points a thread (the row step's
+ * first pass holds 16). */
+struct fourstep_columns {
+    float2 *w;
+    unsigned n1_0, log_b;
+    fourstep_shape sh;
+    const float2 *tw;
+    __device__ __forceinline__ float2 twiddle(unsigned k, bool conj) const
+    {
+        return fourstep_twiddle(n1_0 + (k & ((1u << log_b) - 1)),
+                                digit_reversed(k >> log_b, sh.log_n2), sh, tw, conj);
+    }
+    __device__ __forceinline__ float2 load(unsigned k) const
+    {
+        return cmul(w[column_point(k, 0, log_b, sh.log_n1)], twiddle(k, true));
+    }
+    __device__ __forceinline__ void store(unsigned k, float2 v) const
+    {
+        w[column_point(k, 0, log_b, sh.log_n1)] = cmul(v, twiddle(k, false));
+    }
+};
+
+/* (A) Block (column group, pair, channel): columns n1_0 .. of segments 2 pair
+ * and 2 pair + 1 of channel c (row c of x, x_stride apart, avail samples
+ * after lead zeros), times scale, forward down the columns, into rows p of
+ * the work matrix. */
+__global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
+    fourstep_cols_fwd(const float *x, size_t x_stride, size_t avail, size_t lead, size_t hop,
+                      size_t rows, size_t pair0, float scale, float2 *work, fourstep_shape sh,
+                      const float2 *__restrict__ tw)
+{
+    extern __shared__ float2 buf[];
+    const unsigned log_b = FOURSTEP_LOG_POINTS - sh.log_n2, n1_0 = blockIdx.x << log_b;
+    const unsigned pair = blockIdx.y, c = blockIdx.z;
+    const size_t s0 = 2 * (pair0 + pair), s1 = s0 + 1;
+    /* below lead the index wraps past avail: a zero, as after the input */
+    const fourstep_source in = {x + c * x_stride, s0 * hop - lead,
+                                s1 < rows ? s1 * hop - lead : avail, avail, scale,
+                                n1_0, log_b, sh.log_n1};
+    const fourstep_columns out = {work + ((size_t)(c * gridDim.y + pair) << sh.log_n) + n1_0,
+                                  n1_0, log_b, sh, tw};
+    transform_io<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, false, tw, in, out);
+}
+
+/* (B)'s rows of the work matrix, in place. */
+struct fourstep_rows_io {
+    float2 *w;
+    __device__ __forceinline__ float2 load(unsigned k) const { return w[k]; }
+    __device__ __forceinline__ void store(unsigned k, float2 v) const { w[k] = v; }
+};
+/* The filter's spectrum at the block's rows. */
+struct fourstep_product {
+    const float2 *h;
+    __device__ __forceinline__ float2 operator()(unsigned k, float2 v) const
+    {
+        return cmul(v, __ldg(h + k));
+    }
+};
+
+/* (B) Block (row group, pair, channel): rows p_0 .. of the work matrix,
+ * their twiddles already applied by (A). With spec NULL, only the forward
+ * half (the filter's spectrum). A grid with the pairs fastest, so that the
+ * blocks running together read the same rows of the spectrum, was 1-2%
+ * slower (gfir-bench, 16383 to 262143 taps, H100, 2026-11-24). */
 __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
     fourstep_rows(float2 *work, const float2 *__restrict__ spec, int shared, fourstep_shape sh,
                   const float2 *__restrict__ tw)
 {
     extern __shared__ float2 buf[];
-    __shared__ unsigned k2s[FOURSTEP_K2S]; /* each row's k2 */
     const unsigned log_b = FOURSTEP_LOG_POINTS - sh.log_n1, p_0 = blockIdx.x << log_b;
-    const unsigned c = blockIdx.z, total = 1u << FOURSTEP_LOG_POINTS;
-    const unsigned mask = (1u << sh.log_n1) - 1;
+    const unsigned c = blockIdx.z;
     const size_t at_row = ((size_t)(c * gridDim.y + blockIdx.y) << sh.log_n) +
                           ((size_t)p_0 << sh.log_n1);
-    float2 *w = work + at_row;
-    if (threadIdx.x < (1u << log_b))
-        k2s[threadIdx.x] = digit_reversed(p_0 + threadIdx.x, sh.log_n2);
-    __syncthreads();
-    SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL)
-        buf[at(i)] = cmul(w[i], fourstep_twiddle(i & mask, k2s[i >> sh.log_n1], sh, tw, false));
-    __syncthreads();
-    transform<false, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n1, log_b, sh.log_t, false, tw);
+    const fourstep_rows_io rows = {work + at_row};
     if (!spec) {
-        SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL)
-            w[i] = buf[at(i)];
+        transform_io<false, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n1, log_b, sh.log_t, false, tw,
+                                                  rows, rows);
         return;
     }
-    const float2 *h = spec + ((size_t)(shared ? 0 : c) << sh.log_n) + ((size_t)p_0 << sh.log_n1);
-    SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL)
-        buf[at(i)] = cmul(buf[at(i)], __ldg(h + i));
-    __syncthreads();
-    transform<false, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n1, log_b, sh.log_t, true, tw);
-    SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL)
-        w[i] = cmul(buf[at(i)], fourstep_twiddle(i & mask, k2s[i >> sh.log_n1], sh, tw, true));
+    const fourstep_product mul = {spec + ((size_t)(shared ? 0 : c) << sh.log_n) +
+                                  ((size_t)p_0 << sh.log_n1)};
+    convolve_io<false, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n1, log_b, sh.log_t, tw, rows, mul, rows);
+}
+
+/* (C)'s sink: point idx of the two segments' circular convolutions, the
+ * outputs from col on (at out0 and out1, while below each one's count). */
+struct fourstep_sink {
+    float *out0, *out1;
+    size_t frame_stride, count0, count1;
+    size_t col;
+    unsigned n1_0, log_b, log_n1;
+    __device__ __forceinline__ void store(unsigned k, float2 v) const
+    {
+        const size_t o = (size_t)column_point(k, n1_0, log_b, log_n1) - col; /* wraps below col */
+        if (o < count0)
+            out0[o * frame_stride] = v.x;
+        if (o < count1)
+            out1[o * frame_stride] = v.y;
+    }
+};
+
+/* Outputs of segment s: hop, or fewer at the end; none past the rows. */
+static __device__ __forceinline__ size_t segment_outputs(const gf_smfft_args &a, size_t s)
+{
+    const size_t g = s * a.hop;
+    return s >= a.rows || g >= a.n ? 0 : a.n - g < a.hop ? a.n - g : a.hop;
 }
 
 /* (C) As (A), backwards: the inverse down the columns, then the samples past
@@ -175,28 +243,22 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
 {
     extern __shared__ float2 buf[];
     const unsigned log_b = FOURSTEP_LOG_POINTS - sh.log_n2, n1_0 = blockIdx.x << log_b;
-    const unsigned pair = blockIdx.y, c = blockIdx.z, total = 1u << FOURSTEP_LOG_POINTS;
-    const float2 *w = a.d_work + ((size_t)(c * gridDim.y + pair) << sh.log_n) + n1_0;
-    SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL)
-        buf[at(i)] = w[((size_t)(i >> log_b) << sh.log_n1) + (i & ((1u << log_b) - 1))];
-    __syncthreads();
-    transform<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, true, a.d_tw);
+    const unsigned pair = blockIdx.y, c = blockIdx.z;
+    const fourstep_columns in = {a.d_work + ((size_t)(c * gridDim.y + pair) << sh.log_n) + n1_0,
+                                 n1_0, log_b, sh, a.d_tw};
     const size_t s0 = 2 * (pair0 + pair), s1 = s0 + 1;
-    const int second = s1 < a.rows;
-    const size_t g0 = s0 * a.hop, g1 = s1 * a.hop;
     float *out = a.d_out + c * a.channel_stride;
-    SMFFT_FOR_POINTS(i, total, FOURSTEP_THREADS, FOURSTEP_UNROLL) {
-        const size_t idx =
-            n1_0 + (i & ((1u << log_b) - 1)) + ((size_t)(i >> log_b) << sh.log_n1);
-        if (idx < a.col)
-            continue;
-        const size_t o = idx - a.col;
-        const float2 v = buf[at(i)];
-        if (g0 + o < a.n)
-            out[(g0 + o) * a.frame_stride] = v.x;
-        if (second && g1 + o < a.n)
-            out[(g1 + o) * a.frame_stride] = v.y;
-    }
+    const fourstep_sink sink = {out + s0 * a.hop * a.frame_stride,
+                                out + s1 * a.hop * a.frame_stride,
+                                a.frame_stride,
+                                segment_outputs(a, s0),
+                                segment_outputs(a, s1),
+                                a.col,
+                                n1_0,
+                                log_b,
+                                sh.log_n1};
+    transform_io<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, true, a.d_tw, in,
+                                             sink);
 }
 
 /* The grids: (column or row groups, pairs, channels); either way
@@ -270,6 +332,6 @@ static cudaError_t fourstep_run(const gf_smfft_args *a, cudaStream_t stream)
 }
 
 const gf_smfft_shape gf_smfft_fourstep = {
-    fourstep_tables, fourstep_smem,    FOURSTEP_K2S * sizeof(unsigned),
+    fourstep_tables, fourstep_smem, 0,
     fourstep_allow_smem, fourstep_spectrum, fourstep_run,
 };

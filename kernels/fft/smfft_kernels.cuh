@@ -24,6 +24,9 @@
  * (b, j), j < S, takes the R points b*M + j + r*S, applies an R-point DFT,
  * multiplies output r by W_M^(j r) and writes them back where they came
  * from. Twiddles come from a table of W_T^k, k < T, made once per filter.
+ * A transform's first pass may read its points from device memory instead,
+ * and its last write them there (transform_io, convolve_io): the data then
+ * meets shared memory only between passes.
  */
 #ifndef GF_FFT_SMFFT_KERNELS_CUH
 #define GF_FFT_SMFFT_KERNELS_CUH
@@ -57,8 +60,9 @@ static inline size_t smfft_smem_bytes(size_t n)
  * over a runtime stride ran one point an iteration, each waiting for its
  * load from device memory before the next was issued (the PTX had one
  * ld.global a trip); unrolled, U loads of a thread are in flight together.
- * Every shape uses at most 16 points a thread. Each shape's U is its own
- * (smfft_onepass.cu, smfft_fourstep.cu, with the figures). Unrolling the
+ * At most 16 points a thread. One-pass's filter spectra use it (U in
+ * smfft_onepass.cu, with the figures); the convolutions' transforms now
+ * read and write device memory in their own passes instead. Unrolling the
  * transform's passes the same way (a thread's 16 / R items of a pass
  * together) was 2-5% slower everywhere (H100, 2026-11-24). */
 #define SMFFT_POINTS_PER_THREAD 16
@@ -215,41 +219,6 @@ static __device__ __forceinline__ void twiddle(float2 *v, const float2 *__restri
     }
 }
 
-/*
- * One pass over sub-transforms of M = R << log_s points, in a batch of 2^log_b
- * transforms of 2^log_len points each: transform b's point e at b * 2^log_len
- * + e (one after another), or at e * 2^log_b + b (IL: interleaved, so that
- * threads next to each other take neighbouring transforms). Twiddles W_M^k
- * come from a table of W_T^k, T = 2^log_t >= M.
- */
-template <int R, bool IL, bool PRODUCTS>
-static __device__ void pass(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
-                            unsigned log_s, bool inv, const float2 *__restrict__ tw)
-{
-    const unsigned log_r = R == 16 ? 4 : R == 8 ? 3 : R == 4 ? 2 : 1;
-    const unsigned s = 1u << log_s, per = 1u << (log_len - log_r), items = per << log_b;
-    const unsigned tw_shift = log_t - log_s - log_r; /* T / M */
-    for (unsigned it = threadIdx.x; it < items; it += blockDim.x) {
-        const unsigned b = IL ? it & ((1u << log_b) - 1) : it >> (log_len - log_r);
-        const unsigned it2 = IL ? it >> log_b : it & (per - 1);
-        const unsigned j = it2 & (s - 1), base = ((it2 >> log_s) * R << log_s) + j;
-        float2 v[R];
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            v[r] = buf[at(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s)];
-        if (inv) {
-            twiddle<R, PRODUCTS>(v, tw, j, tw_shift, true);
-            dft<R>(v, true);
-        } else {
-            dft<R>(v, false);
-            twiddle<R, PRODUCTS>(v, tw, j, tw_shift, false);
-        }
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            buf[at(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s)] = v[r];
-    }
-}
-
 /* The passes' radices, forward order: 16s while they fit, then 8, 4 or 2.
  * Sharing the bits out evenly instead (2^9 as 8 x 8 x 8, not 16 x 16 x 2)
  * was 10% slower at 2048 points and 3% at 2^20 on the H100, even between
@@ -271,27 +240,167 @@ static __device__ __forceinline__ unsigned pass_log_m(unsigned log_len, int p)
     return log_len - (unsigned)p * SMFFT_LOG_RADIX;
 }
 
-/* A batch of 2^log_b transforms of 2^log_len points (layout as pass(),
- * twiddles as twiddle()). */
+/*
+ * Where a pass reads its points and writes them: shared memory (smem_io), or
+ * a shape's own source or sink in device memory. k is the point's index in
+ * the block's layout (pass(), below); at() is shared memory's business
+ * alone. The first pass of a transform reads straight from its source into
+ * registers and the last writes straight from registers to its sink, so
+ * neither end makes a round trip through shared memory, nor waits at the
+ * barrier that needs: against loading a block into shared memory first and
+ * storing it from there after, that halves the shared-memory traffic of a
+ * three-pass transform, and of the filter's product (convolve_io(), below).
+ */
+struct smem_io {
+    float2 *buf;
+    __device__ __forceinline__ float2 load(unsigned k) const { return buf[at(k)]; }
+    __device__ __forceinline__ void store(unsigned k, float2 v) const { buf[at(k)] = v; }
+};
+/* no product (a plain transform's passes) */
+struct no_product {
+    __device__ __forceinline__ float2 operator()(unsigned, float2 v) const { return v; }
+};
+
+/*
+ * One pass over sub-transforms of M = R << log_s points, in a batch of 2^log_b
+ * transforms of 2^log_len points each: transform b's point e at b * 2^log_len
+ * + e (one after another), or at e * 2^log_b + b (IL: interleaved, so that
+ * threads next to each other take neighbouring transforms). Twiddles W_M^k
+ * come from a table of W_T^k, T = 2^log_t >= M. Points come from in and go
+ * to out (smem_io's interface). FUSED: the last forward pass (M = R, so its
+ * twiddles are all 1), the product mul(k, X[k]), and the same pass inverted,
+ * all in registers.
+ */
+template <int R, bool FUSED, bool IL, bool PRODUCTS, class In, class Out, class Mul>
+static __device__ void pass(unsigned log_len, unsigned log_b, unsigned log_t, unsigned log_s,
+                            bool inv, const float2 *__restrict__ tw, In in, Out out, Mul mul)
+{
+    const unsigned log_r = R == 16 ? 4 : R == 8 ? 3 : R == 4 ? 2 : 1;
+    const unsigned s = 1u << log_s, per = 1u << (log_len - log_r), items = per << log_b;
+    const unsigned tw_shift = log_t - log_s - log_r; /* T / M */
+    for (unsigned it = threadIdx.x; it < items; it += blockDim.x) {
+        const unsigned b = IL ? it & ((1u << log_b) - 1) : it >> (log_len - log_r);
+        const unsigned it2 = IL ? it >> log_b : it & (per - 1);
+        const unsigned j = it2 & (s - 1), base = ((it2 >> log_s) * R << log_s) + j;
+        float2 v[R];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            v[r] = in.load(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s);
+        if (FUSED) {
+            dft<R>(v, false);
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                v[r] = mul(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s,
+                           v[r]);
+            dft<R>(v, true);
+        } else if (inv) {
+            twiddle<R, PRODUCTS>(v, tw, j, tw_shift, true);
+            dft<R>(v, true);
+        } else {
+            dft<R>(v, false);
+            twiddle<R, PRODUCTS>(v, tw, j, tw_shift, false);
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            out.store(IL ? ((base + r * s) << log_b) + b : (b << log_len) + base + r * s, v[r]);
+    }
+}
+
+/* pass() at forward pass p's radix */
+template <bool FUSED, bool IL, bool PRODUCTS, class In, class Out, class Mul>
+static __device__ __forceinline__ void pass_at(int p, unsigned log_len, unsigned log_b,
+                                               unsigned log_t, bool inv,
+                                               const float2 *__restrict__ tw, In in, Out out,
+                                               Mul mul)
+{
+    const unsigned log_r = pass_log_radix(log_len, p);
+    const unsigned log_s = pass_log_m(log_len, p) - log_r;
+    if (log_r == 4)
+        pass<16, FUSED, IL, PRODUCTS>(log_len, log_b, log_t, log_s, inv, tw, in, out, mul);
+    else if (log_r == 3)
+        pass<8, FUSED, IL, PRODUCTS>(log_len, log_b, log_t, log_s, inv, tw, in, out, mul);
+    else if (log_r == 2)
+        pass<4, FUSED, IL, PRODUCTS>(log_len, log_b, log_t, log_s, inv, tw, in, out, mul);
+    else
+        pass<2, FUSED, IL, PRODUCTS>(log_len, log_b, log_t, log_s, inv, tw, in, out, mul);
+}
+
+/*
+ * A batch of 2^log_b transforms of 2^log_len points (layout as pass(),
+ * twiddles as twiddle()), from in to out through buf: the first pass reads
+ * in, the last writes out, the others work in buf, a barrier between
+ * passes. The caller orders in and out against other threads' use of buf
+ * (a barrier before, when in reads buf; after, when out writes it).
+ */
+template <bool IL, bool PRODUCTS, class In, class Out>
+static __device__ void transform_io(float2 *buf, unsigned log_len, unsigned log_b,
+                                    unsigned log_t, bool inv, const float2 *__restrict__ tw,
+                                    In in, Out out)
+{
+    const smem_io sm = {buf};
+    const no_product none;
+    const int count = pass_count(log_len);
+    for (int k = 0; k < count; k++) {
+        const int p = inv ? count - 1 - k : k;
+        if (count == 1)
+            pass_at<false, IL, PRODUCTS>(p, log_len, log_b, log_t, inv, tw, in, out, none);
+        else if (k == 0)
+            pass_at<false, IL, PRODUCTS>(p, log_len, log_b, log_t, inv, tw, in, sm, none);
+        else if (k == count - 1)
+            pass_at<false, IL, PRODUCTS>(p, log_len, log_b, log_t, inv, tw, sm, out, none);
+        else
+            pass_at<false, IL, PRODUCTS>(p, log_len, log_b, log_t, inv, tw, sm, sm, none);
+        if (k != count - 1)
+            __syncthreads();
+    }
+}
+
+/* The same in place in buf, a barrier after each pass. */
 template <bool IL, bool PRODUCTS>
 static __device__ void transform(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
                                  bool inv, const float2 *__restrict__ tw)
 {
+    const smem_io sm = {buf};
+    const no_product none;
     const int count = pass_count(log_len);
     for (int k = 0; k < count; k++) {
-        const int p = inv ? count - 1 - k : k;
-        const unsigned log_r = pass_log_radix(log_len, p);
-        const unsigned log_s = pass_log_m(log_len, p) - log_r;
-        if (log_r == 4)
-            pass<16, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
-        else if (log_r == 3)
-            pass<8, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
-        else if (log_r == 2)
-            pass<4, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
-        else
-            pass<2, IL, PRODUCTS>(buf, log_len, log_b, log_t, log_s, inv, tw);
+        pass_at<false, IL, PRODUCTS>(inv ? count - 1 - k : k, log_len, log_b, log_t, inv, tw, sm,
+                                     sm, none);
         __syncthreads();
     }
+}
+
+/*
+ * A filter over a batch (layout as pass()): the forward transform of in,
+ * each point X[k] (k its position) replaced by mul(k, X[k]), and the inverse
+ * transform to out. The last forward pass, the product and the first
+ * inverse pass are one pass in registers (pass()'s FUSED). Barriers as
+ * transform_io().
+ */
+template <bool IL, bool PRODUCTS, class In, class Mul, class Out>
+static __device__ void convolve_io(float2 *buf, unsigned log_len, unsigned log_b, unsigned log_t,
+                                   const float2 *__restrict__ tw, In in, Mul mul, Out out)
+{
+    const smem_io sm = {buf};
+    const no_product none;
+    const int last = pass_count(log_len) - 1;
+    if (last == 0) {
+        pass_at<true, IL, PRODUCTS>(0, log_len, log_b, log_t, false, tw, in, out, mul);
+        return;
+    }
+    pass_at<false, IL, PRODUCTS>(0, log_len, log_b, log_t, false, tw, in, sm, none);
+    __syncthreads();
+    for (int p = 1; p < last; p++) {
+        pass_at<false, IL, PRODUCTS>(p, log_len, log_b, log_t, false, tw, sm, sm, none);
+        __syncthreads();
+    }
+    pass_at<true, IL, PRODUCTS>(last, log_len, log_b, log_t, false, tw, sm, sm, mul);
+    __syncthreads();
+    for (int p = last - 1; p > 0; p--) {
+        pass_at<false, IL, PRODUCTS>(p, log_len, log_b, log_t, true, tw, sm, sm, none);
+        __syncthreads();
+    }
+    pass_at<false, IL, PRODUCTS>(0, log_len, log_b, log_t, true, tw, sm, out, none);
 }
 
 /* The frequency held at position p after the forward passes of 2^log_len

@@ -1,7 +1,12 @@
 /*
  * smfft_onepass.cu - smfft's one-pass shape, up to GF_SMFFT_ONEPASS_MAX
  * points: a thread block transforms, filters and transforms back a segment
- * pair in shared memory, in one kernel.
+ * pair in shared memory, in one kernel. The first pass reads the input into
+ * registers and the last writes the output from them (convolve_io in
+ * smfft_kernels.cuh); against loading the pair into shared memory first and
+ * storing from there after, on the H100 (gfir-bench --kernels fft, 2 x 2^24
+ * samples, 2026-11-24): 255 taps 0.231 -> 0.182 ms, 4095 taps 0.400 ->
+ * 0.297, 8000 taps 0.534 -> 0.386 (with the wide kernel, below).
  */
 #include "fft/smfft_kernels.cuh"
 
@@ -9,13 +14,28 @@
  * most the 1024 threads a block may have, which 2^14 points use. The bound
  * holds the kernels to 64 registers a thread: without it ptxas took 66 and
  * 70, so that a block of 512 threads (2^13 points) left no room for a
- * second beside it on the SM, and 1024 threads could not launch at all. */
+ * second beside it on the SM, and 1024 threads could not launch at all.
+ * The spectrum kernel keeps to that; the convolution kernel below 2^14. */
 #define ONEPASS_THREADS_MAX 1024
-/* The loops over a block's points outside the transform (smfft_kernels.cuh),
- * unrolled by 8: on the H100 (gfir-bench --kernels fft, 2 x 2^24 samples,
- * 2026-11-24) 1-4% faster than not unrolled from 1023 to 8000 taps (4095:
- * 0.400 against 0.410 ms), the same at 255; by 16 (more spills at 64
- * registers) 3-7% slower. -DGF_ONEPASS_UNROLL=U builds others. */
+/* The convolution kernel has no loop over a block's points outside its
+ * transforms' passes, which take any number of threads: from
+ * 2^GF_ONEPASS_WIDE_LOG points it runs 32 points a thread, at most 512
+ * threads and so up to 128 registers (ptxas: 106, no spills; at 64 it
+ * spills 356 bytes); below, 16 points a thread at 64 registers, more blocks
+ * an SM. On the H100 (gfir-bench --fft-sizes, 2 x 2^24 samples,
+ * 2026-11-24), wide from 2^14: 4095 taps 0.297 ms against 0.322, 8000 taps
+ * 0.386 against 0.415; wide from 2^13 too, 1023 taps at 8192 points 0.244
+ * against 0.228. -DGF_ONEPASS_WIDE_LOG=L builds others. */
+#ifndef GF_ONEPASS_WIDE_LOG
+#define GF_ONEPASS_WIDE_LOG 14
+#endif
+#define ONEPASS_WIDE_THREADS 512
+/* The spectrum kernel's loops over a block's points (smfft_kernels.cuh),
+ * unrolled by 8. When the convolution kernel had such loops, on the H100
+ * (gfir-bench --kernels fft, 2 x 2^24 samples, 2026-11-24) that was 1-4%
+ * faster than not unrolled from 1023 to 8000 taps (4095: 0.400 against
+ * 0.410 ms), the same at 255; by 16 (more spills at 64 registers) 3-7%
+ * slower. -DGF_ONEPASS_UNROLL=U builds others. */
 #ifndef GF_ONEPASS_UNROLL
 #define GF_ONEPASS_UNROLL 8
 #endif
@@ -23,37 +43,68 @@
 static_assert(GF_SMFFT_ONEPASS_MAX <= SMFFT_POINTS_PER_THREAD * ONEPASS_THREADS_MAX,
               "SMFFT_FOR_POINTS covers at most 16 points a thread");
 
-/* Block (pair p, channel c): segments 2p and 2p + 1 of channel c. */
-__global__ void __launch_bounds__(ONEPASS_THREADS_MAX) onepass_kernel(gf_smfft_args a)
+/* Point k of the pair: samples k - lead of the two segments (from their
+ * starts at0 and at1 in the row x; zeros outside avail), as one complex
+ * point. Below lead the index wraps past avail: a zero, as after the
+ * input. */
+struct onepass_source {
+    const float *x;
+    size_t at0, at1, avail;
+    __device__ __forceinline__ float2 load(unsigned k) const
+    {
+        const size_t k0 = at0 + k, k1 = at1 + k;
+        return make_float2(k0 < avail ? x[k0] : 0.0f, k1 < avail ? x[k1] : 0.0f);
+    }
+};
+/* The filter's spectrum, in the transforms' order. */
+struct onepass_product {
+    const float2 *h;
+    __device__ __forceinline__ float2 operator()(unsigned k, float2 v) const
+    {
+        return cmul(v, __ldg(h + k));
+    }
+};
+/* Point k of the pair's circular convolution: output k - col of each
+ * segment (at out0 and out1) while below that segment's count. */
+struct onepass_sink {
+    float *out0, *out1;
+    size_t frame_stride;
+    unsigned col, count0, count1;
+    __device__ __forceinline__ void store(unsigned k, float2 v) const
+    {
+        const unsigned o = k - col; /* wraps below col: past both counts */
+        if (o < count0)
+            out0[o * frame_stride] = v.x;
+        if (o < count1)
+            out1[o * frame_stride] = v.y;
+    }
+};
+
+/* Outputs of segment s: hop, or fewer at the end; none past the rows. */
+static __device__ __forceinline__ unsigned segment_outputs(const gf_smfft_args &a, size_t s)
+{
+    const size_t g = s * a.hop;
+    return s >= a.rows || g >= a.n ? 0u : (unsigned)(a.n - g < a.hop ? a.n - g : a.hop);
+}
+
+/* Block (pair p, channel c): segments 2p and 2p + 1 of channel c, from the
+ * input through the filter to the output, in shared memory only between
+ * the transforms' passes (smfft_kernels.cuh). */
+template <unsigned THREADS>
+__global__ void __launch_bounds__(THREADS) onepass_kernel(gf_smfft_args a)
 {
     extern __shared__ float2 buf[];
-    const unsigned n = 1u << a.log_n, c = blockIdx.y;
+    const unsigned c = blockIdx.y;
     const size_t s0 = 2 * (size_t)blockIdx.x, s1 = s0 + 1;
-    const int second = s1 < a.rows;
-    const float *x = a.d_x + c * a.x_stride;
     const size_t g0 = s0 * a.hop, g1 = s1 * a.hop;
-    SMFFT_FOR_POINTS(i, n, blockDim.x, ONEPASS_UNROLL) {
-        /* below lead the index wraps past avail: a zero, as after the input */
-        const size_t k0 = g0 + i - a.lead, k1 = g1 + i - a.lead;
-        const float re = k0 < a.avail ? x[k0] : 0.0f;
-        const float im = second && k1 < a.avail ? x[k1] : 0.0f;
-        buf[at(i)] = make_float2(re, im);
-    }
-    __syncthreads();
-    transform<false, true>(buf, a.log_n, 0, a.log_n, false, a.d_tw);
-    const float2 *h = a.d_spec + (size_t)(a.shared ? 0 : c) * n;
-    SMFFT_FOR_POINTS(i, n, blockDim.x, ONEPASS_UNROLL)
-        buf[at(i)] = cmul(buf[at(i)], __ldg(h + i));
-    __syncthreads();
-    transform<false, true>(buf, a.log_n, 0, a.log_n, true, a.d_tw);
+    const onepass_source in = {a.d_x + c * a.x_stride, g0 - a.lead,
+                               s1 < a.rows ? g1 - a.lead : a.avail, a.avail};
+    const onepass_product mul = {a.d_spec + ((size_t)(a.shared ? 0 : c) << a.log_n)};
     float *out = a.d_out + c * a.channel_stride;
-    SMFFT_FOR_POINTS(i, a.hop, blockDim.x, ONEPASS_UNROLL) {
-        const float2 v = buf[at((unsigned)(a.col + i))];
-        if (g0 + i < a.n)
-            out[(g0 + i) * a.frame_stride] = v.x;
-        if (second && g1 + i < a.n)
-            out[(g1 + i) * a.frame_stride] = v.y;
-    }
+    const onepass_sink sink = {out + g0 * a.frame_stride, out + g1 * a.frame_stride,
+                               a.frame_stride, (unsigned)a.col, segment_outputs(a, s0),
+                               segment_outputs(a, s1)};
+    convolve_io<false, true>(buf, a.log_n, 0, a.log_n, a.d_tw, in, mul, sink);
 }
 
 /*
@@ -87,10 +138,10 @@ __global__ void __launch_bounds__(ONEPASS_THREADS_MAX)
     }
 }
 
-static unsigned threads_for(size_t n)
+static unsigned threads_for(size_t n, unsigned most)
 {
     const size_t t = n / 16;
-    return (unsigned)(t < 32 ? 32 : t > ONEPASS_THREADS_MAX ? ONEPASS_THREADS_MAX : t);
+    return (unsigned)(t < 32 ? 32 : t > most ? most : t);
 }
 
 /* The passes' table only: W_N^k, k < N. */
@@ -107,7 +158,8 @@ static size_t onepass_smem(unsigned log_n)
 
 static cudaError_t onepass_allow_smem(size_t bytes)
 {
-    const void *const kernels[] = {(const void *)onepass_kernel,
+    const void *const kernels[] = {(const void *)onepass_kernel<ONEPASS_THREADS_MAX>,
+                                   (const void *)onepass_kernel<ONEPASS_WIDE_THREADS>,
                                    (const void *)onepass_spectrum_kernel};
     return gf_smfft_raise_smem(kernels, sizeof kernels / sizeof kernels[0], bytes);
 }
@@ -117,9 +169,10 @@ static cudaError_t onepass_spectrum(const float *d_taps, size_t ntaps, unsigned 
                                     cudaStream_t stream)
 {
     const size_t n_fft = (size_t)1 << log_n;
-    onepass_spectrum_kernel<<<(filters + 1) / 2, threads_for(n_fft), onepass_smem(log_n),
-                              stream>>>(d_taps, ntaps, filters, 1.0f / (float)n_fft, log_n, d_tw,
-                                        d_spec);
+    onepass_spectrum_kernel<<<(filters + 1) / 2, threads_for(n_fft, ONEPASS_THREADS_MAX),
+                              onepass_smem(log_n), stream>>>(d_taps, ntaps, filters,
+                                                             1.0f / (float)n_fft, log_n, d_tw,
+                                                             d_spec);
     return cudaGetLastError();
 }
 
@@ -127,7 +180,13 @@ static cudaError_t onepass_run(const gf_smfft_args *a, cudaStream_t stream)
 {
     const size_t n_fft = (size_t)1 << a->log_n;
     dim3 grid((unsigned)((a->rows + 1) / 2), a->channels);
-    onepass_kernel<<<grid, threads_for(n_fft), onepass_smem(a->log_n), stream>>>(*a);
+    const size_t smem = onepass_smem(a->log_n);
+    if (a->log_n >= GF_ONEPASS_WIDE_LOG)
+        onepass_kernel<ONEPASS_WIDE_THREADS>
+            <<<grid, threads_for(n_fft / 2, ONEPASS_WIDE_THREADS), smem, stream>>>(*a);
+    else
+        onepass_kernel<ONEPASS_THREADS_MAX>
+            <<<grid, threads_for(n_fft, ONEPASS_THREADS_MAX), smem, stream>>>(*a);
     return cudaGetLastError();
 }
 
