@@ -8,6 +8,7 @@
 #   tools/bench/live.sh [--seconds N] [--backend cpu|cuda|auto] [--gfir PATH]
 #                       [--periods "64 128 256"] [--taps "255 4095 65535"]
 #                       [--channels N --ir FILE[,FILE...] [--ports M]]
+#                       [--realtime]
 #
 # --seconds: length of each run (default 60). The JACK server runs at 48 kHz
 # with the same period as gfir, so PortAudio adds no buffering of its own.
@@ -17,7 +18,10 @@
 # the IR may route, as gfir's --ir does (a mono capture through an M-channel
 # IR gives M outputs; a list gives one file per output), and --ports M then
 # gives the JACK server M capture and playback ports (default N). The ch
-# column says inputs x outputs where they differ.
+# column says inputs x outputs where they differ. --realtime runs the JACK
+# server with real-time scheduling (its clients' process threads then get
+# it too), where the machine allows it; the default is --no-realtime, which
+# any user can run, and whose timer thread the kernel may preempt.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -29,6 +33,7 @@ taps_asked="255 4095 65535"
 channels=2
 ir=
 ports=
+realtime=--no-realtime
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=$2; shift 2 ;;
@@ -44,7 +49,8 @@ while [ $# -gt 0 ]; do
         shift 2
         ;;
     --ports) ports=$2; shift 2 ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    --realtime) realtime=--realtime; shift ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "live.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -89,7 +95,7 @@ else
 fi
 
 start_jack() {
-    jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p "$1" \
+    jackd -n "$JACK_DEFAULT_SERVER" "$realtime" -d dummy -r 48000 -p "$1" \
         -C "${ports:-$channels}" -P "${ports:-$channels}" >"$work/jackd.log" 2>&1 &
     jack_pid=$!
     for _ in $(seq 100); do
