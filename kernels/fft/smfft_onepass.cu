@@ -7,6 +7,10 @@
  * storing from there after, on the H100 (gfir-bench --kernels fft, 2 x 2^24
  * samples, 2026-11-24): 255 taps 0.231 -> 0.182 ms, 4095 taps 0.400 ->
  * 0.297, 8000 taps 0.534 -> 0.386 (with the wide kernel, below).
+ * Prefetching a block's input into L2 a wave of blocks ahead (one bulk
+ * cp.async.bulk.prefetch.L2 per block) was slower at every size, 255 taps
+ * 0.183 -> 0.229 ms, 4095 taps 0.301 -> 0.321 (same command, same day):
+ * the kernel waits on its SM, not on device memory.
  */
 #include "fft/smfft_kernels.cuh"
 
