@@ -213,28 +213,16 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
 }
 
 /* (C)'s sink: point idx of the two segments' circular convolutions, the
- * outputs from col on (at out0 and out1, while below each one's count). */
+ * outputs from col on. */
 struct fourstep_sink {
-    float *out0, *out1;
-    size_t frame_stride, count0, count1;
+    pair_outputs<size_t> to;
     size_t col;
     unsigned n1_0, log_b, log_n1;
     __device__ __forceinline__ void store(unsigned k, float2 v) const
     {
-        const size_t o = (size_t)column_point(k, n1_0, log_b, log_n1) - col; /* wraps below col */
-        if (o < count0)
-            out0[o * frame_stride] = v.x;
-        if (o < count1)
-            out1[o * frame_stride] = v.y;
+        to.put((size_t)column_point(k, n1_0, log_b, log_n1) - col, v);
     }
 };
-
-/* Outputs of segment s: hop, or fewer at the end; none past the rows. */
-static __device__ __forceinline__ size_t segment_outputs(const gf_smfft_args &a, size_t s)
-{
-    const size_t g = s * a.hop;
-    return s >= a.rows || g >= a.n ? 0 : a.n - g < a.hop ? a.n - g : a.hop;
-}
 
 /* (C) As (A), backwards: the inverse down the columns, then the samples past
  * the wrapped ones (point col on) to the output. */
@@ -246,17 +234,8 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
     const unsigned pair = blockIdx.y, c = blockIdx.z;
     const fourstep_columns in = {a.d_work + ((size_t)(c * gridDim.y + pair) << sh.log_n) + n1_0,
                                  n1_0, log_b, sh, a.d_tw};
-    const size_t s0 = 2 * (pair0 + pair), s1 = s0 + 1;
-    float *out = a.d_out + c * a.channel_stride;
-    const fourstep_sink sink = {out + s0 * a.hop * a.frame_stride,
-                                out + s1 * a.hop * a.frame_stride,
-                                a.frame_stride,
-                                segment_outputs(a, s0),
-                                segment_outputs(a, s1),
-                                a.col,
-                                n1_0,
-                                log_b,
-                                sh.log_n1};
+    const fourstep_sink sink = {pair_outputs<size_t>::of(a, c, 2 * (pair0 + pair)), a.col, n1_0,
+                                log_b, sh.log_n1};
     transform_io<true, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n2, log_b, sh.log_t, true, a.d_tw, in,
                                              sink);
 }

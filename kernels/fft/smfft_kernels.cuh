@@ -403,6 +403,38 @@ static __device__ void convolve_io(float2 *buf, unsigned log_len, unsigned log_b
     pass_at<false, IL, PRODUCTS>(0, log_len, log_b, log_t, true, tw, sm, out, none);
 }
 
+/* Outputs of segment s of a convolution's rows: hop, or fewer at the end;
+ * none past the rows. */
+static __device__ __forceinline__ size_t segment_outputs(const gf_smfft_args &a, size_t s)
+{
+    const size_t g = s * a.hop;
+    return s >= a.rows || g >= a.n ? 0 : a.n - g < a.hop ? a.n - g : a.hop;
+}
+
+/* Where a segment pair's outputs go (segments s0 and s0 + 1 of channel c):
+ * output o of each, the real and the imaginary part of a point, while below
+ * that segment's count. I is the index type: an o that wrapped below zero
+ * is past both counts. */
+template <class I> struct pair_outputs {
+    float *out0, *out1;
+    size_t frame_stride;
+    I count0, count1;
+    static __device__ __forceinline__ pair_outputs of(const gf_smfft_args &a, unsigned c,
+                                                      size_t s0)
+    {
+        float *out = a.d_out + c * a.channel_stride;
+        return {out + s0 * a.hop * a.frame_stride, out + (s0 + 1) * a.hop * a.frame_stride,
+                a.frame_stride, (I)segment_outputs(a, s0), (I)segment_outputs(a, s0 + 1)};
+    }
+    __device__ __forceinline__ void put(I o, float2 v) const
+    {
+        if (o < count0)
+            out0[o * frame_stride] = v.x;
+        if (o < count1)
+            out1[o * frame_stride] = v.y;
+    }
+};
+
 /* The frequency held at position p after the forward passes of 2^log_len
  * points: pass i's output digit q_i sits at p's bits from log_s_i up and
  * stands for q_i times the product of the earlier passes' radices. */

@@ -68,28 +68,12 @@ struct onepass_product {
         return cmul(v, __ldg(h + k));
     }
 };
-/* Point k of the pair's circular convolution: output k - col of each
- * segment (at out0 and out1) while below that segment's count. */
+/* Point k of the pair's circular convolution: the outputs from col on. */
 struct onepass_sink {
-    float *out0, *out1;
-    size_t frame_stride;
-    unsigned col, count0, count1;
-    __device__ __forceinline__ void store(unsigned k, float2 v) const
-    {
-        const unsigned o = k - col; /* wraps below col: past both counts */
-        if (o < count0)
-            out0[o * frame_stride] = v.x;
-        if (o < count1)
-            out1[o * frame_stride] = v.y;
-    }
+    pair_outputs<unsigned> to; /* counts of at most hop < 2^14 */
+    unsigned col;
+    __device__ __forceinline__ void store(unsigned k, float2 v) const { to.put(k - col, v); }
 };
-
-/* Outputs of segment s: hop, or fewer at the end; none past the rows. */
-static __device__ __forceinline__ unsigned segment_outputs(const gf_smfft_args &a, size_t s)
-{
-    const size_t g = s * a.hop;
-    return s >= a.rows || g >= a.n ? 0u : (unsigned)(a.n - g < a.hop ? a.n - g : a.hop);
-}
 
 /* Block (pair p, channel c): segments 2p and 2p + 1 of channel c, from the
  * input through the filter to the output, in shared memory only between
@@ -104,10 +88,7 @@ __global__ void __launch_bounds__(THREADS) onepass_kernel(gf_smfft_args a)
     const onepass_source in = {a.d_x + c * a.x_stride, g0 - a.lead,
                                s1 < a.rows ? g1 - a.lead : a.avail, a.avail};
     const onepass_product mul = {a.d_spec + ((size_t)(a.shared ? 0 : c) << a.log_n)};
-    float *out = a.d_out + c * a.channel_stride;
-    const onepass_sink sink = {out + g0 * a.frame_stride, out + g1 * a.frame_stride,
-                               a.frame_stride, (unsigned)a.col, segment_outputs(a, s0),
-                               segment_outputs(a, s1)};
+    const onepass_sink sink = {pair_outputs<unsigned>::of(a, c, s0), (unsigned)a.col};
     convolve_io<false, true>(buf, a.log_n, 0, a.log_n, a.d_tw, in, mul, sink);
 }
 
