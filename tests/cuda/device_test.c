@@ -536,7 +536,9 @@ static void test_refusals(void **state)
     cudaFree(d);
 }
 
-int main(void)
+/* device_test [TEST]: every test, or the one named (a sanitizer's run of
+ * one kernel's launches, say). */
+int main(int argc, char **argv)
 {
     if (!gfir_backend_available(GFIR_BACKEND_CUDA)) {
         printf("device_test: no usable CUDA device here: skipped\n");
@@ -547,5 +549,7 @@ int main(void)
         cmocka_unit_test(test_delay_line), cmocka_unit_test(test_new_taps),
         cmocka_unit_test(test_whole_signals), cmocka_unit_test(test_refusals),
     };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
