@@ -71,7 +71,8 @@
  *   32767: 524288 0.554, 262144 0.563    65535: 524288 0.580, 2^20 0.612
  *   131071: 524288 0.648, 2^20 0.649     262143: 2^20 0.682, 2^21 0.720
  * hence the same rule, but never 4096 points (FFT_ONEPASS_SKIP): the
- * filters that would take it go to 8192.
+ * filters that would take it go to 8192. (A short block that a pair of
+ * 4096-point segments covers still takes it, below.)
  *
  * Short blocks. A segment pair is one complex transform (smfft.h), so a
  * block that one segment covers would leave half of it empty: the rule

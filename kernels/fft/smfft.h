@@ -21,7 +21,8 @@ extern "C" {
 #endif
 
 /* The largest one-pass transform: 2^14 points, 139 KB of shared memory,
- * one block of 1024 threads an SM. On an H100 (gfir-bench --fft-sizes,
+ * one block an SM (512 threads of the convolution kernel, 1024 of the
+ * filter's spectrum). On an H100 (gfir-bench --fft-sizes,
  * 2 x 2^24 samples, 2026-11-24) it beat four-step for every filter it can
  * take at 2 ntaps or more (8000 taps: 0.525 ms against 0.605); sizes.cu
  * has the figures. Four-step takes over above. */

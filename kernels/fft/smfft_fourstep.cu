@@ -22,8 +22,8 @@
  * twiddles sit in (A) and (C), where they meet the column transform's last
  * pass, of few points a thread (radix 4 at 2^20 points): in (B)'s first
  * pass, 16 points a thread, ptxas spilled 1152 bytes of fourstep_rows at
- * 64 registers, against 464, 468 and 200 of the three kernels so (not
- * timed). Against loading each block into shared memory and
+ * 64 registers, against 464, 468 and 160 of the three kernels so (nvcc 13;
+ * not timed). Against loading each block into shared memory and
  * storing it from there, on the H100 (gfir-bench --kernels fft, 2 x 2^24
  * samples, 2026-11-24): 16383 taps 0.580 -> 0.507 ms, 65535 taps 0.661 ->
  * 0.581, 262143 taps 0.809 -> 0.685.

@@ -270,9 +270,10 @@ struct no_product {
  * to out (smem_io's interface). FUSED: the last forward pass (M = R, so its
  * twiddles are all 1), the product mul(k, X[k]), and the same pass inverted,
  * all in registers. Inlined: as calls (__noinline__: fewer spills at 64
- * registers, less code) the kernels were slower, four-step 16383 taps
- * 0.508 -> 0.647 ms, one-pass 1023 taps 0.228 -> 0.263, 255 taps 0.183 ->
- * 0.179 (H100, gfir-bench --kernels fft, 2 x 2^24 samples, 2026-11-24).
+ * registers, less code) the kernels were slower, but for 255 taps:
+ * four-step 16383 taps 0.508 -> 0.647 ms, one-pass 1023 taps 0.228 ->
+ * 0.263, 255 taps 0.183 -> 0.179 (H100, gfir-bench --kernels fft,
+ * 2 x 2^24 samples, 2026-11-24).
  */
 template <int R, bool FUSED, bool IL, bool PRODUCTS, class In, class Out, class Mul>
 static __device__ void pass(unsigned log_len, unsigned log_b, unsigned log_t, unsigned log_s,

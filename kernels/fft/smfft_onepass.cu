@@ -15,7 +15,8 @@
 #include "fft/smfft_kernels.cuh"
 
 /* 16 points per thread (one radix-16 work item each), at least a warp, at
- * most the 1024 threads a block may have, which 2^14 points use. The bound
+ * most the 1024 threads a block may have, which the spectrum kernel uses
+ * at 2^14 points (the convolution kernel there runs 512, below). The bound
  * holds the kernels to 64 registers a thread: without it ptxas took 66 and
  * 70, so that a block of 512 threads (2^13 points) left no room for a
  * second beside it on the SM, and 1024 threads could not launch at all.
@@ -70,7 +71,7 @@ struct onepass_product {
 };
 /* Point k of the pair's circular convolution: the outputs from col on. */
 struct onepass_sink {
-    pair_outputs<unsigned> to; /* counts of at most hop < 2^14 */
+    pair_outputs<unsigned> to; /* counts of at most hop <= 2^14 */
     unsigned col;
     __device__ __forceinline__ void store(unsigned k, float2 v) const { to.put(k - col, v); }
 };
