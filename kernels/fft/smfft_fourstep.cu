@@ -178,15 +178,6 @@ struct fourstep_rows_io {
     __device__ __forceinline__ float2 load(unsigned k) const { return w[k]; }
     __device__ __forceinline__ void store(unsigned k, float2 v) const { w[k] = v; }
 };
-/* The filter's spectrum at the block's rows. */
-struct fourstep_product {
-    const float2 *h;
-    __device__ __forceinline__ float2 operator()(unsigned k, float2 v) const
-    {
-        return cmul(v, __ldg(h + k));
-    }
-};
-
 /* (B) Block (row group, pair, channel): rows p_0 .. of the work matrix,
  * their twiddles already applied by (A). With spec NULL, only the forward
  * half (the filter's spectrum). A grid with the pairs fastest, so that the
@@ -207,7 +198,7 @@ __global__ void __launch_bounds__(FOURSTEP_THREADS, FOURSTEP_BLOCKS_PER_SM)
                                                   rows, rows);
         return;
     }
-    const fourstep_product mul = {spec + ((size_t)(shared ? 0 : c) << sh.log_n) +
+    const spectrum_product mul = {spec + ((size_t)(shared ? 0 : c) << sh.log_n) +
                                   ((size_t)p_0 << sh.log_n1)};
     convolve_io<false, GF_FOURSTEP_PRODUCTS>(buf, sh.log_n1, log_b, sh.log_t, tw, rows, mul, rows);
 }

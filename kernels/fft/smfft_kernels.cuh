@@ -256,6 +256,15 @@ struct smem_io {
     __device__ __forceinline__ float2 load(unsigned k) const { return buf[at(k)]; }
     __device__ __forceinline__ void store(unsigned k, float2 v) const { buf[at(k)] = v; }
 };
+/* The product with a filter's spectrum (convolve_io's mul): h at the
+ * block's first point, in the transforms' order. */
+struct spectrum_product {
+    const float2 *h;
+    __device__ __forceinline__ float2 operator()(unsigned k, float2 v) const
+    {
+        return cmul(v, __ldg(h + k));
+    }
+};
 /* no product (a plain transform's passes) */
 struct no_product {
     __device__ __forceinline__ float2 operator()(unsigned, float2 v) const { return v; }

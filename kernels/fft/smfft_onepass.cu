@@ -61,14 +61,7 @@ struct onepass_source {
         return make_float2(k0 < avail ? x[k0] : 0.0f, k1 < avail ? x[k1] : 0.0f);
     }
 };
-/* The filter's spectrum, in the transforms' order. */
-struct onepass_product {
-    const float2 *h;
-    __device__ __forceinline__ float2 operator()(unsigned k, float2 v) const
-    {
-        return cmul(v, __ldg(h + k));
-    }
-};
+
 /* Point k of the pair's circular convolution: the outputs from col on. */
 struct onepass_sink {
     pair_outputs<unsigned> to; /* counts of at most hop <= 2^14 */
@@ -88,7 +81,7 @@ __global__ void __launch_bounds__(THREADS) onepass_kernel(gf_smfft_args a)
     const size_t g0 = s0 * a.hop, g1 = s1 * a.hop;
     const onepass_source in = {a.d_x + c * a.x_stride, g0 - a.lead,
                                s1 < a.rows ? g1 - a.lead : a.avail, a.avail};
-    const onepass_product mul = {a.d_spec + ((size_t)(a.shared ? 0 : c) << a.log_n)};
+    const spectrum_product mul = {a.d_spec + ((size_t)(a.shared ? 0 : c) << a.log_n)};
     const onepass_sink sink = {pair_outputs<unsigned>::of(a, c, s0), (unsigned)a.col};
     convolve_io<false, true>(buf, a.log_n, 0, a.log_n, a.d_tw, in, mul, sink);
 }
