@@ -1,26 +1,46 @@
 #!/usr/bin/env bash
-# Sets gfir up on Debian 12 as root: installs the Debian packages it builds,
-# tests and benchmarks with, configures and builds into build/, then installs
-# gfir on PATH with its manual page and bash completion (tools/install.sh).
-# Safe to run again; it only installs what is missing.
+# Sets gfir up on Debian 12 as root: installs the Debian packages it needs,
+# configures and builds into build/, then installs gfir on PATH with its
+# manual page and bash completion (tools/install.sh). Safe to run again; it
+# only installs what is missing. It says each phase on a line of its own and
+# lets apt and ninja show their own progress.
+#   setup.sh           what building, installing and tools/demo.sh need
+#   setup.sh --tests   that, plus what the tests and benchmarks need (the
+#                      README's test command and CI)
 #   GFIR_BUILD_DIR  build directory (default: build)
 #   GFIR_CMAKE_ARGS extra arguments for cmake's configure step
 #   GFIR_PREFIX     where to install (default: /usr/local as root, else ~/.local)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+tests=0
+case "${1:-}" in
+  "") ;;
+  --tests) tests=1 ;;
+  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "setup: unknown argument '$1' (only --tests)" >&2; exit 2 ;;
+esac
+
 packages=(
   build-essential cmake ninja-build pkg-config      # the build
   libsndfile1-dev libinih-dev libfftw3-dev          # files, presets, FFT
   portaudio19-dev libsoxr-dev                       # live audio, IR resampling
-  libcmocka-dev python3 python3-numpy python3-scipy # tests and golden data
-  python3-pip python3-pytest                        # the Python package: install, tests
-  sox jackd2 alsa-utils libasound2-plugins          # reference tool, live tests
-  man-db bash-completion tmux                       # man gfir, completion, its tests
+  python3 python3-numpy python3-pip                 # the Python package and its install
+  sox man-db bash-completion                        # the demo's signal, man gfir, completion
+)
+test_packages=(
+  libcmocka-dev python3-scipy python3-pytest        # tests and golden data
+  jackd2 alsa-utils libasound2-plugins              # live tests
+  tmux                                              # the terminal tests
   slurm-wlm munge                                   # gfir batch under a real Slurm
   strace                                            # tests: OUTPUT's directory synced
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
+  git                                               # benchmarks name the commit they ran
+  dpkg-dev fakeroot lintian                         # the Debian packages (tests/install)
 )
+((tests)) && packages+=("${test_packages[@]}")
+
+phase() { printf 'setup: %s\n' "$*" >&2; }
 
 missing=()
 for p in "${packages[@]}"; do
@@ -31,14 +51,21 @@ if ((${#missing[@]})); then
     echo "setup: missing Debian packages: ${missing[*]}; run as root or install them" >&2
     exit 1
   fi
-  echo "setup: installing ${missing[*]}" >&2
+  phase "1/4 installing ${#missing[@]} Debian packages and what they need: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  phase "    reading the package lists (apt-get update)"
+  apt-get update -q
+  # apt's own progress: one line per package fetched, unpacked and set up
+  apt-get install -y -q --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}"
+else
+  phase "1/4 the Debian packages are installed"
 fi
 
 build=${GFIR_BUILD_DIR:-build}
+phase "2/4 configuring into $build/"
 # shellcheck disable=SC2086
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${GFIR_CMAKE_ARGS:-} >/dev/null
+phase "3/4 building (ninja's [done/total] counts the steps)"
 cmake --build "$build"
+phase "4/4 installing"
 bash tools/install.sh "$build"

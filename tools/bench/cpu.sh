@@ -11,7 +11,7 @@ build=${GFIR_BUILD_DIR:-build}
 runs=${1:-9}
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
-    GFIR_BUILD_DIR=$build bash tools/setup.sh
+    GFIR_BUILD_DIR=$build bash tools/setup.sh --tests
 fi
 cmake --build "$build" --target cpu_bench >/dev/null
 

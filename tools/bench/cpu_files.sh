@@ -38,7 +38,7 @@ py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
-    GFIR_BUILD_DIR=$build bash tools/setup.sh
+    GFIR_BUILD_DIR=$build bash tools/setup.sh --tests
 fi
 cmake --build "$build" >/dev/null
 gfir=$build/gfir

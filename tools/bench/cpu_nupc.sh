@@ -14,7 +14,7 @@ build=${GFIR_BUILD_DIR:-build}
 runs=${1:-5}
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
-    GFIR_BUILD_DIR=$build bash tools/setup.sh
+    GFIR_BUILD_DIR=$build bash tools/setup.sh --tests
 fi
 cmake --build "$build" --target cpu_nupc_bench >/dev/null
 bench=$build/tools/cpu_nupc_bench
