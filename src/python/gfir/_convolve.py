@@ -223,12 +223,12 @@ def _device_backend(backend: str) -> None:
                          f"'auto' or 'cuda', not {backend!r}")
 
 
-def _nonempty(n: int, what: str) -> int:
+def _nonempty(n: int, refusal: str) -> int:
     """SciPy has no one answer for an empty signal or filter (convolve
     raises in 'full' and 'valid' but returns [] in 'same'; oaconvolve and
     fftconvolve return a 1-D [] whatever the shapes): gfir refuses it."""
     if n == 0:
-        raise ValueError(f"gfir: {what} must not be empty (no samples to convolve)")
+        raise ValueError(f"gfir: {refusal}")
     return n
 
 
@@ -282,7 +282,8 @@ def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str
                          f"not of shape {tuple(ha.shape)}")
     x2, lead, _, _, _ = _arrays.rows(b, xa, axis)
     t, m = x2.shape[1], ha.shape[0]
-    start, length = window(_nonempty(t, "x along axis"), _nonempty(m, "h"), mode)
+    start, length = window(_nonempty(t, "x must not be empty along axis"),
+                           _nonempty(m, "h must not be empty"), mode)
     if x2.shape[0] == 0:
         y2 = _no_rows(b, xa, length)
     elif b.on_device:
@@ -318,7 +319,8 @@ def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
         raise ValueError(f"gfir: x must be (B, T) and h (B, M), not {tuple(xa.shape)} and "
                          f"{tuple(ha.shape)}")
     t, m = xa.shape[1], ha.shape[1]
-    start, length = window(_nonempty(t, "x's rows"), _nonempty(m, "h's rows"), mode)
+    start, length = window(_nonempty(t, "x's rows must not be empty"),
+                           _nonempty(m, "h's rows must not be empty"), mode)
     x2, _, _, _, _ = _arrays.rows(b, xa, -1)
     if x2.shape[0] == 0:
         y2 = _no_rows(b, xa, length)
