@@ -57,7 +57,8 @@ class CPlan:
         return self.handle
 
     def _run(self, name: str, *args: Any) -> None:
-        """gfir_<name>(plan, *args), its failure raised with the plan's detail."""
+        """The library's function `name` on the plan and args, its failure
+        raised with the plan's detail."""
         with self._lock:
             handle = self.live
             _lib.check(getattr(_lib.lib, name)(handle, *args), name, handle)
@@ -344,6 +345,11 @@ class Plan:
         xi = np.ascontiguousarray(xi)
         yi_direct = (c == 1 and y2[0].flags.c_contiguous) or (c > 1 and y2.T.flags.c_contiguous)
         yi = (y2.T if c > 1 else y2[0]) if yi_direct else np.empty((frames, c), np.float32)
+        if np.may_share_memory(xi, yi) and (xi.ctypes.data, xi.strides) != \
+                (yi.ctypes.data, yi.strides):
+            # the library takes in == out, but an out= that overlaps x
+            # otherwise would be read after it was written
+            xi = xi.copy()
         self._plan.execute(xi.ctypes.data, yi.ctypes.data, frames)
         if not yi_direct:
             y2[...] = yi.T if c > 1 else yi.reshape(1, -1)
