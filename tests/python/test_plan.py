@@ -195,6 +195,15 @@ def test_out_in_the_other_byte_order_is_refused(rng):
         plan.flush(10, out=np.empty(10, other))
 
 
+def test_a_read_only_out_is_refused(rng):
+    # the library would write into the bytes object under the view
+    frozen = bytes(400)
+    plan = gfir.Plan(signal(rng, 9), backend="cpu")
+    with pytest.raises(ValueError, match="writable"):
+        plan.process(signal(rng, 100), out=np.frombuffer(frozen, np.float32))
+    assert frozen == bytes(400)
+
+
 def unaligned(a):
     """a's values in float32 one byte past an aligned address."""
     raw = np.empty(a.size * 4 + 1, np.uint8)

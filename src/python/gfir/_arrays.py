@@ -270,8 +270,10 @@ def _importable(name: str) -> bool:
 
 
 def is_float32(b: Backend, x: Any) -> bool:
-    """Whether the library can write float32 samples into x as it is."""
-    return b.dtype_name(x) == "float32" and b.readable(x)
+    """Whether the library can write float32 samples into x as it is (a
+    read-only NumPy view, of a bytes object say, it must not)."""
+    return b.dtype_name(x) == "float32" and b.readable(x) and (
+        b.on_device or x.flags.writeable)
 
 
 def float32_of(b: Backend, x: Any, what: str) -> Tuple[Any, str]:

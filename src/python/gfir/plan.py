@@ -252,8 +252,8 @@ class Plan:
         else:
             y = ra
             if tuple(y.shape) != shape or not _arrays.is_float32(b, y):
-                raise ValueError(f"gfir: out must be float32 (in this machine's byte order) "
-                                 f"of shape {shape}")
+                raise ValueError(f"gfir: out must be writable float32 (in this machine's "
+                                 f"byte order) of shape {shape}")
         if frames == 0:
             return b.wrap_result(y, out)
         y2 = y if c > 1 else b.reshape(y, (1, frames))
@@ -323,8 +323,8 @@ class Plan:
             ob, oa = _arrays.backend_of(out)
             if ob.name != b.name or tuple(oa.shape) != tuple(x.shape) or \
                     not _arrays.is_float32(ob, oa):
-                raise ValueError("gfir: out must be a float32 array (in this machine's byte "
-                                 "order) of x's shape and kind")
+                raise ValueError("gfir: out must be a writable float32 array (in this "
+                                 "machine's byte order) of x's shape and kind")
             y = oa
         else:
             dist, stride = b.strides(x2)
