@@ -2,9 +2,11 @@
 the response against NumPy."""
 import numpy as np
 import pytest
+import scipy.io.wavfile
 import scipy.signal
 
 import gfir
+from conftest import rel_l2
 from gfir import design
 
 
@@ -52,6 +54,8 @@ def test_magnitudes_and_minimum_phase(rng):
     assert np.linalg.norm(hm - ref) / np.linalg.norm(ref) < 1e-2
     with pytest.raises(gfir.ArgumentError):
         design.magnitudes(h, 100)
+    with pytest.raises(TypeError, match="nfreqs must be an integer"):
+        design.magnitudes(h, 4097.9)  # int() made it 4097
 
 
 def test_design_errors_explain():
@@ -62,3 +66,23 @@ def test_design_errors_explain():
         design.bandpass(3000.0, 1000.0, 48000.0, transition_hz=100.0)
     with pytest.raises(ValueError, match="1-D"):
         design.fold(np.ones((2, 2)), np.ones(3))
+
+
+# the command's WAVE files carry chunks (PEAK, tags) that SciPy's reader skips
+@pytest.mark.filterwarnings("ignore::scipy.io.wavfile.WavFileWarning")
+def test_default_attenuation_is_the_presets(tmp_path):
+    # a preset stage without attenuation_db and a design without the
+    # argument are one filter: through the command, an impulse gives its taps
+    (tmp_path / "mine.ini").write_text("[lowpass]\ntype = lowpass\ncutoff_hz = 4000\n"
+                                       "transition_hz = 400\n")
+    impulse = np.zeros(1000, np.float32)
+    impulse[0] = 1.0
+    scipy.io.wavfile.write(tmp_path / "in.wav", 48000, impulse)
+    gfir.filter_file(tmp_path / "in.wav", tmp_path / "out.wav", preset=str(tmp_path / "mine.ini"),
+                     align="causal", format="wav:float")
+    _, from_preset = scipy.io.wavfile.read(tmp_path / "out.wav")
+    taps = design.lowpass(4000.0, 48000.0, transition_hz=400.0)
+    assert taps.size == scipy.signal.kaiserord(80.0, 400.0 / 24000.0)[0]
+    # the command filters the impulse by FFT: float32 rounding, 1e-7 of the taps
+    padded = np.concatenate([taps, np.zeros(impulse.size - taps.size, np.float32)])
+    assert rel_l2(from_preset, padded) < 1e-6

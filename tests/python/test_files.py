@@ -33,3 +33,20 @@ def test_failures_raise_with_the_message(tmp_path):
         gfir.filter_file(tmp_path / "missing.wav", tmp_path / "out.wav", preset="lowpass")
     assert e.value.returncode == 1
     assert not (tmp_path / "out.wav").exists()
+
+
+@pytest.mark.filterwarnings("ignore::scipy.io.wavfile.WavFileWarning")
+def test_names_that_look_like_options_are_files(tmp_path, rng, monkeypatch):
+    # INPUT and OUTPUT follow "--": "--help" was taken as the option (exit
+    # 0, nothing written), "-x.wav" as an unknown option, "-" as a pipe
+    monkeypatch.chdir(tmp_path)
+    x = signal(rng, 4800) * 0.5
+    scipy.io.wavfile.write("-x.wav", 48000, x)
+    h = signal(rng, 31) * 0.1
+    ref = gfir.convolve(x, h, "same")
+    for output in ("--help", "-", "-y.wav"):
+        gfir.filter_file("-x.wav", output, taps=h, format="wav:float")
+        rate, y = scipy.io.wavfile.read(output)
+        assert rate == 48000 and rel_l2(y, ref) < 1e-6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["-", "--help", "-x.wav", "-y.wav"]
+

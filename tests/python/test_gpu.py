@@ -219,3 +219,44 @@ def test_plan_set_taps_and_reset(lib, rng):
     with pytest.raises(gfir.ArgumentError, match="overlap"):
         d = lib.put(x)
         plan.process(d, out=d)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_empty_arrays_on_the_device(lib, rng, mode):
+    # no rows: an empty result of the mode's length, no plan (a division by
+    # zero before); an empty signal or filter: the ValueError of the CPU path
+    _, length = gfir._convolve.window(1000, 31, mode)
+    y = gfir.convolve_batch(lib.put(signal(rng, 0, 1000)), lib.put(signal(rng, 0, 31)), mode)
+    assert lib.is_mine(y) and tuple(y.shape) == (0, length)
+    y = gfir.convolve(lib.put(signal(rng, 0, 1000)), signal(rng, 31), mode)
+    assert lib.is_mine(y) and tuple(y.shape) == (0, length)
+    with pytest.raises(ValueError, match="must not be empty"):
+        gfir.convolve(lib.put(signal(rng, 2, 0)), signal(rng, 31), mode)
+
+
+def test_close_waits_for_a_device_call_in_flight(lib, rng):
+    # as the CPU test: a worker inside a device call, close() from another
+    # thread waits for it and frees the plan after; later calls raise
+    import threading
+    x, h = signal(rng, 2, 1 << 18), signal(rng, 2, 4097)
+    plan = gfir.Plan(h, 2, backend="cuda", max_block_frames=1024)
+    d = lib.put(x)
+    got = {}
+
+    def work():
+        for _ in range(50):
+            try:
+                plan.reset()
+                got["y"] = plan(d)
+            except ValueError as e:
+                got["error"] = e
+                return
+    worker = threading.Thread(target=work)
+    worker.start()
+    plan.close()
+    worker.join()
+    if "y" in got:
+        assert rel_l2(lib.get(got["y"]), causal(x, h)) < TOLERANCE
+    assert "closed" in str(got.get("error", "closed"))
+    with pytest.raises(ValueError, match="closed"):
+        plan(d)

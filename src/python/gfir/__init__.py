@@ -24,9 +24,8 @@ from ._convolve import clear_cache, convolve, convolve_batch
 from ._files import FilterFileError, filter_file
 from ._lib import (ArgumentError, DeviceError, GfirError, OutOfMemoryError, UnavailableError,
                    backend_available, library_path, version as library_version)
+from ._version import __version__
 from .plan import Plan
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Plan", "convolve", "convolve_batch", "design", "filter_file", "clear_cache",

@@ -32,6 +32,11 @@ class Backend:
     def dtype_name(self, x: Any) -> str:
         return np.dtype(x.dtype).name
 
+    def readable(self, x: Any) -> bool:
+        """Whether C can read x's elements as they lie: in this machine's
+        byte order ('>f4' is named float32 too) and aligned to them."""
+        return x.dtype.isnative and x.flags.aligned
+
     def ptr(self, x: Any) -> int:
         return x.ctypes.data
 
@@ -109,6 +114,9 @@ class Cupy(Backend):
     def asarray(self, x: Any) -> Any:
         return self.cp.asarray(x)
 
+    def readable(self, x: Any) -> bool:
+        return True  # CuPy keeps device arrays in native order (cupy/cupy#9014)
+
     def ptr(self, x: Any) -> int:
         return x.data.ptr
 
@@ -155,6 +163,9 @@ class Torch(Backend):
 
     def dtype_name(self, x: Any) -> str:
         return _TORCH_DTYPES.get(str(x.dtype), str(x.dtype).replace("torch.", ""))
+
+    def readable(self, x: Any) -> bool:
+        return True  # tensors have no byte order but the machine's
 
     def ptr(self, x: Any) -> int:
         return x.data_ptr()
@@ -219,6 +230,7 @@ def backend_of(x: Any) -> Tuple[Backend, Any]:
         return _get(Backend), x
     if hasattr(x, "__cuda_array_interface__") or (
             hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] == 2):  # kDLCUDA
+        _native_interface(x)
         if "cupy" in sys.modules or _importable("cupy"):
             b = _get(Cupy)
             return b, (b.asarray(x) if hasattr(x, "__cuda_array_interface__")
@@ -236,6 +248,19 @@ def backend_of(x: Any) -> Tuple[Backend, Any]:
     return b, a
 
 
+def _native_interface(x: Any) -> None:
+    """Refuses a CUDA array whose interface names the other byte order
+    ('>f4' here): CuPy and PyTorch would take its bytes as native floats,
+    and no library at hand converts them on the device. DLPack has no
+    byte order but the machine's."""
+    cai = getattr(x, "__cuda_array_interface__", None)
+    typestr = cai.get("typestr", "") if isinstance(cai, dict) else ""
+    other = ">" if sys.byteorder == "little" else "<"
+    if typestr.startswith(other):
+        raise TypeError(f"gfir: this CUDA array's samples are in the other byte order "
+                        f"({typestr}): convert them to native order first")
+
+
 def _importable(name: str) -> bool:
     try:
         __import__(name)
@@ -244,13 +269,22 @@ def _importable(name: str) -> bool:
         return False
 
 
+def is_float32(b: Backend, x: Any) -> bool:
+    """Whether the library can write float32 samples into x as it is (a
+    read-only NumPy view, of a bytes object say, it must not)."""
+    return b.dtype_name(x) == "float32" and b.readable(x) and (
+        b.on_device or x.flags.writeable)
+
+
 def float32_of(b: Backend, x: Any, what: str) -> Tuple[Any, str]:
     """x as float32 and the dtype the result should have: float32 passes
     as it is; float64 is converted (one copy) and computed in float32;
-    anything else is refused."""
+    anything else is refused. Arrays in the other byte order ('>f4',
+    '>f8' on this machine) or unaligned are converted (one copy) first:
+    the library reads native floats, never raw bytes."""
     name = b.dtype_name(x)
     if name == "float32":
-        return x, name
+        return (x if b.readable(x) else b.astype(x, "float32")), name
     if name == "float64":
         return b.astype(x, "float32"), name
     raise TypeError(f"gfir: {what} must be float32 (or float64, computed in float32), "

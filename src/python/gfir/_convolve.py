@@ -223,6 +223,21 @@ def _device_backend(backend: str) -> None:
                          f"'auto' or 'cuda', not {backend!r}")
 
 
+def _nonempty(n: int, refusal: str) -> int:
+    """SciPy has no one answer for an empty signal or filter (convolve
+    raises in 'full' and 'valid' but returns [] in 'same'; oaconvolve and
+    fftconvolve return a 1-D [] whatever the shapes): gfir refuses it."""
+    if n == 0:
+        raise ValueError(f"gfir: {refusal}")
+    return n
+
+
+def _no_rows(b: _arrays.Backend, x: Any, length: int) -> Any:
+    """The result for no signals at all (an empty batch): (0, length)."""
+    with b.on(x) if b.on_device else _arrays._Nothing():
+        return b.empty((0, length), x)
+
+
 def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str = "auto",
              kernel: str = "auto") -> Any:
     """Convolves every 1-D slice of `x` along `axis` with the filter `h`.
@@ -244,7 +259,15 @@ def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str
     of a host call copied back. float32 passes as it is; float64 is
     converted, computed in float32 (relative error about 1e-7 of the
     signal's scale, not 1e-16) and returned as float64; other dtypes raise
-    TypeError.
+    TypeError. Host samples in the other byte order (``'>f4'``,
+    ``'>f8'``) or unaligned are converted first; a CUDA array whose
+    ``__cuda_array_interface__`` names the other byte order is refused
+    (TypeError).
+
+    An empty signal (no samples along `axis`) or filter raises ValueError,
+    where SciPy answers differently by function and mode; no signals at
+    all (a zero-length other axis) give an empty result of the mode's
+    length.
 
     Plans are kept between calls (per thread, by shape; :func:`clear_cache`
     frees them), so the first call of a shape pays for FFT plans and
@@ -259,10 +282,11 @@ def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str
                          f"not of shape {tuple(ha.shape)}")
     x2, lead, _, _, _ = _arrays.rows(b, xa, axis)
     t, m = x2.shape[1], ha.shape[0]
-    if t == 0 or m == 0:
-        raise ValueError("gfir: x and h must not be empty")
-    start, length = window(t, m, mode)
-    if b.on_device:
+    start, length = window(_nonempty(t, "x must not be empty along axis"),
+                           _nonempty(m, "h must not be empty"), mode)
+    if x2.shape[0] == 0:
+        y2 = _no_rows(b, xa, length)
+    elif b.on_device:
         _device_backend(backend)
         with b.on(xa):
             y2 = _device_rows(b, x2, ha, False, start, length, kernel)
@@ -284,8 +308,9 @@ def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
     On the GPU (CuPy arrays, PyTorch CUDA tensors) every group of up to 256
     rows is one plan and one launch sequence: new filters are transformed
     on the device, nothing waits for the GPU, and a plan serves every later
-    batch of the same shape. Modes, dtypes and errors as :func:`convolve`;
-    the result is (B, length) of x's kind.
+    batch of the same shape. Modes, dtypes, empty arrays and errors as
+    :func:`convolve` (B = 0 gives (0, length)); the result is (B, length)
+    of x's kind.
     """
     b, xa = _arrays.backend_of(x)
     xa, dtype = _arrays.float32_of(b, xa, "x")
@@ -294,11 +319,12 @@ def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
         raise ValueError(f"gfir: x must be (B, T) and h (B, M), not {tuple(xa.shape)} and "
                          f"{tuple(ha.shape)}")
     t, m = xa.shape[1], ha.shape[1]
-    if t == 0 or m == 0 or xa.shape[0] == 0:
-        raise ValueError("gfir: x and h must not be empty")
-    start, length = window(t, m, mode)
+    start, length = window(_nonempty(t, "x's rows must not be empty"),
+                           _nonempty(m, "h's rows must not be empty"), mode)
     x2, _, _, _, _ = _arrays.rows(b, xa, -1)
-    if b.on_device:
+    if x2.shape[0] == 0:
+        y2 = _no_rows(b, xa, length)
+    elif b.on_device:
         _device_backend(backend)
         with b.on(xa):
             y2 = _device_rows(b, x2, ha, True, start, length, kernel)

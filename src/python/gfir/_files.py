@@ -45,6 +45,12 @@ def command() -> str:
     return found
 
 
+def _file_name(path: PathLike) -> str:
+    """A path as the command takes it as a file: "-" alone means a pipe there."""
+    name = os.fspath(path)
+    return os.path.join(".", name) if name == "-" else name
+
+
 def filter_file(input: PathLike, output: PathLike, *,
                 preset: Union[None, str, Sequence[str]] = None, taps: Any = None,
                 ir: Optional[PathLike] = None, gain_db: Optional[float] = None,
@@ -58,8 +64,12 @@ def filter_file(input: PathLike, output: PathLike, *,
     `ir`, and the command's other options by name (``gfir --help``). The
     output is complete or untouched: the command writes a temporary file
     and renames it only on success. Raises FilterFileError with the
-    command's message when it fails."""
-    args = [command(), os.fspath(input), os.fspath(output), "--quiet"]
+    command's message when it fails.
+
+    `input` and `output` are always file names: they follow ``--``, so a
+    name such as ``-x.wav`` or ``--help`` is a file, and ``-`` means a
+    file named ``-``, not standard input or output."""
+    args = [command(), "--quiet"]
     for p in [preset] if isinstance(preset, str) else (preset or ()):
         args += ["--preset", p]
     if ir is not None:
@@ -77,7 +87,9 @@ def filter_file(input: PathLike, output: PathLike, *,
             path = os.path.join(tmp, "taps.txt")
             np.savetxt(path, t.astype(np.float64), fmt="%.9g")
             args += ["--taps", path]
-        done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        args += ["--", _file_name(input), _file_name(output)]
+        done = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         message = done.stderr.strip() or f"gfir exited with status {done.returncode}"
         raise FilterFileError(done.returncode, message)

@@ -8,9 +8,12 @@ libgfir of the same major version and any Python 3.9 or later.
 from __future__ import annotations
 
 import ctypes
+import operator
 import os
 import pathlib
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
+
+import numpy as np
 
 # the shared library's soname: before 1.0 it carries the minor version (CMakeLists.txt)
 SONAME = "libgfir.so.0.2"
@@ -29,7 +32,15 @@ ERR_BUSY = -9
 
 MAX_CHANNELS = 256
 MAX_TAPS = 1 << 26
+MAX_PATHS = 65536
 LATENCY_ANY = ctypes.c_size_t(-1).value
+
+# the ranges of the C types that integer arguments reach: ctypes would wrap
+# anything outside them silently (2**32 + 2 channels as 2)
+UINT_MAX = ctypes.c_uint(-1).value
+SIZE_MAX = ctypes.c_size_t(-1).value
+INT_MAX = UINT_MAX >> 1
+INT_MIN = -INT_MAX - 1
 
 BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 KERNELS = {"auto": 0, "gold": 1, "direct": 2, "basic": 3, "constant": 4, "tiled": 5,
@@ -40,7 +51,14 @@ FILTER_TYPES = {"lowpass": 0, "highpass": 1, "bandpass": 2, "bandstop": 3}
 class GfirError(RuntimeError):
     """A libgfir call failed. ``status`` is the negative gfir_status,
     ``name`` its symbolic name (``"GFIR_ERR_ARG"``) and ``detail`` the
-    library's sentence on what went wrong (gfir_plan_error_detail)."""
+    library's sentence on what went wrong (gfir_plan_error_detail).
+
+    A status this package does not know (a newer libgfir's) raises
+    GfirError itself, named ``"status -N"``, with the library's sentence:
+    never lost, never mistaken for another. To give a new status its
+    name and class: its value beside the others below, its name in
+    _STATUS_NAMES and, where a subclass fits, its class in _ERROR_CLASSES
+    (tests/python/test_lib.py holds them to include/gfir.h)."""
 
     def __init__(self, status: int, detail: str, call: str = ""):
         self.status = status
@@ -195,7 +213,7 @@ def strerror(status: int) -> str:
 
 
 def version() -> str:
-    """The version of the libgfir loaded, e.g. ``"0.1.0"``."""
+    """The version of the libgfir loaded, e.g. ``"0.2.0"``."""
     return lib.gfir_version_string().decode()
 
 
@@ -213,6 +231,19 @@ def check(status: int, call: str, plan: Optional[int] = None) -> None:
     raise _ERROR_CLASSES.get(status, GfirError)(status, detail, call)
 
 
+def integer(name: str, value: Any, lo: int, hi: int) -> int:
+    """value as a Python int within [lo, hi], the range of the C type it
+    is bound for, else TypeError (not an integer: a float, a bool, a
+    string) or ValueError; the library then judges what the type holds."""
+    if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
+        raise TypeError(f"gfir: {name} must be an integer, not {type(value).__name__} "
+                        f"{value!r}")
+    v = operator.index(value)
+    if not lo <= v <= hi:
+        raise ValueError(f"gfir: {name} must be {lo} to {hi}, not {v}")
+    return v
+
+
 def new_config(channels: int, filter_channels: int, backend: str, kernel: str,
                max_block_frames: int, max_latency: Optional[int], threads: int,
                device: int, expected_frames: int) -> Config:
@@ -222,13 +253,15 @@ def new_config(channels: int, filter_channels: int, backend: str, kernel: str,
         raise ValueError(f"kernel must be one of {sorted(KERNELS)}, not {kernel!r}")
     cfg = Config()
     lib.gfir_config_init_size(ctypes.byref(cfg), ctypes.sizeof(cfg))
-    cfg.channels = channels
-    cfg.filter_channels = filter_channels
+    cfg.channels = integer("channels", channels, 0, UINT_MAX)
+    cfg.filter_channels = integer("filter_channels", filter_channels, 0, UINT_MAX)
     cfg.backend = BACKENDS[backend]
     cfg.kernel = KERNELS[kernel]
-    cfg.max_block_frames = max_block_frames
-    cfg.max_latency_frames = LATENCY_ANY if max_latency is None else max_latency
-    cfg.threads = threads
-    cfg.device = device
-    cfg.expected_frames = expected_frames
+    cfg.max_block_frames = integer("max_block_frames", max_block_frames, 0, SIZE_MAX)
+    # None, not -1, is "any": a negative budget is a mistake, not a wish
+    cfg.max_latency_frames = (LATENCY_ANY if max_latency is None else
+                              integer("max_latency (None: any)", max_latency, 0, SIZE_MAX))
+    cfg.threads = integer("threads", threads, 0, UINT_MAX)
+    cfg.device = integer("device", device, INT_MIN, INT_MAX)
+    cfg.expected_frames = integer("expected_frames", expected_frames, 0, SIZE_MAX)
     return cfg

@@ -4,7 +4,8 @@ length and beta of ``scipy.signal.kaiserord`` (gfir.h's design functions).
 
 Frequencies are in Hz at `rate_hz`. A cutoff is the -6 dB point in the
 middle of a transition band `transition_hz` wide; `attenuation_db` is the
-stopband attenuation (8 to 1000 dB). Band filters pass or stop
+stopband attenuation (8 to 1000 dB; 80 by default, as the presets' and
+the command's). Band filters pass or stop
 ``low_hz < f < high_hz``. The taps are float32 NumPy arrays, linear phase,
 delayed by ``(len(taps) - 1) / 2`` frames.
 """
@@ -16,6 +17,10 @@ from typing import Any, Tuple, Union
 import numpy as np
 
 from . import _lib
+
+# the command's default for a preset stage without attenuation_db
+# (docs/cli.md), so that a filter designed here is the preset's
+DEFAULT_ATTENUATION_DB = 80.0
 
 __all__ = ["lowpass", "highpass", "bandpass", "bandstop", "kaiserord", "fold", "magnitude",
            "peak", "magnitudes", "minimum_phase"]
@@ -55,25 +60,25 @@ def _design(kind: str, rate_hz: float, f1: float, f2: float, transition_hz: floa
 
 
 def lowpass(cutoff_hz: float, rate_hz: float, *, transition_hz: float,
-            attenuation_db: float = 60.0) -> np.ndarray:
+            attenuation_db: float = DEFAULT_ATTENUATION_DB) -> np.ndarray:
     """Passes below cutoff_hz."""
     return _design("lowpass", rate_hz, cutoff_hz, 0.0, transition_hz, attenuation_db)
 
 
 def highpass(cutoff_hz: float, rate_hz: float, *, transition_hz: float,
-             attenuation_db: float = 60.0) -> np.ndarray:
+             attenuation_db: float = DEFAULT_ATTENUATION_DB) -> np.ndarray:
     """Passes above cutoff_hz (an odd length, for gain at Nyquist)."""
     return _design("highpass", rate_hz, cutoff_hz, 0.0, transition_hz, attenuation_db)
 
 
 def bandpass(low_hz: float, high_hz: float, rate_hz: float, *, transition_hz: float,
-             attenuation_db: float = 60.0) -> np.ndarray:
+             attenuation_db: float = DEFAULT_ATTENUATION_DB) -> np.ndarray:
     """Passes low_hz < f < high_hz."""
     return _design("bandpass", rate_hz, low_hz, high_hz, transition_hz, attenuation_db)
 
 
 def bandstop(low_hz: float, high_hz: float, rate_hz: float, *, transition_hz: float,
-             attenuation_db: float = 60.0) -> np.ndarray:
+             attenuation_db: float = DEFAULT_ATTENUATION_DB) -> np.ndarray:
     """Stops low_hz < f < high_hz (an odd length)."""
     return _design("bandstop", rate_hz, low_hz, high_hz, transition_hz, attenuation_db)
 
@@ -125,7 +130,7 @@ def magnitudes(taps: Any, nfreqs: int) -> np.ndarray:
     inclusive, through one FFT in double (``scipy.signal.freqz(taps,
     worN=nfreqs, include_nyquist=True)``); nfreqs - 1 a power of two."""
     t = _taps(taps)
-    out = np.empty(int(nfreqs), np.float64)
+    out = np.empty(_lib.integer("nfreqs", nfreqs, 0, _lib.SIZE_MAX), np.float64)
     _fail(_lib.lib.gfir_response_magnitudes(t.ctypes.data, t.size, out.ctypes.data, out.size),
           "gfir_response_magnitudes", f"{t.size} taps on {nfreqs} frequencies")
     return out

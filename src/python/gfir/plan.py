@@ -1,8 +1,9 @@
 """gfir.Plan: a streaming filter over a libgfir plan."""
 from __future__ import annotations
 
-import math
 import ctypes
+import math
+import threading
 from typing import Any, Optional
 
 import numpy as np
@@ -14,21 +15,31 @@ DEFAULT_BLOCK_FRAMES = 4096
 
 
 def host_taps(taps: Any) -> np.ndarray:
-    """Taps as contiguous float32 host memory, from any array (device arrays
-    are copied back once: taps are small and made into plans on the host)."""
+    """Taps as contiguous, aligned, native float32 host memory, from any
+    array (device arrays are copied back once: taps are small and made
+    into plans on the host; '>f4' and '>f8' taps are converted)."""
     b, t = _arrays.backend_of(taps)
     if b.on_device:
         t = b.to_host(t)
     t = np.asarray(t)
     if t.dtype.kind not in "fiu":
         raise TypeError(f"gfir: taps must be real numbers, not {t.dtype}")
-    return np.ascontiguousarray(t, dtype=np.float32)
+    return np.require(t, np.float32, ["C_CONTIGUOUS", "ALIGNED"])
 
 
 class CPlan:
-    """One gfir_plan: created from host taps, destroyed with the object."""
+    """One gfir_plan: created from host taps, destroyed with the object.
+
+    The C library lets one thread at a time use a plan, and ctypes lets
+    other threads run while one is inside a call. So every call holds the
+    plan's lock, the reading of its error detail included: calls from
+    several threads take turns, and close() waits for the call in flight
+    and then frees the plan (a finaliser or a ``with`` block's end cannot
+    usefully raise, and raising would leave the plan alive); a call that
+    comes after raises ValueError."""
 
     def __init__(self, taps: np.ndarray, ntaps: int, cfg: _lib.Config):
+        self._lock = threading.Lock()
         self.handle: Optional[int] = None
         handle = ctypes.c_void_p()
         status = _lib.lib.gfir_plan_create(ctypes.byref(handle), taps.ctypes.data, ntaps,
@@ -40,68 +51,70 @@ class CPlan:
 
     @property
     def live(self) -> int:
-        """The handle, or ValueError once the plan is closed."""
+        """The handle, or ValueError once the plan is closed (under the lock)."""
         if self.handle is None:
             raise ValueError("gfir: the plan is closed")
         return self.handle
 
-    def check(self, status: int, call: str) -> None:
-        _lib.check(status, call, self.handle)
+    def _run(self, name: str, *args: Any) -> None:
+        """The library's function `name` on the plan and args, its failure
+        raised with the plan's detail."""
+        with self._lock:
+            handle = self.live
+            _lib.check(getattr(_lib.lib, name)(handle, *args), name, handle)
+
+    def _ask(self, name: str) -> Any:
+        with self._lock:
+            return getattr(_lib.lib, name)(self.live)
 
     def execute(self, x_ptr: int, y_ptr: int, frames: int) -> None:
-        self.check(_lib.lib.gfir_plan_execute(self.live, x_ptr, y_ptr, frames),
-                   "gfir_plan_execute")
+        self._run("gfir_plan_execute", x_ptr, y_ptr, frames)
 
     def flush(self, y_ptr: int, frames: int) -> None:
-        self.check(_lib.lib.gfir_plan_flush(self.live, y_ptr, frames), "gfir_plan_flush")
+        self._run("gfir_plan_flush", y_ptr, frames)
 
     def execute_device(self, x_ptr: int, x_stride: int, x_dist: int, y_ptr: int,
                        y_stride: int, y_dist: int, frames: int, stream: int) -> None:
-        self.check(_lib.lib.gfir_plan_execute_device(self.live, x_ptr, x_stride, x_dist,
-                                                     y_ptr, y_stride, y_dist, frames,
-                                                     stream or None),
-                   "gfir_plan_execute_device")
+        self._run("gfir_plan_execute_device", x_ptr, x_stride, x_dist, y_ptr, y_stride, y_dist,
+                  frames, stream or None)
 
     def flush_device(self, y_ptr: int, y_stride: int, y_dist: int, frames: int,
                      stream: int) -> None:
-        self.check(_lib.lib.gfir_plan_flush_device(self.live, y_ptr, y_stride, y_dist,
-                                                   frames, stream or None),
-                   "gfir_plan_flush_device")
+        self._run("gfir_plan_flush_device", y_ptr, y_stride, y_dist, frames, stream or None)
 
     def convolve_device(self, x_ptr: int, x_stride: int, x_dist: int, frames: int, y_ptr: int,
                         y_stride: int, y_dist: int, start: int, length: int,
                         stream: int) -> None:
-        self.check(_lib.lib.gfir_plan_convolve_device(self.live, x_ptr, x_stride, x_dist, frames,
-                                                      y_ptr, y_stride, y_dist, start, length,
-                                                      stream or None),
-                   "gfir_plan_convolve_device")
+        self._run("gfir_plan_convolve_device", x_ptr, x_stride, x_dist, frames, y_ptr,
+                  y_stride, y_dist, start, length, stream or None)
 
     def set_taps_device(self, taps_ptr: int, stream: int) -> None:
-        self.check(_lib.lib.gfir_plan_set_taps_device(self.live, taps_ptr, stream or None),
-                   "gfir_plan_set_taps_device")
+        self._run("gfir_plan_set_taps_device", taps_ptr, stream or None)
 
     def reset(self) -> None:
-        self.check(_lib.lib.gfir_plan_reset(self.live), "gfir_plan_reset")
+        self._run("gfir_plan_reset")
 
     @property
     def latency(self) -> int:
-        return _lib.lib.gfir_plan_latency(self.live)
+        return self._ask("gfir_plan_latency")
 
     @property
     def backend(self) -> str:
-        return _name(_lib.BACKENDS, _lib.lib.gfir_plan_backend(self.live))
+        return _name(_lib.BACKENDS, self._ask("gfir_plan_backend"))
 
     @property
     def kernel(self) -> str:
-        return _name(_lib.KERNELS, _lib.lib.gfir_plan_kernel(self.live))
+        return _name(_lib.KERNELS, self._ask("gfir_plan_kernel"))
 
     def close(self) -> None:
-        if self.handle is not None:
-            _lib.lib.gfir_plan_destroy(self.handle)
-            self.handle = None
+        with self._lock:
+            if self.handle is not None:
+                _lib.lib.gfir_plan_destroy(self.handle)
+                self.handle = None
 
     def __del__(self) -> None:
-        self.close()
+        if getattr(self, "_lock", None) is not None:  # not when __init__ never ran
+            self.close()
 
 
 def _name(table: dict, value: int) -> str:
@@ -150,8 +163,12 @@ class Plan:
     waiting for the GPU. float64 input is converted, filtered in float32,
     and returned as float64; other dtypes are refused.
 
-    A plan is used by one thread at a time. ``with gfir.Plan(...) as p:``
-    frees it at the end of the block; otherwise it is freed with the object.
+    Calls from several threads take turns (a lock per plan), and
+    :meth:`close` waits for a call another thread is inside, then frees
+    the plan; later calls raise ValueError. Interleaving one stream's
+    chunks from several threads is the caller's to order. ``with
+    gfir.Plan(...) as p:`` frees it at the end of the block; otherwise it
+    is freed with the object.
     """
 
     def __init__(self, taps: Any, channels: int = 1, *, backend: str = "auto",
@@ -223,6 +240,7 @@ class Plan:
         frames)`` (``(frames,)`` for one channel) like `like` (NumPy by
         default; a CuPy array or PyTorch CUDA tensor to get one of those),
         or written into `out`."""
+        frames = _lib.integer("frames", frames, 0, _lib.SIZE_MAX)
         ref = out if out is not None else like
         b, ra = _arrays.backend_of(ref) if ref is not None else (_arrays._get(_arrays.Backend),
                                                                   None)
@@ -233,8 +251,9 @@ class Plan:
                 y = b.empty(shape, ra)
         else:
             y = ra
-            if tuple(y.shape) != shape or b.dtype_name(y) != "float32":
-                raise ValueError(f"gfir: out must be float32 of shape {shape}")
+            if tuple(y.shape) != shape or not _arrays.is_float32(b, y):
+                raise ValueError(f"gfir: out must be writable float32 (in this machine's "
+                                 f"byte order) of shape {shape}")
         if frames == 0:
             return b.wrap_result(y, out)
         y2 = y if c > 1 else b.reshape(y, (1, frames))
@@ -303,8 +322,9 @@ class Plan:
         if out is not None:
             ob, oa = _arrays.backend_of(out)
             if ob.name != b.name or tuple(oa.shape) != tuple(x.shape) or \
-                    ob.dtype_name(oa) != "float32":
-                raise ValueError("gfir: out must be a float32 array of x's shape and kind")
+                    not _arrays.is_float32(ob, oa):
+                raise ValueError("gfir: out must be a writable float32 array (in this "
+                                 "machine's byte order) of x's shape and kind")
             y = oa
         else:
             dist, stride = b.strides(x2)
@@ -325,6 +345,11 @@ class Plan:
         xi = np.ascontiguousarray(xi)
         yi_direct = (c == 1 and y2[0].flags.c_contiguous) or (c > 1 and y2.T.flags.c_contiguous)
         yi = (y2.T if c > 1 else y2[0]) if yi_direct else np.empty((frames, c), np.float32)
+        if np.may_share_memory(xi, yi) and (xi.ctypes.data, xi.strides) != \
+                (yi.ctypes.data, yi.strides):
+            # the library takes in == out, but an out= that overlaps x
+            # otherwise would be read after it was written
+            xi = xi.copy()
         self._plan.execute(xi.ctypes.data, yi.ctypes.data, frames)
         if not yi_direct:
             y2[...] = yi.T if c > 1 else yi.reshape(1, -1)
