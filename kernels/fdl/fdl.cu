@@ -73,19 +73,20 @@ static bool valid_part(size_t part)
 
 /* ---- filter spectra, at create ----------------------------------------- */
 
-__global__ void spectra_kernel(const float *__restrict__ taps, size_t ntaps, unsigned sets,
-                               size_t part, unsigned log_n, const float2 *__restrict__ tw,
-                               float2 *__restrict__ h, size_t tparts)
+__global__ void spectra_kernel(const float *__restrict__ taps, size_t stride, size_t len,
+                               unsigned sets, size_t part, unsigned log_n,
+                               const float2 *__restrict__ tw, float2 *__restrict__ h,
+                               size_t tparts)
 {
     extern __shared__ float2 buf[];
     const size_t j = blockIdx.x + 1; /* partitions 1..tparts: taps j*B .. j*B + B - 1 */
     const unsigned n = 2 * (unsigned)part;
     const float scale = 1.0f / (float)n; /* the inverse does not scale */
     for (unsigned s = blockIdx.y; s < sets; s += gridDim.y) {
-        const float *src = taps + (size_t)s * ntaps;
+        const float *src = taps + (size_t)s * stride;
         for (unsigned k = threadIdx.x; k < n; k += blockDim.x) {
             const size_t g = j * part + k;
-            const float v = k < part && g < ntaps ? src[g] * scale : 0.0f;
+            const float v = k < part && g < len ? src[g] * scale : 0.0f;
             buf[bitrev(k, log_n)] = make_float2(v, 0.0f);
         }
         __syncthreads();
@@ -95,16 +96,17 @@ __global__ void spectra_kernel(const float *__restrict__ taps, size_t ntaps, uns
     }
 }
 
-extern "C" cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t ntaps, unsigned sets,
-                                             size_t part, size_t tparts, const float2 *d_tw,
-                                             float2 *d_h, cudaStream_t stream)
+extern "C" cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t stride, size_t skip,
+                                             size_t len, unsigned sets, size_t part,
+                                             size_t tparts, const float2 *d_tw, float2 *d_h,
+                                             cudaStream_t stream)
 {
     if (!d_taps || !d_tw || !d_h || !valid_part(part) || sets == 0 || tparts == 0 ||
-        tparts > 0x7fffffff || ntaps <= part)
+        tparts > 0x7fffffff || len <= part || skip + len > stride)
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)tparts, sets < GRID_Y_MAX ? sets : GRID_Y_MAX);
     spectra_kernel<<<grid, FFT_THREADS, 2 * part * sizeof(float2), stream>>>(
-        d_taps, ntaps, sets, part, log2_of(2 * part), d_tw, d_h, tparts);
+        d_taps + skip, stride, len, sets, part, log2_of(2 * part), d_tw, d_h, tparts);
     return cudaGetLastError();
 }
 
@@ -138,9 +140,9 @@ extern "C" cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, s
  * half (its frame B + t - k) beyond. Consecutive threads read consecutive
  * inputs; every thread of a block reads the same tap. */
 __global__ void head_kernel(const float *__restrict__ xw, const float *__restrict__ head,
-                           const float *__restrict__ tail, gf_fdl_paths p, unsigned outputs,
-                           size_t part, size_t head_len, size_t pos, size_t n, int parity,
-                           float *__restrict__ out)
+                           const float *__restrict__ tail, gf_fdl_ring far, gf_fdl_paths p,
+                           unsigned outputs, size_t part, size_t head_len, size_t pos, size_t n,
+                           int parity, float *__restrict__ out)
 {
     const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     const unsigned o = blockIdx.y;
@@ -148,6 +150,8 @@ __global__ void head_kernel(const float *__restrict__ xw, const float *__restric
         return;
     const size_t t = pos + i;
     float acc = tail[(size_t)o * part + t];
+    if (far.buf)
+        acc += far.buf[(size_t)o * far.len + (far.pos + i) % far.len];
     for (unsigned q = p.out_start[o]; q < p.out_start[o + 1]; q++) {
         const float *h = head + (size_t)p.set[q] * part;
         const float *cur = xw + ((size_t)p.input[q] * 2 + parity) * part;
@@ -164,27 +168,27 @@ __global__ void head_kernel(const float *__restrict__ xw, const float *__restric
 }
 
 extern "C" cudaError_t gf_launch_fdl_head(const float *d_xw, const float *d_head,
-                                          const float *d_tail, gf_fdl_paths paths,
-                                          unsigned outputs, size_t part, size_t head_len,
-                                          size_t pos, size_t n, int parity, float *d_out,
-                                          cudaStream_t stream)
+                                          const float *d_tail, gf_fdl_ring far,
+                                          gf_fdl_paths paths, unsigned outputs, size_t part,
+                                          size_t head_len, size_t pos, size_t n, int parity,
+                                          float *d_out, cudaStream_t stream)
 {
     if (!d_xw || !d_head || !d_tail || !d_out || !paths.out_start || outputs == 0 ||
         outputs > GRID_Y_MAX || !valid_part(part) || head_len == 0 || head_len > part ||
-        pos + n > part)
+        pos + n > part || (far.buf && (far.len < n || far.pos >= far.len)))
         return cudaErrorInvalidValue;
     if (n == 0)
         return cudaSuccess;
     dim3 grid((unsigned)((n + HEAD_THREADS - 1) / HEAD_THREADS), outputs);
-    head_kernel<<<grid, HEAD_THREADS, 0, stream>>>(d_xw, d_head, d_tail, paths, outputs, part,
-                                                    head_len, pos, n, parity, d_out);
+    head_kernel<<<grid, HEAD_THREADS, 0, stream>>>(d_xw, d_head, d_tail, far, paths, outputs,
+                                                    part, head_len, pos, n, parity, d_out);
     return cudaGetLastError();
 }
 
 /* One block per input: its window, previous half then current, forward. */
 __global__ void forward_kernel(const float *__restrict__ xw, size_t part, unsigned log_n,
                                int parity, const float2 *__restrict__ tw, float2 *__restrict__ x,
-                               size_t tparts, size_t slot)
+                               size_t ring, size_t slot)
 {
     extern __shared__ float2 buf[];
     const unsigned c = blockIdx.x;
@@ -195,17 +199,17 @@ __global__ void forward_kernel(const float *__restrict__ xw, size_t part, unsign
         buf[bitrev(k, log_n)] = make_float2(k < part ? prev[k] : cur[k - part], 0.0f);
     __syncthreads();
     fft_stages(buf, log_n, tw, false);
-    store_packed(buf, part, x + ((size_t)c * tparts + slot) * part);
+    store_packed(buf, part, x + ((size_t)c * ring + slot) * part);
 }
 
 extern "C" cudaError_t gf_launch_fdl_forward(const float *d_xw, unsigned inputs, size_t part,
                                              int parity, const float2 *d_tw, float2 *d_x,
-                                             size_t tparts, size_t slot, cudaStream_t stream)
+                                             size_t ring, size_t slot, cudaStream_t stream)
 {
-    if (!d_xw || !d_tw || !d_x || inputs == 0 || !valid_part(part) || slot >= tparts)
+    if (!d_xw || !d_tw || !d_x || inputs == 0 || !valid_part(part) || slot >= ring)
         return cudaErrorInvalidValue;
     forward_kernel<<<inputs, FFT_THREADS, 2 * part * sizeof(float2), stream>>>(
-        d_xw, part, log2_of(2 * part), parity, d_tw, d_x, tparts, slot);
+        d_xw, part, log2_of(2 * part), parity, d_tw, d_x, ring, slot);
     return cudaGetLastError();
 }
 
@@ -216,8 +220,9 @@ extern "C" cudaError_t gf_launch_fdl_forward(const float *d_xw, unsigned inputs,
  * block. Bin 0 holds two real values (DC, Nyquist), multiplied apart.
  */
 __global__ void mac_kernel(const float2 *__restrict__ x, const float2 *__restrict__ h,
-                           gf_fdl_paths p, size_t part, size_t tparts, size_t newest,
-                           size_t per_chunk, size_t chunks, float2 *__restrict__ partial)
+                           gf_fdl_paths p, size_t part, size_t tparts, size_t ring,
+                           size_t newest, size_t per_chunk, size_t chunks,
+                           float2 *__restrict__ partial)
 {
     const size_t k = blockIdx.z * (size_t)blockDim.x + threadIdx.x;
     const unsigned o = blockIdx.y;
@@ -229,22 +234,22 @@ __global__ void mac_kernel(const float2 *__restrict__ x, const float2 *__restric
     float ar = 0.0f, ai = 0.0f;
     for (unsigned q = p.out_start[o]; q < p.out_start[o + 1]; q++) {
         const float2 *hs = h + (size_t)p.set[q] * tparts * part + k;
-        const float2 *xs = x + (size_t)p.input[q] * tparts * part + k;
-        size_t slot = newest >= first ? newest - first : newest + tparts - first;
+        const float2 *xs = x + (size_t)p.input[q] * ring * part + k;
+        size_t slot = newest >= first ? newest - first : newest + ring - first;
         float pr = 0.0f, pi = 0.0f;
         if (k) {
             for (size_t j = first; j < last; j++) {
                 const float2 hv = hs[j * part], xv = xs[slot * part];
                 pr = fmaf(hv.x, xv.x, fmaf(-hv.y, xv.y, pr));
                 pi = fmaf(hv.x, xv.y, fmaf(hv.y, xv.x, pi));
-                slot = slot ? slot - 1 : tparts - 1;
+                slot = slot ? slot - 1 : ring - 1;
             }
         } else {
             for (size_t j = first; j < last; j++) {
                 const float2 hv = hs[j * part], xv = xs[slot * part];
                 pr = fmaf(hv.x, xv.x, pr);
                 pi = fmaf(hv.y, xv.y, pi);
-                slot = slot ? slot - 1 : tparts - 1;
+                slot = slot ? slot - 1 : ring - 1;
             }
         }
         ar = fmaf(p.gain[q], pr, ar);
@@ -255,18 +260,19 @@ __global__ void mac_kernel(const float2 *__restrict__ x, const float2 *__restric
 
 extern "C" cudaError_t gf_launch_fdl_mac(const float2 *d_x, const float2 *d_h, gf_fdl_paths paths,
                                          unsigned outputs, size_t part, size_t tparts,
-                                         size_t newest, size_t per_chunk, size_t chunks,
-                                         float2 *d_partial, cudaStream_t stream)
+                                         size_t ring, size_t newest, size_t per_chunk,
+                                         size_t chunks, float2 *d_partial, cudaStream_t stream)
 {
     if (!d_x || !d_h || !d_partial || !paths.out_start || outputs == 0 ||
-        outputs > GRID_Y_MAX || !valid_part(part) || tparts == 0 || newest >= tparts ||
+        outputs > GRID_Y_MAX || !valid_part(part) || tparts == 0 || ring < tparts ||
+        newest >= ring ||
         per_chunk == 0 || chunks == 0 || chunks > 0x7fffffff ||
         (chunks - 1) * per_chunk >= tparts || chunks * per_chunk < tparts)
         return cudaErrorInvalidValue;
     const unsigned threads = part < MAC_THREADS ? (unsigned)part : MAC_THREADS;
     dim3 grid((unsigned)chunks, outputs, (unsigned)((part + threads - 1) / threads));
-    mac_kernel<<<grid, threads, 0, stream>>>(d_x, d_h, paths, part, tparts, newest, per_chunk,
-                                             chunks, d_partial);
+    mac_kernel<<<grid, threads, 0, stream>>>(d_x, d_h, paths, part, tparts, ring, newest,
+                                             per_chunk, chunks, d_partial);
     return cudaGetLastError();
 }
 
@@ -275,7 +281,7 @@ extern "C" cudaError_t gf_launch_fdl_mac(const float2 *d_x, const float2 *d_h, g
  * bins in bit-reversed order, inverse, and the window's last B samples. */
 __global__ void inverse_kernel(const float2 *__restrict__ partial, size_t part, unsigned log_n,
                                size_t chunks, const float2 *__restrict__ tw,
-                               float *__restrict__ tail)
+                               float *__restrict__ tail, size_t stride)
 {
     extern __shared__ float2 buf[];
     const unsigned o = blockIdx.x;
@@ -299,16 +305,17 @@ __global__ void inverse_kernel(const float2 *__restrict__ partial, size_t part, 
     __syncthreads();
     fft_stages(buf, log_n, tw, true);
     for (unsigned i = threadIdx.x; i < part; i += blockDim.x)
-        tail[(size_t)o * part + i] = buf[part + i].x;
+        tail[(size_t)o * stride + i] = buf[part + i].x;
 }
 
 extern "C" cudaError_t gf_launch_fdl_inverse(const float2 *d_partial, unsigned outputs,
                                              size_t part, size_t chunks, const float2 *d_tw,
-                                             float *d_tail, cudaStream_t stream)
+                                             float *d_tail, size_t stride, cudaStream_t stream)
 {
-    if (!d_partial || !d_tw || !d_tail || outputs == 0 || !valid_part(part) || chunks == 0)
+    if (!d_partial || !d_tw || !d_tail || outputs == 0 || !valid_part(part) || chunks == 0 ||
+        stride < part)
         return cudaErrorInvalidValue;
     inverse_kernel<<<outputs, FFT_THREADS, 2 * part * sizeof(float2), stream>>>(
-        d_partial, part, log2_of(2 * part), chunks, d_tw, d_tail);
+        d_partial, part, log2_of(2 * part), chunks, d_tw, d_tail, stride);
     return cudaGetLastError();
 }

@@ -10,7 +10,10 @@
  *            the halves swapping roles (parity) at every block boundary
  *   head     sets x B floats: each tap set's first B taps
  *   tail     outputs x B floats: the partitions' output for the current block
- *   x        inputs x T x B float2: packed spectra of the last T input windows
+ *   far      outputs x len floats: a ring of what partitions too far back for the
+ *            tail add, by frame (gf_fdl_ring; src/cuda/fdl_far.c fills it)
+ *   x        inputs x R x B float2: packed spectra of the last R >= T input windows,
+ *            a ring
  *   h        sets x T x B float2: packed spectra of partitions 1..T, scaled by 1/2B
  *   partial  outputs x chunks x B float2: per chunk of partitions, summed by
  *            the inverse in a fixed order
@@ -35,6 +38,13 @@ extern "C" {
 #define GF_FDL_MAX_PART 2048
 #define GF_FDL_MIN_PART 16
 
+/* A ring of outputs x len floats that the head adds, frame pos + i of the
+ * call's piece at index (pos + i) % len; buf NULL: nothing to add. */
+typedef struct gf_fdl_ring {
+    const float *buf;
+    size_t len, pos;
+} gf_fdl_ring;
+
 typedef struct gf_fdl_paths {
     const unsigned *out_start;  /* outputs + 1 */
     const unsigned *input;      /* per path */
@@ -42,38 +52,40 @@ typedef struct gf_fdl_paths {
     const float *gain;
 } gf_fdl_paths;
 
-/* Packed spectra of partitions 1..tparts of `sets` tap sets of ntaps taps
- * (d_taps: sets x ntaps, natural order), into d_h. */
-cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t ntaps, unsigned sets, size_t part,
-                                  size_t tparts, const float2 *d_tw, float2 *d_h,
-                                  cudaStream_t stream);
+/* Packed spectra of partitions 1..tparts of `sets` tap sets, each the len
+ * taps from `skip` of a row of `stride` (d_taps: sets x stride, natural
+ * order), into d_h. */
+cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t stride, size_t skip, size_t len,
+                                  unsigned sets, size_t part, size_t tparts, const float2 *d_tw,
+                                  float2 *d_h, cudaStream_t stream);
 /* n frames of interleaved d_in (NULL: silence) into each input's current
  * block at frame pos (pos + n <= part). */
 cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, size_t n, float *d_xw,
                                 size_t part, size_t pos, int parity, cudaStream_t stream);
 /* Outputs pos .. pos + n of the current block, interleaved into d_out: each
- * output's paths through their first head_len (<= B) taps, plus the tail. */
+ * output's paths through their first head_len (<= B) taps, plus the tail,
+ * plus the far ring's frames. */
 cudaError_t gf_launch_fdl_head(const float *d_xw, const float *d_head, const float *d_tail,
-                               gf_fdl_paths paths, unsigned outputs, size_t part,
-                               size_t head_len, size_t pos, size_t n, int parity, float *d_out,
-                               cudaStream_t stream);
+                               gf_fdl_ring far, gf_fdl_paths paths, unsigned outputs,
+                               size_t part, size_t head_len, size_t pos, size_t n, int parity,
+                               float *d_out, cudaStream_t stream);
 /* Each input's window (previous block, then the completed current one) into
- * the delay line's slot. */
+ * the delay line's slot, of a ring of `ring`. */
 cudaError_t gf_launch_fdl_forward(const float *d_xw, unsigned inputs, size_t part, int parity,
-                                  const float2 *d_tw, float2 *d_x, size_t tparts, size_t slot,
+                                  const float2 *d_tw, float2 *d_x, size_t ring, size_t slot,
                                   cudaStream_t stream);
 /* Per output and chunk of `per_chunk` partitions: sum over paths of gain
  * times sum over partitions j of H_j times the spectrum j - 1 windows before
- * the newest (in slot `newest`). */
+ * the newest (in slot `newest` of the ring of `ring` >= tparts). */
 cudaError_t gf_launch_fdl_mac(const float2 *d_x, const float2 *d_h, gf_fdl_paths paths,
-                              unsigned outputs, size_t part, size_t tparts, size_t newest,
-                              size_t per_chunk, size_t chunks, float2 *d_partial,
+                              unsigned outputs, size_t part, size_t tparts, size_t ring,
+                              size_t newest, size_t per_chunk, size_t chunks, float2 *d_partial,
                               cudaStream_t stream);
 /* Per output: the chunks' sum, back to time; its last B samples are the next
- * block's tail. */
+ * block's tail, written to d_tail + output * stride. */
 cudaError_t gf_launch_fdl_inverse(const float2 *d_partial, unsigned outputs, size_t part,
                                   size_t chunks, const float2 *d_tw, float *d_tail,
-                                  cudaStream_t stream);
+                                  size_t stride, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

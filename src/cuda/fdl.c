@@ -20,6 +20,7 @@
  */
 #include "cuda/fdl.h"
 #include "core/route.h"
+#include "cuda/fdl_far.h"
 #include "cuda_status.h"
 #include "fdl/fdl.h"
 #include "kernels.h"
@@ -36,6 +37,8 @@
 
 typedef struct fdl_state {
     size_t part, head_len, tparts, chunks;
+    size_t near_taps;               /* the taps of the head and the B-partitions */
+    gf_fdl_far *far;                /* the rest, when far partitions pay (fdl_far.h) */
     unsigned inputs, outputs, sets;
     size_t npaths;
     cudaStream_t stream;
@@ -60,6 +63,8 @@ typedef struct fdl_filter {
     cudaEvent_t retired;
     float *d_head;                  /* sets x B: each tap set's first B taps */
     float2 *d_h;                    /* sets x tparts x B: the partitions' spectra */
+    float2 *d_far;                  /* the far partitions' spectra (fdl_far.h), or NULL */
+    cudaEvent_t retired_far;        /* recorded after the far work that reads them */
 } fdl_filter;
 
 size_t gf_cuda_fdl_partition(size_t block_frames)
@@ -86,6 +91,7 @@ void gf_cuda_fdl_destroy(gfir_plan *plan)
     cudaSetDevice(plan->device);
     if (st->stream)
         cudaStreamSynchronize(st->stream);
+    gf_fdl_far_destroy(st->far);
     cudaFreeHost(st->h_in);
     cudaFreeHost(st->h_out);
     void *dev[] = {st->d_in,       st->d_out,     st->d_xw,       st->d_tail,
@@ -119,6 +125,13 @@ static gfir_status finish_stream(gfir_plan *plan, fdl_state *st, const char *wha
 {
     cudaError_t e = cudaStreamSynchronize(st->stream);
     return e == cudaSuccess ? GFIR_OK : fail(plan, e, what);
+}
+
+static gf_fdl_paths fdl_paths(const fdl_state *st)
+{
+    const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
+                                st->d_path_gain};
+    return paths;
 }
 
 /* The paths in output order (a stable counting sort), on the device. Without
@@ -206,8 +219,13 @@ static void release_filter(void *impl)
         cudaEventSynchronize(f->retired);
         cudaEventDestroy(f->retired);
     }
+    if (f->retired_far) {
+        cudaEventSynchronize(f->retired_far);
+        cudaEventDestroy(f->retired_far);
+    }
     cudaFree(f->d_head);
     cudaFree(f->d_h);
+    cudaFree(f->d_far);
     cudaGetLastError();
     if (swapped)
         cudaSetDevice(theirs);
@@ -240,8 +258,14 @@ static gfir_status fill_filter(const gfir_plan *plan, const fdl_state *st, const
         if (e == cudaSuccess)
             e = cudaMalloc((void **)&f->d_h, sets * st->tparts * B * sizeof(float2));
         if (e == cudaSuccess)
-            e = gf_launch_fdl_spectra(d_taps, ntaps, (unsigned)sets, B, st->tparts, st->d_tw,
-                                      f->d_h, stream);
+            e = gf_launch_fdl_spectra(d_taps, ntaps, 0, st->near_taps, (unsigned)sets, B,
+                                      st->tparts, st->d_tw, f->d_h, stream);
+        if (e == cudaSuccess && st->far) {
+            what = "the filter's far partition spectra";
+            e = cudaMalloc((void **)&f->d_far, gf_fdl_far_spectra_bytes(st->far));
+            if (e == cudaSuccess)
+                e = gf_fdl_far_spectra(st->far, d_taps, f->d_far, stream);
+        }
     }
     /* the copies read head and taps until the stream gets there */
     const cudaError_t waited = cudaStreamSynchronize(stream);
@@ -271,6 +295,8 @@ gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_f
     e = cudaSetDevice(plan->device);
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&f->retired, cudaEventDisableTiming);
+    if (e == cudaSuccess && st->far)
+        e = cudaEventCreateWithFlags(&f->retired_far, cudaEventDisableTiming);
     if (e == cudaSuccess)
         e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     s = e == cudaSuccess ? fill_filter(plan, st, taps, f, stream, why, why_len)
@@ -315,6 +341,8 @@ static gfir_status clear(gfir_plan *plan, fdl_state *st)
     if (st->tparts)
         TRY(cudaMemsetAsync(st->d_x, 0, st->inputs * st->tparts * B * sizeof(float2),
                             st->stream));
+    if (st->far)
+        TRY(gf_fdl_far_clear(st->far, st->stream));
     st->pos = 0;
     st->next_slot = 0;
     st->parity = 0;
@@ -341,8 +369,9 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
 static gfir_status warm_up(gfir_plan *plan, fdl_state *st)
 {
     const size_t step = plan->block_frames < st->part ? plan->block_frames : st->part;
+    const size_t frames = st->far ? GF_FDL_FAR_PART : st->part;
     gfir_status s = GFIR_OK;
-    for (size_t done = 0; s == GFIR_OK && done < st->part; done += step)
+    for (size_t done = 0; s == GFIR_OK && done < frames; done += step)
         s = run(plan, st, 1, NULL, step, 0);
     return s;
 }
@@ -355,16 +384,21 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
     st->part = plan->partition;
-    st->head_len = plan->ntaps < st->part ? plan->ntaps : st->part;
-    st->tparts = (plan->ntaps + st->part - 1) / st->part - 1;
+    st->near_taps = gf_fdl_far_near_taps(st->part, plan->ntaps);
+    st->head_len = st->near_taps < st->part ? st->near_taps : st->part;
+    st->tparts = (st->near_taps + st->part - 1) / st->part - 1;
     st->chunks = (st->tparts + PER_CHUNK - 1) / PER_CHUNK;
     st->inputs = plan->inputs;
     st->outputs = plan->outputs;
     st->sets = plan->filter_channels;
     {
+        /* the calls' own work first, ahead of any far partitions' */
+        int least = 0, greatest = 0;
         cudaError_t e = cudaSetDevice(plan->device);
         if (e == cudaSuccess)
-            e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+            e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+        if (e == cudaSuccess)
+            e = cudaStreamCreateWithPriority(&st->stream, cudaStreamNonBlocking, greatest);
         if (e == cudaSuccess)
             e = cudaEventCreateWithFlags(&st->out_ready, cudaEventDisableTiming);
         if (e == cudaSuccess)
@@ -375,6 +409,12 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
         s = alloc_state(plan, st);
     if (s == GFIR_OK)
         s = upload_paths(plan, st);
+    if (s == GFIR_OK && st->near_taps < plan->ntaps) {
+        const cudaError_t e = gf_fdl_far_create(&st->far, plan->ntaps, st->inputs, st->outputs,
+                                                st->sets, fdl_paths(st));
+        if (e != cudaSuccess)
+            s = fail(plan, e, "the far partitions");
+    }
     if (s == GFIR_OK)
         s = make_twiddles(plan, st);
     if (s == GFIR_OK)
@@ -396,18 +436,11 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
 static gfir_status tail_of(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths,
                            const fdl_filter *f, size_t newest, float *tail)
 {
-    TRY(gf_launch_fdl_mac(st->d_x, f->d_h, paths, st->outputs, st->part, st->tparts, newest,
-                          PER_CHUNK, st->chunks, st->d_partial, st->stream));
+    TRY(gf_launch_fdl_mac(st->d_x, f->d_h, paths, st->outputs, st->part, st->tparts,
+                          st->tparts, newest, PER_CHUNK, st->chunks, st->d_partial, st->stream));
     TRY(gf_launch_fdl_inverse(st->d_partial, st->outputs, st->part, st->chunks, st->d_tw, tail,
-                              st->stream));
+                              st->part, st->stream));
     return GFIR_OK;
-}
-
-static gf_fdl_paths fdl_paths(const fdl_state *st)
-{
-    const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
-                                st->d_path_gain};
-    return paths;
 }
 
 /* The next block's tail from the block that just completed (and the
@@ -429,6 +462,10 @@ static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
  * next_slot (zeros before the first boundary, as the plan's tail). */
 static gfir_status fade_begin(gfir_plan *plan, fdl_state *st)
 {
+    if (st->far) {
+        const fdl_filter *g = plan->incoming->impl;
+        TRY(gf_fdl_far_fade_begin(st->far, g->d_far, st->stream));
+    }
     if (!st->tparts) {
         TRY(cudaMemsetAsync(st->d_tail_new, 0, st->outputs * st->part * sizeof(float),
                             st->stream));
@@ -462,6 +499,10 @@ void gf_cuda_fdl_fade_end(gfir_plan *plan)
         cudaGetLastError();
         cudaStreamSynchronize(st->stream);
     }
+    if (st->far && gf_fdl_far_fade_end(st->far, old->retired_far) != cudaSuccess) {
+        cudaGetLastError();
+        cudaDeviceSynchronize();
+    }
     cudaSetDevice(theirs);
 }
 
@@ -494,31 +535,42 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
     for (size_t done = 0; done < n;) {
         const size_t len = n - done < st->part - st->pos ? n - done : st->part - st->pos;
         float *out = st->d_out + done * st->outputs;
-        TRY(gf_launch_fdl_stage(silence ? NULL : st->d_in + done * st->inputs, st->inputs, len,
-                                st->d_xw, st->part, st->pos, st->parity, st->stream));
-        TRY(gf_launch_fdl_head(st->d_xw, f->d_head, st->d_tail, paths, st->outputs, st->part,
-                               st->head_len, st->pos, len, st->parity, out, st->stream));
-        if (plan->incoming) {
-            const fdl_filter *g = plan->incoming->impl;
+        const float *in = silence ? NULL : st->d_in + done * st->inputs;
+        const gf_fdl_ring none = {NULL, 0, 0};
+        const fdl_filter *g = plan->incoming ? plan->incoming->impl : NULL;
+        TRY(gf_launch_fdl_stage(in, st->inputs, len, st->d_xw, st->part, st->pos, st->parity,
+                                st->stream));
+        if (st->far)
+            TRY(gf_fdl_far_stage(st->far, in, len, st->stream));
+        TRY(gf_launch_fdl_head(st->d_xw, f->d_head, st->d_tail,
+                               st->far ? gf_fdl_far_ring(st->far, 0) : none, paths,
+                               st->outputs, st->part, st->head_len, st->pos, len, st->parity,
+                               out, st->stream));
+        if (g) {
             float *out_new = st->d_out_new + done * st->outputs;
-            TRY(gf_launch_fdl_head(st->d_xw, g->d_head, st->d_tail_new, paths, st->outputs,
-                                   st->part, st->head_len, st->pos, len, st->parity, out_new,
-                                   st->stream));
+            TRY(gf_launch_fdl_head(st->d_xw, g->d_head, st->d_tail_new,
+                                   st->far ? gf_fdl_far_ring(st->far, 1) : none, paths,
+                                   st->outputs, st->part, st->head_len, st->pos, len,
+                                   st->parity, out_new, st->stream));
             TRY(gf_launch_crossfade(out, st->outputs, 1, out_new, st->outputs, 1, len,
                                     st->outputs, plan->fade_pos + done, plan->fade_len,
                                     st->stream));
         }
         st->pos += len;
         done += len;
-        if (st->pos < st->part)
-            continue;
-        if (done == n) { /* the call's output first; the tail work after it */
+        /* at a block's end: the call's output first, the tail work after it */
+        if (st->pos == st->part && done == n) {
             if ((s = send_output(plan, st, io, n, skip)) != GFIR_OK)
                 return s;
             sent = 1;
         }
-        if (st->tparts && (s = next_tail(plan, st, paths)) != GFIR_OK)
+        if (st->pos == st->part && st->tparts && (s = next_tail(plan, st, paths)) != GFIR_OK)
             return s;
+        /* a far block ends only where a near one does: after its tail */
+        if (st->far)
+            TRY(gf_fdl_far_advance(st->far, len, f->d_far, g ? g->d_far : NULL, st->stream));
+        if (st->pos < st->part)
+            continue;
         st->parity ^= 1;
         st->pos = 0;
     }
@@ -616,8 +668,10 @@ static gfir_status set_taps_device(gfir_plan *plan, fdl_state *st, const float *
                           st->head_len * sizeof(float), st->sets, cudaMemcpyDeviceToDevice,
                           st->stream));
     if (st->tparts)
-        TRY(gf_launch_fdl_spectra(taps, ntaps, st->sets, B, st->tparts, st->d_tw, f->d_h,
-                                  st->stream));
+        TRY(gf_launch_fdl_spectra(taps, ntaps, 0, st->near_taps, st->sets, B, st->tparts,
+                                  st->d_tw, f->d_h, st->stream));
+    if (st->far)
+        TRY(gf_fdl_far_spectra(st->far, taps, f->d_far, st->stream));
     gfir_status s = clear(plan, st);
     if (s != GFIR_OK)
         return s;

@@ -34,6 +34,7 @@ typedef struct fdl_case {
     const gfir_path *paths;     /* NULL: channel to channel */
     size_t ntaps, block, frames;
     size_t chunk;               /* 0: random sizes up to 3 blocks */
+    int full_size;              /* kept whole by --quick: the far partitions' cases */
 } fdl_case;
 
 static double tolerance(size_t ntaps)
@@ -122,7 +123,7 @@ static void check(const fdl_case *given, uint64_t seed)
     fdl_case shrunk = *given;
     const fdl_case *tc = &shrunk;
     uint64_t rng = seed;
-    if (quick) {
+    if (quick && !given->full_size) {
         shrunk.ntaps = shrunk.ntaps < 3000 ? shrunk.ntaps : 3000;
         shrunk.frames = shrunk.frames < 4 * shrunk.block + 300 ? shrunk.frames
                                                                : 4 * shrunk.block + 300;
@@ -159,9 +160,29 @@ static void taps_and_partitions(void **state)
     (void)state;
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
         for (size_t t = 0; t < sizeof ntaps / sizeof ntaps[0]; t++) {
-            fdl_case tc = {2, 2, 2, 0, NULL, ntaps[t], blocks[b], 20000, blocks[b]};
+            fdl_case tc = {2, 2, 2, 0, NULL, ntaps[t], blocks[b], 20000, blocks[b], 0};
             check(&tc, b * 100 + t);
         }
+}
+
+/* Filters longer than 4P = 8192 taps at partitions of at most P / 8 take far
+ * partitions of P = 2048 (src/cuda/fdl_far.h) beyond their first 2P taps:
+ * lengths just past the threshold and across far partitions' ends, calls
+ * of every size, many channels. Whole under --quick, for the sanitizers. */
+static void far_partitions(void **state)
+{
+    static const size_t ntaps[] = {8193, 10240, 12289};
+    static const size_t blocks[] = {16, 32, 256};
+    (void)state;
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+        for (size_t t = 0; t < sizeof ntaps / sizeof ntaps[0]; t++) {
+            fdl_case tc = {2, 2, 2, 0, NULL, ntaps[t], blocks[b], 30011, 0, 1};
+            check(&tc, 1100 + b * 10 + t);
+        }
+    fdl_case wide = {64, 64, 64, 0, NULL, 20000, 32, 24000, 32, 1};
+    check(&wide, 1190);
+    fdl_case one = {1, 1, 1, 0, NULL, 9000, 32, 20000, 1, 1};
+    check(&one, 1191);
 }
 
 static void every_chunking(void **state)
@@ -169,7 +190,7 @@ static void every_chunking(void **state)
     static const size_t chunks[] = {1, 7, 64, 997, 0};
     (void)state;
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
-        fdl_case tc = {3, 3, 1, 0, NULL, 5000, 64, 12000, chunks[c]};
+        fdl_case tc = {3, 3, 1, 0, NULL, 5000, 64, 12000, chunks[c], 0};
         check(&tc, 700 + c);
     }
 }
@@ -177,16 +198,16 @@ static void every_chunking(void **state)
 static void long_filters(void **state)
 {
     (void)state;
-    fdl_case tc = {2, 2, 2, 0, NULL, 480000, 64, 600000, 64};
+    fdl_case tc = {2, 2, 2, 0, NULL, 480000, 64, 600000, 64, 0};
     check(&tc, 801);
-    fdl_case wide = {2, 2, 1, 0, NULL, (size_t)1 << 20, 256, (size_t)1 << 21, 0};
+    fdl_case wide = {2, 2, 1, 0, NULL, (size_t)1 << 20, 256, (size_t)1 << 21, 0, 0};
     check(&wide, 802);
 }
 
 static void many_channels(void **state)
 {
     (void)state;
-    fdl_case tc = {128, 128, 128, 0, NULL, 20000, 64, 40000, 64};
+    fdl_case tc = {128, 128, 128, 0, NULL, 20000, 64, 40000, 64, 0};
     check(&tc, 901);
 }
 
@@ -201,11 +222,11 @@ static void routed(void **state)
     assert_non_null(fan);
     for (unsigned o = 0; o < 128; o++)
         fan[o] = (gfir_path){0, o, o, 1.0f - (float)o / 256.0f};
-    fdl_case a = {1, 2, 2, 2, stereo, 3000, 64, 9000, 0};
+    fdl_case a = {1, 2, 2, 2, stereo, 3000, 64, 9000, 0, 0};
     check(&a, 1001);
-    fdl_case b = {3, 5, 4, 8, matrix, 2000, 128, 9000, 0};
+    fdl_case b = {3, 5, 4, 8, matrix, 2000, 128, 9000, 0, 0};
     check(&b, 1002);
-    fdl_case c = {1, 128, 128, 128, fan, 48000, 128, 60000, 128};
+    fdl_case c = {1, 128, 128, 128, fan, 48000, 128, 60000, 128, 0};
     check(&c, 1003);
     free(fan);
 }
@@ -274,7 +295,8 @@ int main(int argc, char **argv)
         return 77;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(taps_and_partitions), cmocka_unit_test(every_chunking),
+        cmocka_unit_test(taps_and_partitions), cmocka_unit_test(far_partitions),
+        cmocka_unit_test(every_chunking),
         cmocka_unit_test(long_filters),        cmocka_unit_test(many_channels),
         cmocka_unit_test(routed),              cmocka_unit_test(reset_and_flush),
         cmocka_unit_test(auto_takes_it_for_small_calls),
