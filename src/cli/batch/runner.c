@@ -229,7 +229,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         goto done;
     }
     if (output_check(j->input, j->output) || refuse_special(j->output) ||
-        cli_open_input_counting(j->input, &in, &in_info, &cut_bytes))
+        cli_open_input_counting(j->input, 0, &in, &in_info, &cut_bytes))
         goto done;
     if (cut_bytes) {
         cli_error("INPUT '%s' is cut short: its data chunk claims %llu bytes more than the "
@@ -268,7 +268,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     out->failed = 0;
 done:
     if (in)
-        sf_close(in);
+        cli_close_input(in);
     metadata_free(&meta);
     free(dir);
 }

@@ -172,9 +172,9 @@ int cli_run_file(const cli_options *o)
     SNDFILE *in;
     SF_INFO in_info;
     int rc;
-    if (output_check(o->input, o->output) || cli_open_input(o->input, &in, &in_info))
+    if (output_check(o->input, o->output) || cli_open_input(o->input, o->verbose, &in, &in_info))
         return 1;
     rc = cli_run_file_from(o, in, &in_info, NULL, NULL, NULL);
-    sf_close(in);
+    cli_close_input(in);
     return rc;
 }

@@ -99,7 +99,7 @@ int live_play(const cli_options *o)
     int failed = 1, r;
     size_t target;
 
-    if (cli_open_input(o->input, &src.file, &info))
+    if (cli_open_input(o->input, o->verbose, &src.file, &info))
         return 1;
     session_catch_stop_signals(&old_int, &old_term);
     if (session_init(&s, o))
@@ -137,6 +137,6 @@ int live_play(const cli_options *o)
 done:
     r = session_end(&s, failed);
     session_release_stop_signals(&old_int, &old_term);
-    sf_close(src.file);
+    cli_close_input(src.file);
     return r;
 }
