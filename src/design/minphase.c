@@ -37,8 +37,8 @@
 #define MINPHASE_JUDGED_BELOW_PEAK 1e-4 /* -80 dB */
 /* ... and the log-magnitude is floored this far below the peak: zeros on the
  * unit circle have no logarithm (those at Nyquist and DC are divided out
- * first: divide_out). -200 dB is below
- * anything float taps can express, so nothing audible moves. */
+ * first: divide_out). -200 dB is below anything float taps can express, so
+ * nothing audible moves. */
 #define MINPHASE_FLOOR_BELOW_PEAK 1e-10
 
 /* Buffers for one grid of n points: a half-length complex FFT's, and one
