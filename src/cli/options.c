@@ -196,7 +196,7 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* One option; returns -1 to go on, else an exit code. */
+/* One option; returns 0 to go on, else an exit code. */
 static int apply_option(int c, const char *arg, cli_options *o)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
@@ -207,123 +207,125 @@ static int apply_option(int c, const char *arg, cli_options *o)
 
     switch (c) {
     case 'p':
-        return cli_filter_add_preset(o->filter, arg) ? 1 : -1;
+        return cli_filter_add_preset(o->filter, arg) ? 1 : 0;
     case 't':
-        return cli_filter_add_file(o->filter, STAGE_TAPS, arg) ? 1 : -1;
+        return cli_filter_add_file(o->filter, STAGE_TAPS, arg) ? 1 : 0;
     case 'i':
-        return cli_filter_add_file(o->filter, STAGE_IR, arg) ? 1 : -1;
+        return cli_filter_add_file(o->filter, STAGE_IR, arg) ? 1 : 0;
     case 'g':
-        return cli_arg_double(&parsing, "--gain", arg, &o->filter->gain_db) ? 2 : -1;
+        return cli_arg_double(&parsing, "--gain", arg, &o->filter->gain_db) ? 2 : 0;
     case 'n':
         if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
         o->filter->normalize = (cli_normalize)i;
-        return -1;
+        return 0;
     case OPT_TRUE_STEREO:
         if (cli_arg_choice(&parsing, "--true-stereo", arg, orders, &i))
             return 2;
         o->filter->true_stereo = (cli_true_stereo)i;
-        return -1;
+        return 0;
     case OPT_IR_TRIM:
         if (cli_arg_double(&parsing, "--ir-trim", arg, &o->filter->trim_db))
             return 2;
         o->filter->trim = 1;
         return o->filter->trim_db < 0 && o->filter->trim_db >= -300
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--ir-trim %s: give a level below the IR's peak, "
                                      "-300 to 0 dB, such as -60", arg);
     case OPT_MIN_PHASE:
         o->filter->min_phase = 1;
-        return -1;
+        return 0;
     case 'a':
         if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;
         o->align = (cli_align)i;
-        return -1;
+        return 0;
     case 'f':
         o->format = arg;
-        return -1;
+        return 0;
     case 'b':
-        return cli_arg_backend(&parsing, arg, &o->backend) ? 2 : -1;
+        return cli_arg_backend(&parsing, arg, &o->backend) ? 2 : 0;
     case 'k':
-        return cli_arg_kernel(&parsing, arg, &o->kernel) ? 2 : -1;
+        return cli_arg_kernel(&parsing, arg, &o->kernel) ? 2 : 0;
     case OPT_BLOCK:
         if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &n))
             return 2;
         o->block_frames = (size_t)n;
-        return -1;
+        return 0;
     case OPT_NO_DITHER:
         o->no_dither = 1;
-        return -1;
+        return 0;
     case OPT_NO_FOLD:
         o->no_fold = 1;
-        return -1;
+        return 0;
     case OPT_LIST_PRESETS:
         o->list_presets = 1;
-        return -1;
+        return 0;
     case OPT_DESCRIBE:
         o->describe = 1;
-        return -1;
+        return 0;
     case OPT_RESPONSE:
         o->response_svg = arg;
-        return -1;
+        return 0;
     case OPT_RATE:
         if (cli_arg_double(&parsing, "--rate", arg, &o->rate_hz))
             return 2;
         return o->rate_hz >= CLI_MIN_RATE_HZ && o->rate_hz <= CLI_MAX_RATE_HZ
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--rate %s: gfir designs at %g to %g Hz", arg,
                                      CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ);
     case OPT_PLAY:
         o->play = 1;
-        return -1;
+        return 0;
     case OPT_MONITOR:
         o->monitor = 1;
-        return -1;
+        return 0;
     case OPT_LIST_DEVICES:
         o->list_devices = 1;
-        return -1;
+        return 0;
     case OPT_DEVICE:
         o->device = arg;
-        return -1;
+        return 0;
     case OPT_INPUT_DEVICE:
         o->input_device = arg;
-        return -1;
+        return 0;
     case OPT_PERIOD:
         if (cli_arg_whole(&parsing, "--period", arg, 16, 1 << 16, &n))
             return 2;
         o->period_frames = (unsigned)n;
-        return -1;
+        return 0;
     case OPT_DURATION:
         /* bounded, so that seconds times the rate is a frame count */
         if (cli_arg_double(&parsing, "--duration", arg, &o->duration_s))
             return 2;
         return o->duration_s > 0 && o->duration_s <= MAX_DURATION_S
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--duration %s: want seconds, more than 0 and "
                                      "at most %.0f (a year)", arg, MAX_DURATION_S);
     case OPT_CHANNELS:
         if (cli_arg_whole(&parsing, "--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
             return 2;
         o->channels = (unsigned)n;
-        return -1;
+        return 0;
     case OPT_CROSSFADE:
         if (cli_arg_double(&parsing, "--crossfade", arg, &o->crossfade_ms))
             return 2;
         return o->crossfade_ms >= 0 && o->crossfade_ms <= 10000
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--crossfade %s: must be 0 to 10000 ms", arg);
     case 'q':
         o->quiet = 1;
-        return -1;
+        return 0;
     case 'v':
         o->verbose = 1;
-        return -1;
+        return 0;
     case OPT_VERSION:
         cli_print_version();
+        o->answered = 1;
         return 0;
     case 'h':
         print_help();
+        o->answered = 1;
         return 0;
     default:
         return 2;
@@ -335,19 +337,19 @@ static int check_operands(int nargs, char **args, cli_options *o)
 {
     const int inspect = o->describe || o->response_svg;
     if (o->list_presets || o->list_devices)
-        return -1;
+        return 0;
     if (o->filter->chain.nstages == 0)
         return cli_usage_error(&parsing, "no filter given: use --preset, --taps or --ir");
     if (o->monitor) {
         if (nargs > 0)
             return cli_usage_error(&parsing, "--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
-        return -1;
+        return 0;
     }
     if (o->play) {
         if (nargs != 1)
             return cli_usage_error(&parsing, "--play takes one INPUT and no OUTPUT");
         o->input = args[0];
-        return -1;
+        return 0;
     }
     if (nargs > 2)
         return cli_usage_error(&parsing, "too many operands: '%s'", args[2]);
@@ -360,7 +362,7 @@ static int check_operands(int nargs, char **args, cli_options *o)
     if (o->output && !strcmp(o->output, "-") && o->describe)
         return cli_usage_error(&parsing, "OUTPUT '-' and --describe both write to standard "
                                "output; give one of them");
-    return -1;
+    return 0;
 }
 
 /* ---- which options go with which mode ---------------------------------------- */
@@ -440,7 +442,7 @@ static int check_modes(const cli_options *o, const unsigned char *seen, int narg
             return cli_usage_error(&parsing, "--response %s: gfir plots SVG only; name the file *.svg",
                                o->response_svg);
     }
-    return -1;
+    return 0;
 }
 
 /* Options given for a mode other than the one asked for would do nothing:
@@ -450,7 +452,7 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
     int mode = 0;
     char asked[64];
     if (o->list_presets || o->list_devices)
-        return -1;
+        return 0;
     if (o->play)
         mode = MODE_PLAY;
     else if (o->monitor)
@@ -472,7 +474,7 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
             return cli_usage_error(&parsing, "%s applies only to %s, not to %s%s", scoped[i].name,
                                scoped[i].where, asked,
                                o->input ? scoped[i].why : "");
-    return -1;
+    return 0;
 }
 
 int cli_parse_options(int argc, char **argv, cli_options *o)
@@ -491,7 +493,7 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         if (c == CLI_ARGS_BAD)
             return 2;
         rc = apply_option(c, optarg, o);
-        if (rc >= 0)
+        if (rc || o->answered)
             return rc;
         seen[c] = 1;
     }
@@ -503,8 +505,8 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         print_brief();
         return 2;
     }
-    if ((rc = check_modes(o, seen, nargs, argv + optind)) >= 0 ||
-        (rc = check_operands(nargs, argv + optind, o)) >= 0)
+    if ((rc = check_modes(o, seen, nargs, argv + optind)) != 0 ||
+        (rc = check_operands(nargs, argv + optind, o)) != 0)
         return rc;
     return check_scope(o, seen);
 }
