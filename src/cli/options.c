@@ -18,18 +18,18 @@
 #define MAX_DURATION_S 31622400.0
 
 static const char usage_line[] = "usage: gfir [options] INPUT OUTPUT";
+#define SHORT_OPTIONS ":p:t:i:g:n:a:f:b:k:qvh"
 
 /* gfir with nothing to do: what it is for, in a few lines. */
 static void print_brief(void)
 {
-    fprintf(stderr, "%s\n", usage_line);
-    fputs("Filters sound files with FIR filters. For example:\n"
-          "  gfir in.wav out.wav --preset lowpass       low-pass at 4 kHz\n"
-          "  gfir in.flac out.mp3 --ir hall.wav         convolve with a room\n"
-          "  gfir --describe --preset telephone         inspect a filter\n"
-          "  gfir --list-presets                        the named filters\n"
-          "gfir --help lists every option; man gfir has the rest.\n",
-          stderr);
+    cli_line("%s", usage_line);
+    cli_page("Filters sound files with FIR filters. For example:\n"
+             "  gfir in.wav out.wav --preset lowpass       low-pass at 4 kHz\n"
+             "  gfir in.flac out.mp3 --ir hall.wav         convolve with a room\n"
+             "  gfir --describe --preset telephone         inspect a filter\n"
+             "  gfir --list-presets                        the named filters\n"
+             "gfir --help lists every option; man gfir has the rest.\n");
 }
 
 static void print_help(void)
@@ -480,7 +480,8 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
 int cli_parse_options(int argc, char **argv, cli_options *o)
 {
     unsigned char seen[OPT_END] = {0};
-    int c, rc, nargs, nothing_asked;
+    cli_names names;
+    int c, rc = 0, nargs, nothing_asked;
     memset(o, 0, sizeof *o);
     o->align = CLI_ALIGN_DEFAULT;
     o->period_frames = 256;
@@ -488,15 +489,15 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
     o->filter = cli_filter_new();
     if (!o->filter)
         return cli_error("out of memory");
-    while ((c = cli_next_option(&parsing, argc, argv, ":p:t:i:g:n:a:f:b:k:qvh", long_options)) !=
-           -1) {
-        if (c == CLI_ARGS_BAD)
-            return 2;
-        rc = apply_option(c, optarg, o);
-        if (rc || o->answered)
-            return rc;
+    cli_names_hide(argc, argv, SHORT_OPTIONS, long_options, &names);
+    while ((c = cli_next_option(&parsing, argc, argv, SHORT_OPTIONS, long_options)) != -1) {
+        if (c == CLI_ARGS_BAD || (rc = apply_option(c, optarg, o)) != 0 || o->answered) {
+            cli_names_restore(argc, argv, &names);
+            return c == CLI_ARGS_BAD ? 2 : rc;
+        }
         seen[c] = 1;
     }
+    cli_names_restore(argc, argv, &names);
     nargs = argc - optind;
     nothing_asked = nargs == 0;
     for (c = 0; c < OPT_END; c++)

@@ -46,6 +46,9 @@ int cli_open_input_counting(const char *path, int verbose, SNDFILE **sf, SF_INFO
                             uint64_t *cut_bytes);
 /* Closes what cli_open_input opened. */
 void cli_close_input(SNDFILE *sf);
+/* Where INPUT's tags and channel map are read: sf, or for an MP3 read to its
+ * end past its header's estimate, the same file opened as usual. */
+SNDFILE *cli_input_tags(SNDFILE *sf);
 /* Frames INPUT holds, or 0 when that is known only at its end (a pipe). */
 size_t cli_input_frames(const SF_INFO *info);
 

@@ -138,6 +138,11 @@ void cli_close_input(SNDFILE *sf)
     source_close(sf);
 }
 
+SNDFILE *cli_input_tags(SNDFILE *sf)
+{
+    return source_tags(sf);
+}
+
 /* libsndfile says SF_COUNT_MAX for a length the header leaves unknown (a
  * FLAC whose STREAMINFO counts 0 samples, as encoders writing to a pipe
  * leave it): that is no promise, and no reason to call the file cut short. */

@@ -23,6 +23,8 @@
 typedef struct endless {
     struct endless *next;
     SNDFILE *sf;
+    SNDFILE *first;             /* the file opened as usual: its tags (an ID3v1 tag is at
+                                   the end, which mpg123 finds only by seeking there) */
     int fd, close_fd;
     off_t base;                 /* where the sound starts in fd (standard input may be mid-file) */
     sf_count_t len, pos;
@@ -70,8 +72,9 @@ static sf_count_t endless_tell(void *user)
     return ((endless *)user)->pos;
 }
 
-/* sf, an MP3 opened on fd, again through virtual I/O; sf itself is closed.
- * NULL when that fails (then sf is still open). */
+/* sf, an MP3 opened on fd, again through virtual I/O; sf is kept for its
+ * tags and closed with the result. NULL when that fails (then sf is as it
+ * was). */
 static SNDFILE *reopen_endless(SNDFILE *sf, int fd, int close_fd, off_t base, SF_INFO *info)
 {
     static SF_VIRTUAL_IO io = {endless_length, endless_seek, endless_read, NULL, endless_tell};
@@ -89,7 +92,7 @@ static SNDFILE *reopen_endless(SNDFILE *sf, int fd, int close_fd, off_t base, SF
         free(e);
         return NULL;
     }
-    sf_close(sf);
+    e->first = sf;
     *info = again;
     pthread_mutex_lock(&endless_mu);
     e->next = endless_list;
@@ -113,9 +116,23 @@ void source_close(SNDFILE *sf)
     }
     pthread_mutex_unlock(&endless_mu);
     sf_close(sf);
-    if (e && e->close_fd)
-        close(e->fd);
+    if (e) {
+        sf_close(e->first);
+        if (e->close_fd)
+            close(e->fd);
+    }
     free(e);
+}
+
+SNDFILE *source_tags(SNDFILE *sf)
+{
+    SNDFILE *tags = sf;
+    pthread_mutex_lock(&endless_mu);
+    for (const endless *e = endless_list; e; e = e->next)
+        if (e->sf == sf)
+            tags = e->first;
+    pthread_mutex_unlock(&endless_mu);
+    return tags;
 }
 
 /* ---- a pipe: its first bytes seen without taking them ---------------------- */
@@ -255,6 +272,20 @@ static int spool(int fd, source_how *how, char *why, size_t why_len)
 
 /* ---- the one way in -------------------------------------------------------- */
 
+/* Why libsndfile could not open a file, in words that name the cause: for an
+ * MP3 whose decoder found no frame, libsndfile says the file "does not exist
+ * or is not a regular file", which is not so (it is open). */
+static void open_failed(char *why, size_t why_len)
+{
+    char log[2048] = "";
+    sf_command(NULL, SFC_GET_LOG_INFO, log, sizeof log);
+    if (strstr(log, "MPEG decoder") || strstr(log, "mpg123"))
+        snprintf(why, why_len, "it begins as MP3 (MPEG audio) would, but the decoder finds no "
+                 "audio frame in it: the file is corrupt, cut short, or not MP3");
+    else
+        snprintf(why, why_len, "%s", sf_strerror(NULL));
+}
+
 SNDFILE *source_open(int fd, int close_fd, SF_INFO *info, source_how *how, char *why,
                      size_t why_len)
 {
@@ -280,7 +311,7 @@ SNDFILE *source_open(int fd, int close_fd, SF_INFO *info, source_how *how, char 
     /* libsndfile closes fd with sf (when close_fd), and on failure */
     sf = sf_open_fd(fd, SFM_READ, info, close_fd);
     if (!sf) {
-        snprintf(why, why_len, "%s", sf_strerror(NULL));
+        open_failed(why, why_len);
         return NULL;
     }
     if ((info->format & SF_FORMAT_TYPEMASK) != SF_FORMAT_MPEG || !info->seekable || base < 0 ||

@@ -32,5 +32,8 @@ SNDFILE *source_open(int fd, int close_fd, SF_INFO *info, source_how *how, char 
                      size_t why_len);
 /* Closes what source_open opened. */
 void source_close(SNDFILE *sf);
+/* Where sf's tags and channel map are read (sf_get_string, sf_command):
+ * sf, or for an MP3 read to its end the file opened as usual. */
+SNDFILE *source_tags(SNDFILE *sf);
 
 #endif
