@@ -135,51 +135,6 @@ def mp3_and_opus_in(d):
     assert sndfile.Sound(d.p("again.ogg")).subtype == sndfile.SUBTYPES["opus"]
 
 
-def mp3_without_length_header(path, x):
-    """A VBR MP3 of x as an encoder writing to a pipe leaves it: no Xing/Info
-    frame, so the only length a reader has is mpg123's guess from the first
-    frame's bit rate. x starts loud (a high bit rate) and goes on quiet, so
-    the guess is far short."""
-    sndfile.write(path, x, RATE, "mpeg", "mp3", vbr=True)
-    b = open(path, "rb").read()
-    at = 0
-    if b[:3] == b"ID3":  # the tag's size, 7 bits a byte
-        at = 10 + (b[6] << 21 | b[7] << 14 | b[8] << 7 | b[9])
-    h = b[at:at + 4]
-    kbps = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320][h[2] >> 4]
-    rate = {0: 44100, 1: 48000, 2: 32000}[(h[2] >> 2) & 3]
-    length = 144 * kbps * 1000 // rate + ((h[2] >> 1) & 1)  # MPEG-1 layer III
-    first = b[at:at + length]
-    assert b"Xing" in first or b"Info" in first, "libsndfile wrote no length header"
-    with open(path, "wb") as f:
-        f.write(b[:at] + b[at + length:])
-
-
-@test("codecs")
-def mp3_read_to_its_end(d):
-    # INPUT, an IR and standard input are read to the decoder's end, not to
-    # the frame count libsndfile stops at (issue 25: 3.49 s of a 10 s file)
-    t = np.arange(6 * RATE) / RATE
-    x = 0.05 * np.stack([np.sin(2 * np.pi * 440 * t), np.sin(2 * np.pi * 550 * t)], 1)
-    x[:RATE // 2] += d.rng.standard_normal((RATE // 2, 2)) * 0.3
-    mp3_without_length_header(d.p("cut.mp3"), x)
-    guessed = len(sndfile.Sound(d.p("cut.mp3")).data)
-    assert guessed < len(x) // 2, f"libsndfile alone reads {guessed} frames: no test"
-    d.text("one.txt", "1")
-    # a whole MPEG frame of encoder delay and padding may come on top
-    d.run("cut.mp3", "out.wav", "--taps", "one.txt", "--gain", "-6")
-    got = len(sndfile.Sound(d.p("out.wav")).data)
-    assert len(x) <= got <= len(x) + 2 * 1152, f"read {got} frames of {len(x)}"
-    r = subprocess.run([cli.GFIR, "-", "piped.wav", "--taps", "one.txt", "--gain", "-6"],
-                       cwd=d.path, stdin=open(d.p("cut.mp3"), "rb"), capture_output=True,
-                       timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert len(sndfile.Sound(d.p("piped.wav")).data) == got
-    r = d.run("--describe", "--ir", "cut.mp3", "--rate", str(RATE))
-    taps = int(r.stdout.split("folded into ")[1].split()[0])
-    assert taps == got, f"the IR has {taps} taps, INPUT {got} frames"
-
-
 @test("codecs")
 def lossless_choices_unchanged(d):
     x = tonal(0.2)

@@ -301,66 +301,6 @@ def input_from_standard_input(d):
     assert second.returncode == 0, second.stderr
     assert rel_l2(read(d.p("z.wav"))[1], read(d.p("ref2.wav"))[1]) < REL_L2
 
-@test("outputs")
-def any_format_through_a_pipe(d):
-    # formats libsndfile reads only from a file (FLAC, CAF, RF64: they seek)
-    # come through a pipe whole: copied to an unlinked temporary file, said
-    # with -v (issue 25: `gfir a.wav - --format flac | gfir - b.wav` failed).
-    # 24-bit FLAC against float: 2^-23 of full scale, far under 1e-4 relative.
-    d.wav("x.wav", d.noise(3001, 2, scale=0.1))  # no clipping in pcm24
-    d.run("x.wav", "ref.wav", "--preset", "lowpass")
-    spool = os.path.join(d.path, "spool")
-    os.mkdir(spool)
-    for name, fmt in (("x.flac", "flac:pcm24"), ("x.caf", "caf:float"), ("x.rf64", "rf64:float")):
-        d.run("x.wav", name, "--taps", d.text("one.txt", "1"), "--format", fmt, "-q")
-        r = subprocess.run([GFIR, "-", "out.wav", "--preset", "lowpass", "-v", "--format",
-                            "wav:float"], cwd=d.path,
-                           input=open(d.p(name), "rb").read(), capture_output=True,
-                           timeout=60, env=env_for(d, {"TMPDIR": spool}))
-        assert r.returncode == 0, f"{name} over a pipe: {r.stderr}"
-        assert "from a pipe" in r.stderr.decode() and spool in r.stderr.decode(), r.stderr
-        assert rel_l2(read(d.p("out.wav"))[1], read(d.p("ref.wav"))[1]) < 1e-4, name
-        assert os.listdir(spool) == [], "the temporary copy has a name"
-    # gfir to gfir through a real pipe, FLAC between them
-    first = subprocess.Popen([GFIR, "x.wav", "-", "--taps", "one.txt", "--format", "flac", "-q"],
-                             cwd=d.path, stdout=subprocess.PIPE, env=env_for(d))
-    second = subprocess.run([GFIR, "-", "piped.wav", "--preset", "lowpass", "--format",
-                             "wav:float"], cwd=d.path,
-                            stdin=first.stdout, capture_output=True, timeout=60, env=env_for(d))
-    first.stdout.close()
-    assert first.wait(timeout=60) == 0 and second.returncode == 0, second.stderr
-    assert rel_l2(read(d.p("piped.wav"))[1], read(d.p("ref.wav"))[1]) < 1e-4
-    # no room for the copy: one clear line naming the place, no OUTPUT
-    big = d.wav("big.wav", d.noise(200000, 2, scale=0.1))
-    d.run(big, "big.flac", "--taps", "one.txt", "--format", "flac:pcm24", "-q")
-    size = os.path.getsize(d.p("big.flac"))
-
-    def small_files():
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, size // 2))
-    r = subprocess.run([GFIR, "-", "out2.wav", "--preset", "lowpass"], cwd=d.path,
-                       input=open(d.p("big.flac"), "rb").read(),
-                       capture_output=True, timeout=60, preexec_fn=small_files,
-                       env=env_for(d, {"TMPDIR": spool}))
-    assert r.returncode == 1
-    one_line(r.stderr.decode(), "temporary file in " + spool, "File too large")
-    assert not os.path.exists(d.p("out2.wav"))
-    # a tmpfs that fills, where this user may mount one
-    tmpfs = os.path.join(d.path, "tmpfs")
-    os.mkdir(tmpfs)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size // 2}", "tmpfs", tmpfs],
-                      capture_output=True).returncode != 0:
-        print("      (no tmpfs: cannot mount one here)")
-        return
-    try:
-        r = subprocess.run([GFIR, "-", "out2.wav", "--preset", "lowpass"], cwd=d.path,
-                           input=open(d.p("big.flac"), "rb").read(), capture_output=True,
-                           timeout=60, env=env_for(d, {"TMPDIR": tmpfs}))
-        assert r.returncode == 1
-        one_line(r.stderr.decode(), "temporary file in " + tmpfs, "No space left on device")
-        assert os.listdir(tmpfs) == [] and not os.path.exists(d.p("out2.wav"))
-    finally:
-        subprocess.run(["umount", tmpfs])
-
 
 @test("outputs")
 def fifo_input_opened_once(d):
