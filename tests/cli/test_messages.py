@@ -46,6 +46,13 @@ def control_characters_escaped(d):
     open(d.p(EVIL), "w").close()
     code, err = raw_stderr(d, EVIL, "o2.wav", "--taps", "one.txt")
     assert code == 1 and err == b"gfir: INPUT '" + EVIL_SHOWN.encode() + b"' is empty (0 bytes)\n"
+    # --describe names its files on stdout: escaped the same
+    taps = "t\n\033]0;title\a.txt"
+    d.text(taps, "0.5 0.5")
+    r = subprocess.run([cli.GFIR, "--describe", "--taps", taps, "--rate", "48000"], cwd=d.path,
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0 and b"\033" not in r.stdout and b"\a" not in r.stdout, r.stdout
+    assert b"taps from 't\\n\\033]0;title\\007.txt'" in r.stdout, r.stdout
     # UTF-8 that is text stays as it is
     code, err = raw_stderr(d, "Étude.wav", "o3.wav", "--taps", "one.txt")
     assert code == 1 and "'Étude.wav'".encode() in err, err
