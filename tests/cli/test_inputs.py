@@ -15,20 +15,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli as cli  # noqa: E402  (the harness: exits 77 without NumPy)
 import sndfile  # noqa: E402
-from test_cli import GFIR, np, one_line, read, rel_l2, test  # noqa: E402
+from test_cli import GFIR, env_for, np, one_line, read, rel_l2, test  # noqa: E402
 
 RATE = 48000
-
-
-def env_for(d, extra=None):
-    """The environment Dir.run gives gfir (no presets or config of the
-    user's), with extra."""
-    env = dict(os.environ)
-    env.pop("GFIR_PRESET_PATH", None)
-    env.pop("XDG_CONFIG_HOME", None)
-    env["HOME"] = d.path
-    env.update(extra or {})
-    return env
 
 
 def mp3_without_length_header(path, x):

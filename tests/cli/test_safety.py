@@ -30,8 +30,8 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli  # noqa: E402  (sets GFIR from argv, exits 77 without NumPy)
-from test_cli import GFIR, REL_L2, conv, fails, impulse_response, leftovers, one_line, read, \
-    rel_l2, test  # noqa: E402
+from test_cli import GFIR, REL_L2, conv, env_for, fails, impulse_response, leftovers, one_line, \
+    read, rel_l2, test  # noqa: E402
 
 np = test_cli.np
 wavfile = test_cli.wavfile
@@ -40,16 +40,6 @@ signal_ = test_cli.signal
 # beyond 65536 taps float rounding grows with the filter's length
 REL_L2_LONG = 1e-4
 MB = 1024  # memory figures are in KB
-
-
-def env_for(d, extra=None):
-    """The environment Dir.run gives gfir: no presets or config of the user's."""
-    env = dict(os.environ)
-    env.pop("GFIR_PRESET_PATH", None)
-    env.pop("XDG_CONFIG_HOME", None)
-    env["HOME"] = d.path
-    env.update(extra or {})
-    return env
 
 
 # Runs argv[2:] as its child and writes "STATUS MAXRSS" (wait4's) to argv[1].
