@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Every input read to its end, in any format, from a file or a pipe
 (file/source.c; issue 25): an MP3 without a length header is read past the
-guess libsndfile stops at, as INPUT, from standard input and as an IR, and
-formats libsndfile reads only from a file come through a pipe, copied to an
-unlinked temporary file; a full disk there is one clear line.
+guess libsndfile stops at, as INPUT, from standard input, as an IR and as a
+batch job's input, and formats libsndfile reads only from a file come through
+a pipe or a FIFO, copied to an unlinked temporary file; a full disk there is
+one clear line.
 
     test_inputs.py GFIR GROUP     GROUP: inputs
 """
@@ -11,6 +12,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli as cli  # noqa: E402  (the harness: exits 77 without NumPy)
@@ -53,8 +55,16 @@ def mp3_read_to_its_end(d):
     d.text("one.txt", "1")
     # a whole MPEG frame of encoder delay and padding may come on top
     d.run("cut.mp3", "out.wav", "--taps", "one.txt", "--gain", "-6")
-    got = len(sndfile.Sound(d.p("out.wav")).data)
+    out = sndfile.Sound(d.p("out.wav")).data
+    got = len(out)
     assert len(x) <= got <= len(x) + 2 * 1152, f"read {got} frames of {len(x)}"
+    # what libsndfile decodes is the start, at -6 dB (16-bit rounding and
+    # dither: 1e-3 relative); what it stops short of is the quiet tones, not
+    # silence (their rms, 0.025 / sqrt 2, within the codec's 10 %)
+    start = sndfile.Sound(d.p("cut.mp3")).data * 10 ** (-6 / 20)
+    assert cli.rel_l2(out[:guessed], start) < 1e-3
+    tail_rms = np.sqrt(np.mean(out[-RATE:] ** 2, axis=0))
+    assert np.all(np.abs(tail_rms / (0.025 / np.sqrt(2)) - 1) < 0.1), tail_rms
     r = subprocess.run([cli.GFIR, "-", "piped.wav", "--taps", "one.txt", "--gain", "-6"],
                        cwd=d.path, stdin=open(d.p("cut.mp3"), "rb"), capture_output=True,
                        timeout=60)
@@ -63,6 +73,12 @@ def mp3_read_to_its_end(d):
     r = d.run("--describe", "--ir", "cut.mp3", "--rate", str(RATE))
     taps = int(r.stdout.split("folded into ")[1].split()[0])
     assert taps == got, f"the IR has {taps} taps, INPUT {got} frames"
+    # gfir batch reads its inputs through the same reader
+    d.text("jobs.tsv", "input\toutput\ttaps\tgain\ncut.mp3\tbatch.wav\tone.txt\t-6\n")
+    d.run("batch", "--manifest", "jobs.tsv", "-q")
+    assert len(sndfile.Sound(d.p("batch.wav")).data) == got
+
+
 
 @test("inputs")
 def any_format_through_a_pipe(d):
@@ -93,6 +109,21 @@ def any_format_through_a_pipe(d):
     first.stdout.close()
     assert first.wait(timeout=60) == 0 and second.returncode == 0, second.stderr
     assert rel_l2(read(d.p("piped.wav"))[1], read(d.p("ref.wav"))[1]) < 1e-4
+    # a FIFO, opened once, its first bytes looked at without taking them
+    os.mkfifo(d.p("in.fifo"))
+    data = open(d.p("x.flac"), "rb").read()
+
+    def writer():
+        with open(d.p("in.fifo"), "wb") as f:
+            f.write(data)
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    r = subprocess.run([GFIR, "in.fifo", "fifo.wav", "--preset", "lowpass", "--format",
+                        "wav:float"], cwd=d.path, capture_output=True, timeout=60,
+                       env=env_for(d))
+    t.join(timeout=10)
+    assert r.returncode == 0, r.stderr
+    assert rel_l2(read(d.p("fifo.wav"))[1], read(d.p("ref.wav"))[1]) < 1e-4
     # no room for the copy: one clear line naming the place, no OUTPUT
     big = d.wav("big.wav", d.noise(200000, 2, scale=0.1))
     d.run(big, "big.flac", "--taps", "one.txt", "--format", "flac:pcm24", "-q")
