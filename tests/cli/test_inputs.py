@@ -54,7 +54,8 @@ def mp3_read_to_its_end(d):
     assert guessed < len(x) // 2, f"libsndfile alone reads {guessed} frames: no test"
     d.text("one.txt", "1")
     # a whole MPEG frame of encoder delay and padding may come on top
-    d.run("cut.mp3", "out.wav", "--taps", "one.txt", "--gain", "-6")
+    r = d.run("cut.mp3", "out.wav", "--taps", "one.txt", "--gain", "-6", "-v")
+    assert "MP3 without a length header: read to its decoder's end" in r.stderr, r.stderr
     out = sndfile.Sound(d.p("out.wav")).data
     got = len(out)
     assert len(x) <= got <= len(x) + 2 * 1152, f"read {got} frames of {len(x)}"

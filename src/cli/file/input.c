@@ -107,6 +107,9 @@ int cli_open_input_counting(const char *path, int verbose, SNDFILE **sf, SF_INFO
     *sf = source_open(fd, !is_stdin, info, &how, why, sizeof why);
     if (!*sf)
         return cli_error("cannot read INPUT '%s' as sound: %s", path, why);
+    if (how.to_the_end)
+        cli_note(!verbose, "INPUT '%s' is an MP3 without a length header: read to its "
+                 "decoder's end", path);
     if (how.spooled) {
         char label[FORMAT_LABEL_LEN];
         cli_note(!verbose, "INPUT '%s' is %s from a pipe, which libsndfile reads only from a "

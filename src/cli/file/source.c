@@ -327,6 +327,7 @@ SNDFILE *source_open(int fd, int close_fd, SF_INFO *info, source_how *how, char 
         sf_close(sf);
         return NULL;
     }
-    how->to_the_end = 1;
+    /* with a Xing/LAME header mpg123 still knows the length, exactly */
+    how->to_the_end = !info->seekable;
     return endless_sf;
 }

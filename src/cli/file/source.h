@@ -21,7 +21,7 @@ typedef struct source_how {
     int spooled;                /* a pipe copied to a temporary file */
     unsigned long long spooled_bytes;
     const char *spool_dir;      /* where that file was (unlinked) */
-    int to_the_end;             /* an MP3 read past its estimated length */
+    int to_the_end;             /* an MP3 whose length only its end tells */
 } source_how;
 
 /* Opens fd for reading as sound. fd is owned by the result (closed by
