@@ -564,8 +564,11 @@ GFIR_API gfir_status gfir_response_magnitudes(const float *taps, size_t ntaps, d
  * grid too). The grid is refined until that is 0.05 dB or less, up to 2^24
  * points (or 16 times ntaps, when larger): filters whose zeros lie very near
  * the unit circle (long reverberant tails, deep notches) may end above it;
- * the caller decides what is good enough. Magnitudes more than 200 dB below
- * the peak are raised to that (a zero has no logarithm). Memory: about 48
+ * the caller decides what is good enough. Zeros exactly at Nyquist or DC
+ * (every even-length symmetric filter has one at Nyquist) are divided out
+ * before the cepstrum and multiplied back after, so they cost no accuracy;
+ * other magnitudes more than 200 dB below the peak are raised to that (a
+ * zero has no logarithm). Memory: about 48
  * bytes per grid point; time: a few FFTs of the grid per refinement.
  * A filter of zeros gives zeros. GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or
  * above GFIR_MAX_TAPS, or a tap not finite), GFIR_ERR_NOMEM.

@@ -13,7 +13,7 @@
 
 void cli_args_hint(const cli_args *a)
 {
-    fprintf(stderr, "%s   (%s for more)\n", a->usage, a->help);
+    cli_line("%s   (%s for more)", a->usage, a->help);
 }
 
 int cli_usage_error(const cli_args *a, const char *fmt, ...)
@@ -96,4 +96,73 @@ int cli_next_option(const cli_args *a, int argc, char **argv, const char *shorto
         return CLI_ARGS_BAD;
     }
     return c;
+}
+
+/* Whether word (after its '-') is a cluster getopt takes as options: every
+ * character an option, up to one that takes a value (the rest of it).
+ * *value_next: the last takes its value from the next argument. */
+static int is_cluster(const char *word, const char *shortopts, int *value_next)
+{
+    *value_next = 0;
+    for (const char *c = word; *c; c++) {
+        const char *o = *c == ':' ? NULL : strchr(shortopts, *c);
+        if (!o)
+            return 0;
+        if (o[1] == ':') {
+            *value_next = c[1] == '\0';
+            return 1;
+        }
+    }
+    return 1;
+}
+
+/* Whether "--name" (no '=') takes the next argument as its value. */
+static int long_takes_next(const char *name, const struct option *longopts)
+{
+    const size_t len = strlen(name);
+    for (const struct option *o = longopts; o->name; o++)
+        if (!strncmp(o->name, name, len) && o->has_arg == required_argument)
+            return 1;
+    return 0;
+}
+
+void cli_names_hide(int argc, char **argv, const char *shortopts,
+                    const struct option *longopts, cli_names *h)
+{
+    h->n = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int value_next;
+        if (!strcmp(a, "--"))
+            return;
+        if (a[0] != '-' || a[1] == '\0')
+            continue;
+        if (a[1] == '-') {
+            i += !strchr(a, '=') && long_takes_next(a + 2, longopts);
+            continue;
+        }
+        if (is_cluster(a + 1, shortopts, &value_next)) {
+            i += value_next;
+            continue;
+        }
+        if (strchr(a, '.') && h->n < CLI_NAMES_MAX) {
+            char *stand_in = strdup(a + 1); /* no '-': an operand to getopt */
+            if (!stand_in)
+                return;
+            h->name[h->n] = argv[i];
+            h->stand_in[h->n++] = stand_in;
+            argv[i] = stand_in;
+        }
+    }
+}
+
+void cli_names_restore(int argc, char **argv, cli_names *h)
+{
+    for (int k = 0; k < h->n; k++) {
+        for (int i = 1; i < argc; i++)
+            if (argv[i] == h->stand_in[k])
+                argv[i] = h->name[k];
+        free(h->stand_in[k]);
+    }
+    h->n = 0;
 }

@@ -40,4 +40,23 @@ int cli_arg_kernel(const cli_args *a, const char *arg, gfir_kernel *out);
 int cli_next_option(const cli_args *a, int argc, char **argv, const char *shortopts,
                     const struct option *longopts);
 
+/*
+ * A file name that begins with '-' but cannot be a cluster of short options,
+ * because a character in it is no option and it has a '.' ("-v.wav": there
+ * is no option '.'), is an operand: getopt would take it apart into -v and
+ * an unknown '-.'. cli_names_hide swaps such arguments (not those after
+ * "--", nor an option's value) for stand-ins getopt passes by; after the
+ * options are parsed, cli_names_restore puts the names back among the
+ * operands. A word like "-x" stays an unknown option.
+ */
+#define CLI_NAMES_MAX 8
+typedef struct cli_names {
+    char *name[CLI_NAMES_MAX];
+    char *stand_in[CLI_NAMES_MAX];
+    int n;
+} cli_names;
+void cli_names_hide(int argc, char **argv, const char *shortopts,
+                    const struct option *longopts, cli_names *h);
+void cli_names_restore(int argc, char **argv, cli_names *h);
+
 #endif

@@ -62,9 +62,9 @@ static void say_plan(const cli_options *o, const gfir_plan *plan, const char *wh
                  t->npaths == 1 ? "" : "s", ch, ch == 1 ? "" : "s", out);
     else
         snprintf(shape, sizeof shape, "%u channel%s", ch, ch == 1 ? "" : "s");
-    fprintf(stderr, "gfir: %s%s; %zu taps x %u filter channel%s, %s at %g Hz, "
-            "blocks of %zu frames\n", what, summary, gfir_plan_ntaps(plan), t->nsets,
-            t->nsets == 1 ? "" : "s", shape, rate_hz, block_frames);
+    cli_info("%s%s; %zu taps x %u filter channel%s, %s at %g Hz, blocks of %zu frames", what,
+             summary, gfir_plan_ntaps(plan), t->nsets, t->nsets == 1 ? "" : "s", shape, rate_hz,
+             block_frames);
 }
 
 /* -v: the gain the filter was given, and why: the default normalisation of
@@ -73,18 +73,20 @@ static void say_scale(const cli_options *o, const cli_design *d)
 {
     static const char *const names[] = {"none", "peak", "energy"};
     const cli_filter *f = o->filter;
+    cli_text t = {.len = 0};
     if (!o->verbose || (d->normalize == CLI_NORMALIZE_NONE && f->gain_db == 0))
         return;
-    fprintf(stderr, "gfir: filter scaled by %+.2f dB", 20 * log10(d->scale));
+    cli_text_add(&t, "filter scaled by %+.2f dB", 20 * log10(d->scale));
     if (d->normalize != CLI_NORMALIZE_NONE)
-        fprintf(stderr, ": --normalize %s%s", names[d->normalize],
-                f->normalize == CLI_NORMALIZE_DEFAULT
-                    ? ", the default with an impulse response (--normalize none for the raw IR)"
-                    : "");
+        cli_text_add(&t, ": --normalize %s%s", names[d->normalize],
+                     f->normalize == CLI_NORMALIZE_DEFAULT
+                         ? ", the default with an impulse response (--normalize none for the "
+                           "raw IR)"
+                         : "");
     if (f->gain_db != 0)
-        fprintf(stderr, "%s--gain %g", d->normalize != CLI_NORMALIZE_NONE ? ", then " : ": ",
-                f->gain_db);
-    fputc('\n', stderr);
+        cli_text_add(&t, "%s--gain %g", d->normalize != CLI_NORMALIZE_NONE ? ", then " : ": ",
+                     f->gain_db);
+    cli_info("%s", t.text);
 }
 
 int cli_live_plan(const cli_options *o, const cli_design *d, size_t block_frames,

@@ -65,10 +65,12 @@ typedef struct cli_options {
     int list_presets;           /* --list-presets */
     double rate_hz;             /* --rate, for --describe/--response without INPUT; 0 = 48000 */
     int no_fold;                /* --no-fold: files run one plan per stage, in series */
+    int answered;               /* --help or --version was printed: nothing more to do */
 } cli_options;
 
-/* options.c: returns -1 to go on, else the exit code (0 after --help or
- * --version, 2 for a usage error, 1 for a bad preset or filter file). */
+/* options.c: 0 to go on, else the exit code (2 for a usage error, 1 for a
+ * bad preset or filter file); after --help or --version, 0 with o->answered
+ * set: nothing more to do. */
 int cli_parse_options(int argc, char **argv, cli_options *o);
 
 /* filter/filter.c */

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
         return rc;
     }
     rc = cli_parse_options(argc, argv, &o);
-    if (rc < 0) {
+    if (rc == 0 && !o.answered) {
         if (o.list_presets)
             rc = preset_list();
         else if (o.list_devices || o.play || o.monitor)

@@ -18,18 +18,18 @@
 #define MAX_DURATION_S 31622400.0
 
 static const char usage_line[] = "usage: gfir [options] INPUT OUTPUT";
+#define SHORT_OPTIONS ":p:t:i:g:n:a:f:b:k:qvh"
 
 /* gfir with nothing to do: what it is for, in a few lines. */
 static void print_brief(void)
 {
-    fprintf(stderr, "%s\n", usage_line);
-    fputs("Filters sound files with FIR filters. For example:\n"
-          "  gfir in.wav out.wav --preset lowpass       low-pass at 4 kHz\n"
-          "  gfir in.flac out.mp3 --ir hall.wav         convolve with a room\n"
-          "  gfir --describe --preset telephone         inspect a filter\n"
-          "  gfir --list-presets                        the named filters\n"
-          "gfir --help lists every option; man gfir has the rest.\n",
-          stderr);
+    cli_line("%s", usage_line);
+    cli_page("Filters sound files with FIR filters. For example:\n"
+             "  gfir in.wav out.wav --preset lowpass       low-pass at 4 kHz\n"
+             "  gfir in.flac out.mp3 --ir hall.wav         convolve with a room\n"
+             "  gfir --describe --preset telephone         inspect a filter\n"
+             "  gfir --list-presets                        the named filters\n"
+             "gfir --help lists every option; man gfir has the rest.\n");
 }
 
 static void print_help(void)
@@ -97,7 +97,7 @@ static void print_help(void)
 "                       extension with INPUT's samples where it holds them\n"
 "                       (pcm16 from a codec such as MP3); .mp3 is MP3 at LAME\n"
 "                       -V 2, .opus Opus at 64 kbit/s a channel, .ogg Vorbis\n"
-"                       at quality 0.5\n"
+"                       at quality 0.5; :SAMPLES alone keeps OUTPUT's container\n"
 "      --no-dither      do not add TPDF dither to 8- and 16-bit output\n"
 "\n"
 "Inspecting a filter (without OUTPUT nothing is filtered):\n"
@@ -144,7 +144,11 @@ static void print_help(void)
 "OUTPUT is written to a temporary file beside it and renamed only on success:\n"
 "a failed run leaves an existing OUTPUT as it was. OUTPUT may not be INPUT.\n"
 "INPUT - reads standard input, OUTPUT - writes standard output (WAV unless\n"
-"--format); a FIFO or a device as OUTPUT is written straight through.\n"
+"--format); a FIFO or a device as OUTPUT is written straight through. From a\n"
+"pipe, a format that needs to seek (FLAC, CAF, ...) is copied to an unlinked\n"
+"temporary file in $TMPDIR (or /tmp) first; every input is read to its end.\n"
+"A name such as -v.wav (a '-', then something no option is) is a file name;\n"
+"-- ends the options for any other.\n"
 "An option that does not apply to what was asked (--rate or --channels when\n"
 "filtering a file, --format with --play, ...) is wrong usage.\n"
 "Exit status: 0 success, 1 failure, 2 wrong usage.\n",
@@ -196,7 +200,7 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* One option; returns -1 to go on, else an exit code. */
+/* One option; returns 0 to go on, else an exit code. */
 static int apply_option(int c, const char *arg, cli_options *o)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
@@ -207,123 +211,125 @@ static int apply_option(int c, const char *arg, cli_options *o)
 
     switch (c) {
     case 'p':
-        return cli_filter_add_preset(o->filter, arg) ? 1 : -1;
+        return cli_filter_add_preset(o->filter, arg) ? 1 : 0;
     case 't':
-        return cli_filter_add_file(o->filter, STAGE_TAPS, arg) ? 1 : -1;
+        return cli_filter_add_file(o->filter, STAGE_TAPS, arg) ? 1 : 0;
     case 'i':
-        return cli_filter_add_file(o->filter, STAGE_IR, arg) ? 1 : -1;
+        return cli_filter_add_file(o->filter, STAGE_IR, arg) ? 1 : 0;
     case 'g':
-        return cli_arg_double(&parsing, "--gain", arg, &o->filter->gain_db) ? 2 : -1;
+        return cli_arg_double(&parsing, "--gain", arg, &o->filter->gain_db) ? 2 : 0;
     case 'n':
         if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
         o->filter->normalize = (cli_normalize)i;
-        return -1;
+        return 0;
     case OPT_TRUE_STEREO:
         if (cli_arg_choice(&parsing, "--true-stereo", arg, orders, &i))
             return 2;
         o->filter->true_stereo = (cli_true_stereo)i;
-        return -1;
+        return 0;
     case OPT_IR_TRIM:
         if (cli_arg_double(&parsing, "--ir-trim", arg, &o->filter->trim_db))
             return 2;
         o->filter->trim = 1;
         return o->filter->trim_db < 0 && o->filter->trim_db >= -300
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--ir-trim %s: give a level below the IR's peak, "
                                      "-300 to 0 dB, such as -60", arg);
     case OPT_MIN_PHASE:
         o->filter->min_phase = 1;
-        return -1;
+        return 0;
     case 'a':
         if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;
         o->align = (cli_align)i;
-        return -1;
+        return 0;
     case 'f':
         o->format = arg;
-        return -1;
+        return 0;
     case 'b':
-        return cli_arg_backend(&parsing, arg, &o->backend) ? 2 : -1;
+        return cli_arg_backend(&parsing, arg, &o->backend) ? 2 : 0;
     case 'k':
-        return cli_arg_kernel(&parsing, arg, &o->kernel) ? 2 : -1;
+        return cli_arg_kernel(&parsing, arg, &o->kernel) ? 2 : 0;
     case OPT_BLOCK:
         if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &n))
             return 2;
         o->block_frames = (size_t)n;
-        return -1;
+        return 0;
     case OPT_NO_DITHER:
         o->no_dither = 1;
-        return -1;
+        return 0;
     case OPT_NO_FOLD:
         o->no_fold = 1;
-        return -1;
+        return 0;
     case OPT_LIST_PRESETS:
         o->list_presets = 1;
-        return -1;
+        return 0;
     case OPT_DESCRIBE:
         o->describe = 1;
-        return -1;
+        return 0;
     case OPT_RESPONSE:
         o->response_svg = arg;
-        return -1;
+        return 0;
     case OPT_RATE:
         if (cli_arg_double(&parsing, "--rate", arg, &o->rate_hz))
             return 2;
         return o->rate_hz >= CLI_MIN_RATE_HZ && o->rate_hz <= CLI_MAX_RATE_HZ
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--rate %s: gfir designs at %g to %g Hz", arg,
                                      CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ);
     case OPT_PLAY:
         o->play = 1;
-        return -1;
+        return 0;
     case OPT_MONITOR:
         o->monitor = 1;
-        return -1;
+        return 0;
     case OPT_LIST_DEVICES:
         o->list_devices = 1;
-        return -1;
+        return 0;
     case OPT_DEVICE:
         o->device = arg;
-        return -1;
+        return 0;
     case OPT_INPUT_DEVICE:
         o->input_device = arg;
-        return -1;
+        return 0;
     case OPT_PERIOD:
         if (cli_arg_whole(&parsing, "--period", arg, 16, 1 << 16, &n))
             return 2;
         o->period_frames = (unsigned)n;
-        return -1;
+        return 0;
     case OPT_DURATION:
         /* bounded, so that seconds times the rate is a frame count */
         if (cli_arg_double(&parsing, "--duration", arg, &o->duration_s))
             return 2;
         return o->duration_s > 0 && o->duration_s <= MAX_DURATION_S
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--duration %s: want seconds, more than 0 and "
                                      "at most %.0f (a year)", arg, MAX_DURATION_S);
     case OPT_CHANNELS:
         if (cli_arg_whole(&parsing, "--channels", arg, 1, GFIR_MAX_CHANNELS, &n))
             return 2;
         o->channels = (unsigned)n;
-        return -1;
+        return 0;
     case OPT_CROSSFADE:
         if (cli_arg_double(&parsing, "--crossfade", arg, &o->crossfade_ms))
             return 2;
         return o->crossfade_ms >= 0 && o->crossfade_ms <= 10000
-                   ? -1
+                   ? 0
                    : cli_usage_error(&parsing, "--crossfade %s: must be 0 to 10000 ms", arg);
     case 'q':
         o->quiet = 1;
-        return -1;
+        return 0;
     case 'v':
         o->verbose = 1;
-        return -1;
+        return 0;
     case OPT_VERSION:
         cli_print_version();
+        o->answered = 1;
         return 0;
     case 'h':
         print_help();
+        o->answered = 1;
         return 0;
     default:
         return 2;
@@ -335,19 +341,19 @@ static int check_operands(int nargs, char **args, cli_options *o)
 {
     const int inspect = o->describe || o->response_svg;
     if (o->list_presets || o->list_devices)
-        return -1;
+        return 0;
     if (o->filter->chain.nstages == 0)
         return cli_usage_error(&parsing, "no filter given: use --preset, --taps or --ir");
     if (o->monitor) {
         if (nargs > 0)
             return cli_usage_error(&parsing, "--monitor takes no INPUT or OUTPUT ('%s')", args[0]);
-        return -1;
+        return 0;
     }
     if (o->play) {
         if (nargs != 1)
             return cli_usage_error(&parsing, "--play takes one INPUT and no OUTPUT");
         o->input = args[0];
-        return -1;
+        return 0;
     }
     if (nargs > 2)
         return cli_usage_error(&parsing, "too many operands: '%s'", args[2]);
@@ -360,7 +366,7 @@ static int check_operands(int nargs, char **args, cli_options *o)
     if (o->output && !strcmp(o->output, "-") && o->describe)
         return cli_usage_error(&parsing, "OUTPUT '-' and --describe both write to standard "
                                "output; give one of them");
-    return -1;
+    return 0;
 }
 
 /* ---- which options go with which mode ---------------------------------------- */
@@ -440,7 +446,7 @@ static int check_modes(const cli_options *o, const unsigned char *seen, int narg
             return cli_usage_error(&parsing, "--response %s: gfir plots SVG only; name the file *.svg",
                                o->response_svg);
     }
-    return -1;
+    return 0;
 }
 
 /* Options given for a mode other than the one asked for would do nothing:
@@ -450,7 +456,7 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
     int mode = 0;
     char asked[64];
     if (o->list_presets || o->list_devices)
-        return -1;
+        return 0;
     if (o->play)
         mode = MODE_PLAY;
     else if (o->monitor)
@@ -472,13 +478,14 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
             return cli_usage_error(&parsing, "%s applies only to %s, not to %s%s", scoped[i].name,
                                scoped[i].where, asked,
                                o->input ? scoped[i].why : "");
-    return -1;
+    return 0;
 }
 
 int cli_parse_options(int argc, char **argv, cli_options *o)
 {
     unsigned char seen[OPT_END] = {0};
-    int c, rc, nargs, nothing_asked;
+    cli_names names;
+    int c, rc = 0, nargs, nothing_asked;
     memset(o, 0, sizeof *o);
     o->align = CLI_ALIGN_DEFAULT;
     o->period_frames = 256;
@@ -486,15 +493,15 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
     o->filter = cli_filter_new();
     if (!o->filter)
         return cli_error("out of memory");
-    while ((c = cli_next_option(&parsing, argc, argv, ":p:t:i:g:n:a:f:b:k:qvh", long_options)) !=
-           -1) {
-        if (c == CLI_ARGS_BAD)
-            return 2;
-        rc = apply_option(c, optarg, o);
-        if (rc >= 0)
-            return rc;
+    cli_names_hide(argc, argv, SHORT_OPTIONS, long_options, &names);
+    while ((c = cli_next_option(&parsing, argc, argv, SHORT_OPTIONS, long_options)) != -1) {
+        if (c == CLI_ARGS_BAD || (rc = apply_option(c, optarg, o)) != 0 || o->answered) {
+            cli_names_restore(argc, argv, &names);
+            return c == CLI_ARGS_BAD ? 2 : rc;
+        }
         seen[c] = 1;
     }
+    cli_names_restore(argc, argv, &names);
     nargs = argc - optind;
     nothing_asked = nargs == 0;
     for (c = 0; c < OPT_END; c++)
@@ -503,8 +510,8 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         print_brief();
         return 2;
     }
-    if ((rc = check_modes(o, seen, nargs, argv + optind)) >= 0 ||
-        (rc = check_operands(nargs, argv + optind, o)) >= 0)
+    if ((rc = check_modes(o, seen, nargs, argv + optind)) != 0 ||
+        (rc = check_operands(nargs, argv + optind, o)) != 0)
         return rc;
     return check_scope(o, seen);
 }

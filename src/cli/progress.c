@@ -8,6 +8,7 @@
  * would then leave the previous one behind.
  */
 #include "progress.h"
+#include "message.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,14 +50,6 @@ const char *progress_speed(double factor)
     static char text[32];
     snprintf(text, sizeof text, factor >= 100 ? "%.0f" : factor >= 1 ? "%.1f" : "%.2g", factor);
     return text;
-}
-
-/* Draws text at the start of the line and erases whatever is left of the
- * previous one. */
-static void draw(const char *text)
-{
-    fprintf(stderr, "\r%s\033[K", text);
-    fflush(stderr);
 }
 
 void progress_start(progress *p, int enabled, double total_frames, double rate_hz)
@@ -111,7 +104,7 @@ void progress_update(progress *p, double done_frames)
         frac = 1;
     compose(line, usable_columns(), frac, done_frames / p->rate_hz / elapsed,
             frac > 0 ? elapsed * (1 - frac) / frac : 0);
-    draw(line);
+    cli_status_draw(line);
     p->shown = 1;
 }
 
@@ -131,14 +124,14 @@ void progress_done(progress *p)
     if ((int)strlen(line) > cols)
         snprintf(line, sizeof line, "gfir: done in %.1f s", elapsed);
     line[cols] = '\0';
-    draw(line);
-    fputc('\n', stderr);
+    cli_status_draw(line);
+    cli_status_keep();
     p->shown = 0;
 }
 
 void progress_end(progress *p)
 {
     if (p->shown)
-        draw("");
+        cli_status_draw("");
     p->shown = 0;
 }

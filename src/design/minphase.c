@@ -36,8 +36,9 @@
 /* The accuracy is judged where the response is within this of its peak... */
 #define MINPHASE_JUDGED_BELOW_PEAK 1e-4 /* -80 dB */
 /* ... and the log-magnitude is floored this far below the peak: zeros on the
- * unit circle (a [1, 1] comb at Nyquist) have no logarithm. -200 dB is below
- * anything float taps can express, so nothing audible moves. */
+ * unit circle have no logarithm (those at Nyquist and DC are divided out
+ * first: divide_out). -200 dB is below anything float taps can express, so
+ * nothing audible moves. */
 #define MINPHASE_FLOOR_BELOW_PEAK 1e-10
 
 /* Buffers for one grid of n points: a half-length complex FFT's, and one
@@ -175,55 +176,110 @@ static double worst_db(const double *want, const double *got, size_t npoints, do
     return worst;
 }
 
-gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *out,
-                                      double *error_db)
+/*
+ * Zeros exactly on the unit circle at Nyquist (z = -1: every even-length
+ * symmetric filter has one, its taps cancelling in pairs) or at DC (z = 1:
+ * an antisymmetric one) have no logarithm: the floor stands in, and the
+ * cepstrum of that floor missed the magnitude by 3e-4 around them. Each is
+ * divided out of h here (synthetic division by 1 - sign z^-1, which leaves
+ * a remainder of rounding size), the rest is made minimum phase, and the
+ * factor multiplied back in: a zero on the circle is minimum phase as it is.
+ * Returns how many factors came out; h then holds ntaps minus that many.
+ */
+#define MINPHASE_ON_CIRCLE 1e-9 /* |H(z)| relative to the sum of |h|: rounding, not a design */
+
+static size_t divide_out(double *h, size_t ntaps, double sign)
+{
+    size_t count = 0;
+    while (ntaps - count > 1) {
+        const size_t n = ntaps - count;
+        double at = 0, size = 0, power = 1;
+        for (size_t i = 0; i < n; i++, power *= sign) {
+            at += h[i] * power;
+            size += fabs(h[i]);
+        }
+        if (!(fabs(at) <= MINPHASE_ON_CIRCLE * size) || !(size > 0))
+            break;
+        /* h = (1 - sign z^-1) q: q[0] = h[0], q[i] = h[i] + sign q[i - 1] */
+        for (size_t i = 1; i < n - 1; i++)
+            h[i] += sign * h[i - 1];
+        count++;
+    }
+    return count;
+}
+
+/* h (n taps, room for n + count) times (1 - sign z^-1)^count. */
+static void multiply_back(double *h, size_t n, double sign, size_t count)
+{
+    for (size_t c = 0; c < count; c++, n++) {
+        h[n] = 0;
+        for (size_t i = n; i > 0; i--)
+            h[i] -= sign * h[i - 1];
+    }
+}
+
+/* The factors divide_out took out of a filter. */
+typedef struct on_circle {
+    size_t at_nyquist, at_dc;
+} on_circle;
+
+/* q (n taps) with the factors f back in: full (n + both counts taps). */
+static void with_factors(const double *q, size_t n, on_circle f, double *full)
+{
+    memcpy(full, q, n * sizeof *full);
+    multiply_back(full, n, -1, f.at_nyquist);
+    multiply_back(full, n + f.at_nyquist, 1, f.at_dc);
+}
+
+/* The minimum-phase version of h (ntaps, double) into best (ntaps), by the
+ * cepstrum of q, h less its zeros on the circle f (rest taps), on grids
+ * refined until MINPHASE_TARGET_DB holds between h and best; *error_db gets
+ * the worst difference in dB where h's response is within 80 dB of its
+ * peak. */
+static gfir_status cepstrum_method(const double *h, size_t ntaps, const double *q, size_t rest,
+                                   on_circle f, double *best, double *error_db)
 {
     size_t n = MINPHASE_MIN_POINTS, last, best_n = 0;
     grid g = {0};
-    double *h = NULL, *cur = NULL, *best = NULL, *seq = NULL, *mag = NULL, *got = NULL;
-    double peak = 0, best_db = HUGE_VAL;
+    double *cur = NULL, *full = NULL, *seq = NULL, *mag = NULL, *qmag = NULL, *got = NULL;
+    double peak = 0, qpeak, best_db = HUGE_VAL;
     gfir_status st = GFIR_ERR_NOMEM;
 
-    if (!taps || !out)
-        return GFIR_ERR_NULL;
-    if (ntaps == 0 || ntaps > GFIR_MAX_TAPS)
-        return GFIR_ERR_TAPS;
-    for (size_t i = 0; i < ntaps; i++)
-        if (!isfinite(taps[i]))
-            return GFIR_ERR_TAPS;
     while (n < MINPHASE_FIRST_FACTOR * ntaps)
         n <<= 1;
     for (last = n; last < MINPHASE_LAST_FACTOR * ntaps && last < MINPHASE_MAX_POINTS;)
         last <<= 1;
-    h = malloc(ntaps * sizeof *h);
-    cur = malloc(ntaps * sizeof *cur);
-    best = malloc(ntaps * sizeof *best);
-    if (!h || !cur || !best)
+    cur = malloc(rest * sizeof *cur);
+    full = malloc(ntaps * sizeof *full);
+    if (!cur || !full)
         goto done;
-    for (size_t i = 0; i < ntaps; i++)
-        h[i] = taps[i];
     for (;; n <<= 1) {
         double db;
-        if (grid_size(&g, &seq, n) || grow(&mag, n / 2 + 1) || grow(&got, n / 2 + 1))
+        if (grid_size(&g, &seq, n) || grow(&mag, n / 2 + 1) || grow(&qmag, n / 2 + 1) ||
+            grow(&got, n / 2 + 1))
             goto done;
         magnitudes(&g, h, ntaps, seq, mag);
-        peak = 0;
-        for (size_t k = 0; k <= n / 2; k++)
+        magnitudes(&g, q, rest, seq, qmag);
+        peak = qpeak = 0;
+        for (size_t k = 0; k <= n / 2; k++) {
             peak = mag[k] > peak ? mag[k] : peak;
-        if (!(peak > 0)) {
+            qpeak = qmag[k] > qpeak ? qmag[k] : qpeak;
+        }
+        if (!(peak > 0) || !(qpeak > 0)) {
             /* silence is its own minimum-phase version */
             memset(best, 0, ntaps * sizeof *best);
             best_db = 0;
             break;
         }
-        cepstral(&g, mag, peak, seq, cur, ntaps);
-        magnitudes(&g, cur, ntaps, seq, got);
+        cepstral(&g, qmag, qpeak, seq, cur, rest);
+        with_factors(cur, rest, f, full);
+        magnitudes(&g, full, ntaps, seq, got);
         /* a finer grid is not always better before it is fine enough */
         db = worst_db(mag, got, n / 2 + 1, peak);
         if (db < best_db) {
             best_db = db;
             best_n = n;
-            memcpy(best, cur, ntaps * sizeof *best);
+            memcpy(best, full, ntaps * sizeof *best);
         }
         if (best_db <= MINPHASE_TARGET_DB || n >= last)
             break;
@@ -233,17 +289,14 @@ gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *ou
         magnitudes(&g, best, ntaps, seq, got);
         best_db = worst_db(mag, got, n / 2 + 1, peak);
     }
-    for (size_t i = 0; i < ntaps; i++)
-        out[i] = (float)best[i];
-    if (error_db)
-        *error_db = best_db;
+    *error_db = best_db;
     st = GFIR_OK;
 done:
-    free(h);
     free(cur);
-    free(best);
+    free(full);
     free(seq);
     free(mag);
+    free(qmag);
     free(got);
     free(g.zr);
     free(g.zi);
@@ -251,5 +304,42 @@ done:
     free(g.xi);
     free(g.tw);
     free(g.post);
+    return st;
+}
+
+gfir_status gfir_design_minimum_phase(const float *taps, size_t ntaps, float *out,
+                                      double *error_db)
+{
+    double *h, *q, *best, db = 0;
+    on_circle f;
+    gfir_status st = GFIR_ERR_NOMEM;
+
+    if (!taps || !out)
+        return GFIR_ERR_NULL;
+    if (ntaps == 0 || ntaps > GFIR_MAX_TAPS)
+        return GFIR_ERR_TAPS;
+    for (size_t i = 0; i < ntaps; i++)
+        if (!isfinite(taps[i]))
+            return GFIR_ERR_TAPS;
+    h = malloc(ntaps * sizeof *h);
+    q = malloc(ntaps * sizeof *q);
+    best = malloc(ntaps * sizeof *best);
+    if (!h || !q || !best)
+        goto done;
+    for (size_t i = 0; i < ntaps; i++)
+        h[i] = q[i] = taps[i];
+    f.at_nyquist = divide_out(q, ntaps, -1);
+    f.at_dc = divide_out(q, ntaps - f.at_nyquist, 1);
+    st = cepstrum_method(h, ntaps, q, ntaps - f.at_nyquist - f.at_dc, f, best, &db);
+    if (st != GFIR_OK)
+        goto done;
+    for (size_t i = 0; i < ntaps; i++)
+        out[i] = (float)best[i];
+    if (error_db)
+        *error_db = db;
+done:
+    free(h);
+    free(q);
+    free(best);
     return st;
 }

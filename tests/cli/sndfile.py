@@ -24,6 +24,7 @@ STRINGS = {"title": 1, "copyright": 2, "software": 3, "artist": 4, "comment": 5,
            "date": 6, "album": 7, "license": 8, "tracknumber": 9, "genre": 0x10}
 SFC_GET_CHANNEL_MAP_INFO, SFC_SET_CHANNEL_MAP_INFO = 0x1100, 0x1101
 SFC_SET_COMPRESSION_LEVEL = 0x1301
+SFC_SET_BITRATE_MODE, SF_BITRATE_MODE_VARIABLE = 0x1305, 2
 # SF_CHANNEL_MAP_*: the ones a 5.1 layout uses (libsndfile names the front
 # channels LEFT, RIGHT, CENTER in WAV masks and Apple layouts alike)
 LEFT, RIGHT, CENTER, REAR_LEFT, REAR_RIGHT, LFE = 2, 3, 4, 9, 10, 11
@@ -92,8 +93,9 @@ class Sound:
 
 
 def write(path, data, rate, container, subtype, tags=None, channel_map=None,
-          compression=None):
-    """Writes data (frames x channels, or frames) with libsndfile."""
+          compression=None, vbr=False):
+    """Writes data (frames x channels, or frames) with libsndfile; vbr: an
+    encoder's variable bit rate (MP3)."""
     data = np.asarray(data, dtype=np.float32)
     if data.ndim == 1:
         data = data[:, None]
@@ -114,6 +116,9 @@ def write(path, data, rate, container, subtype, tags=None, channel_map=None,
             level = ctypes.c_double(compression)
             _lib.sf_command(sf, SFC_SET_COMPRESSION_LEVEL, ctypes.byref(level),
                             ctypes.sizeof(level))
+        if vbr:
+            mode = ctypes.c_int(SF_BITRATE_MODE_VARIABLE)
+            _lib.sf_command(sf, SFC_SET_BITRATE_MODE, ctypes.byref(mode), ctypes.sizeof(mode))
         if _lib.sf_writef_float(sf, data.ctypes.data, len(data)) != len(data):
             raise OSError(f"{path}: short write: {_lib.sf_strerror(sf).decode()}")
     finally:

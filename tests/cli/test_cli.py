@@ -79,17 +79,23 @@ class Dir:
         return self.rng.standard_normal(shape) * scale
 
     def run(self, *args, expect=0, env=None):
-        full_env = dict(os.environ)
-        full_env.pop("GFIR_PRESET_PATH", None)
-        full_env["HOME"] = self.path
-        full_env.pop("XDG_CONFIG_HOME", None)
-        full_env.update(env or {})
-        r = subprocess.run([GFIR, *args], cwd=self.path, env=full_env, capture_output=True,
-                           text=True, timeout=300)
+        r = subprocess.run([GFIR, *args], cwd=self.path, env=env_for(self, env),
+                           capture_output=True, text=True, timeout=300)
         if expect is not None and r.returncode != expect:
             raise AssertionError(f"gfir {' '.join(args)}: exit {r.returncode}, wanted {expect}\n"
                                  f"stdout: {r.stdout}\nstderr: {r.stderr}")
         return r
+
+
+def env_for(d, extra=None):
+    """The environment Dir.run gives gfir: no presets or config of the user's;
+    then extra."""
+    env = dict(os.environ)
+    env.pop("GFIR_PRESET_PATH", None)
+    env.pop("XDG_CONFIG_HOME", None)
+    env["HOME"] = d.path
+    env.update(extra or {})
+    return env
 
 
 def read(path):

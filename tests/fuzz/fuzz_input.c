@@ -70,10 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (ftruncate(mem, 0) != 0 || pwrite(mem, data, size, 0) != (ssize_t)size)
         abort();
-    if (cli_open_input(path, &in, &info) == 0) {
+    if (cli_open_input(path, 0, &in, &info) == 0) {
         read_all(in, &info);
         stream_header(&info);
-        sf_close(in);
+        cli_close_input(in);
     }
     if (taps_load_ir(path, 48000.0, 1, &taps, &ntaps, &channels) == 0) {
         if (!taps || ntaps == 0 || channels == 0)

@@ -142,7 +142,7 @@ static int add_stage(batch_options *bo, stage_kind kind, const char *spec)
     return rc;
 }
 
-/* One option; -1 to go on, else an exit code. */
+/* One option; 0 to go on, else an exit code. */
 static int apply_option(int c, const char *arg, batch_options *bo)
 {
     static const char *const aligns[] = {"same", "causal", "full", NULL};
@@ -153,75 +153,76 @@ static int apply_option(int c, const char *arg, batch_options *bo)
     switch (c) {
     case OPT_MANIFEST:
         bo->manifest = arg;
-        return -1;
+        return 0;
     case OPT_SHARD:
         bo->shard_spec = arg;
-        return -1;
+        return 0;
     case OPT_SHARDS:
         if (cli_arg_whole(&parsing, "--shards", arg, 1, 1000000, &v))
             return 2;
         bo->shards = (unsigned long)v;
-        return -1;
+        return 0;
     case OPT_RECEIPTS:
         bo->receipts = arg;
-        return -1;
+        return 0;
     case OPT_MERGE:
         bo->merge = arg;
-        return -1;
+        return 0;
     case 'j':
         if (cli_arg_whole(&parsing, "--jobs", arg, 1, BATCH_MAX_JOBS, &v))
             return 2;
         bo->jobs = (unsigned)v;
-        return -1;
+        return 0;
     case OPT_SEED:
         if (cli_arg_whole(&parsing, "--seed", arg, 0, UINT64_MAX, &v))
             return 2;
         bo->seed = v;
-        return -1;
+        return 0;
     case 'p':
-        return add_stage(bo, STAGE_DESIGN, arg) ? 1 : -1;
+        return add_stage(bo, STAGE_DESIGN, arg) ? 1 : 0;
     case 't':
-        return add_stage(bo, STAGE_TAPS, arg) ? 1 : -1;
+        return add_stage(bo, STAGE_TAPS, arg) ? 1 : 0;
     case 'i':
-        return add_stage(bo, STAGE_IR, arg) ? 1 : -1;
+        return add_stage(bo, STAGE_IR, arg) ? 1 : 0;
     case 'g':
-        return cli_arg_double(&parsing, "--gain", arg, &bo->gain_db) ? 2 : -1;
+        return cli_arg_double(&parsing, "--gain", arg, &bo->gain_db) ? 2 : 0;
     case 'n':
         if (cli_arg_choice(&parsing, "--normalize", arg, normalizes, &i))
             return 2;
         bo->normalize = i;
-        return -1;
+        return 0;
     case 'a':
         if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;
         bo->align = (cli_align)i;
-        return -1;
+        return 0;
     case 'f':
         bo->format = arg;
-        return -1;
+        return 0;
     case OPT_NO_DITHER:
         bo->engine.no_dither = 1;
-        return -1;
+        return 0;
     case 'b':
-        return cli_arg_backend(&parsing, arg, &bo->engine.backend) ? 2 : -1;
+        return cli_arg_backend(&parsing, arg, &bo->engine.backend) ? 2 : 0;
     case 'k':
-        return cli_arg_kernel(&parsing, arg, &bo->engine.kernel) ? 2 : -1;
+        return cli_arg_kernel(&parsing, arg, &bo->engine.kernel) ? 2 : 0;
     case OPT_BLOCK:
         if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &v))
             return 2;
         bo->engine.block_frames = (size_t)v;
-        return -1;
+        return 0;
     case OPT_NO_FOLD:
         bo->engine.no_fold = 1;
-        return -1;
+        return 0;
     case 'q':
         bo->engine.quiet = 1;
-        return -1;
+        return 0;
     case 'v':
         bo->engine.verbose = 1;
-        return -1;
+        return 0;
     case 'h':
         print_help();
+        bo->engine.answered = 1;
         return 0;
     default:
         return 2;
@@ -242,7 +243,7 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
         if (c == CLI_ARGS_BAD)
             return 2;
         rc = apply_option(c, optarg, bo);
-        if (rc >= 0)
+        if (rc || bo->engine.answered)
             return rc;
         seen[c] = 1;
     }
@@ -255,5 +256,5 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
         if (seen[run_only[i].opt])
             return cli_usage_error(&parsing, "%s applies only to running jobs, not to --merge",
                                    run_only[i].name);
-    return -1;
+    return 0;
 }

@@ -29,7 +29,7 @@ int cli_run_batch(int argc, char **argv)
     char *dir = NULL;
     int rc = batch_parse_args(argc, argv, &bo);
 
-    if (rc >= 0)
+    if (rc || bo.engine.answered)
         return rc;
     if (!bo.merge && (rc = shard_choose(bo.shard_spec, bo.shards, real_getenv, &sh)) != 0)
         return rc;

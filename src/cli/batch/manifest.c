@@ -131,7 +131,8 @@ static void on_message(void *ctx, const char *message)
     }
     if (r->bad <= SHOW_ERRORS) {
         r->said = r->bad;
-        fprintf(stderr, "gfir: %s: %s\n", r->where, message);
+        /* straight to stderr: bad() calls this with the sink (this) in place */
+        cli_info("%s: %s", r->where, message);
     }
 }
 

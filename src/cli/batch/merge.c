@@ -58,9 +58,8 @@ int batch_merge(const manifest *m, const receipt_book *book, const char *path)
         const receipt *r = receipts_find(book, j);
         if (!r) {
             if (++missing <= SHOW_MISSING)
-                fprintf(stderr, "gfir: %s:%zu: no receipt for OUTPUT '%s' as the manifest "
-                        "gives it now (not run, failed, or changed since)\n", m->path, j->line,
-                        j->output);
+                cli_note(0, "%s:%zu: no receipt for OUTPUT '%s' as the manifest gives it now "
+                         "(not run, failed, or changed since)", m->path, j->line, j->output);
             continue;
         }
         json_buf_raw(&out, r->text, strlen(r->text));

@@ -161,8 +161,8 @@ static int read_file(receipt_book *b, const char *path, off_t *whole)
     }
     free(text);
     if (ignored)
-        fprintf(stderr, "gfir: %s:%zu: %zu line%s that are not receipts, ignored\n", path,
-                first_ignored, ignored, ignored == 1 ? "" : "s");
+        cli_note(0, "%s:%zu: %zu line%s that are not receipts, ignored", path, first_ignored,
+                 ignored, ignored == 1 ? "" : "s");
     return 0;
 }
 
@@ -210,8 +210,8 @@ static int open_own(receipt_book *b, const shard *sh)
         if (errno == EWOULDBLOCK)
             return cli_error("shard %lu/%lu is running already: another process holds "
                              "'%s'", sh->k, sh->n, b->path);
-        fprintf(stderr, "gfir: note: cannot lock '%s' (%s): make sure no other process "
-                "runs shard %lu/%lu\n", b->path, strerror(errno), sh->k, sh->n);
+        cli_note(0, "note: cannot lock '%s' (%s): make sure no other process runs shard "
+                 "%lu/%lu", b->path, strerror(errno), sh->k, sh->n);
     }
     if (read_file(b, b->path, &whole) || fstat(b->fd, &sb) != 0)
         return 1;

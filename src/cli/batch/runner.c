@@ -229,14 +229,14 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         goto done;
     }
     if (output_check(j->input, j->output) || refuse_special(j->output) ||
-        cli_open_input_counting(j->input, &in, &in_info, &cut_bytes))
+        cli_open_input_counting(j->input, 0, &in, &in_info, &cut_bytes))
         goto done;
     if (cut_bytes) {
         cli_error("INPUT '%s' is cut short: its data chunk claims %llu bytes more than the "
                   "file holds", j->input, (unsigned long long)cut_bytes);
         goto done;
     }
-    if (metadata_read(in, in_info.channels, &meta) ||
+    if (metadata_read(cli_input_tags(in), in_info.channels, &meta) ||
         format_choose(j->format, j->output, 1, &in_info, meta.layout != NULL, &out_info) ||
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
@@ -268,7 +268,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     out->failed = 0;
 done:
     if (in)
-        sf_close(in);
+        cli_close_input(in);
     metadata_free(&meta);
     free(dir);
 }
@@ -369,13 +369,14 @@ typedef struct tally {
 static void bar_clear(tally *t)
 {
     if (t->bar_shown)
-        fprintf(stderr, "\r%*s\r", BAR_WIDTH + 60, "");
+        cli_status_draw("");
     t->bar_shown = 0;
 }
 
 static void bar_draw(tally *t, size_t total, double now)
 {
     char bar[BAR_WIDTH + 1];
+    cli_text line = {.len = 0};
     size_t done = t->done_before + t->written + t->failed;
     double elapsed = now - t->start_s, frac = total ? (double)done / total : 1;
     double rate = (double)(t->written + t->failed) / elapsed;
@@ -386,12 +387,11 @@ static void bar_draw(tally *t, size_t total, double now)
     for (int i = 0; i < BAR_WIDTH; i++)
         bar[i] = i < (int)(frac * BAR_WIDTH) ? '#' : '.';
     bar[BAR_WIDTH] = '\0';
-    fprintf(stderr, "\r[%s] %3d%%  %zu/%zu files  %.1f/s  %d:%02d left", bar, (int)(frac * 100),
-            done, total, rate, (int)left_s / 60, (int)left_s % 60);
+    cli_text_add(&line, "[%s] %3d%%  %zu/%zu files  %.1f/s  %d:%02d left", bar,
+                 (int)(frac * 100), done, total, rate, (int)left_s / 60, (int)left_s % 60);
     if (t->failed)
-        fprintf(stderr, "  %zu failed", t->failed);
-    fprintf(stderr, " ");
-    fflush(stderr);
+        cli_text_add(&line, "  %zu failed", t->failed);
+    cli_status_draw(line.text);
     t->bar_shown = 1;
 }
 
@@ -418,20 +418,21 @@ static void report_nonfinite(const runner *r, tally *t, const manifest_job *j,
 {
     const receipt_facts *f = &o->facts;
     const char *sep = "";
+    cli_text line = {.len = 0};
     if (!f->nonfinite_in && !f->nonfinite_out)
         return;
     bar_clear(t);
-    fprintf(stderr, "gfir: %s:%zu: warning: ", r->m->path, j->line);
+    cli_text_add(&line, "%s:%zu: warning: ", r->m->path, j->line);
     if (f->nonfinite_in) {
-        fprintf(stderr, "%s%llu samples of INPUT '%s' are not finite (NaN or infinity), "
-                "filtered as silence", sep, (unsigned long long)f->nonfinite_in, j->input);
+        cli_text_add(&line, "%s%llu samples of INPUT '%s' are not finite (NaN or infinity), "
+                     "filtered as silence", sep, (unsigned long long)f->nonfinite_in, j->input);
         sep = "; ";
     }
     if (f->nonfinite_out)
-        fprintf(stderr, "%s%llu output samples are not finite (the filter overflowed), written "
-                "as %s", sep, (unsigned long long)f->nonfinite_out,
-                o->clips ? "silence or full scale" : "NaN or infinity");
-    fputc('\n', stderr);
+        cli_text_add(&line, "%s%llu output samples are not finite (the filter overflowed), "
+                     "written as %s", sep, (unsigned long long)f->nonfinite_out,
+                     o->clips ? "silence or full scale" : "NaN or infinity");
+    cli_note(0, "%s", line.text);
 }
 
 static void take(runner *r, tally *t, outcome *o)
@@ -439,8 +440,7 @@ static void take(runner *r, tally *t, outcome *o)
     const manifest_job *j = &r->m->jobs[o->job];
     if (o->failed) {
         bar_clear(t);
-        fprintf(stderr, "gfir: %s:%zu: %s\n", r->m->path, j->line,
-                o->why[0] ? o->why : "failed");
+        cli_note(0, "%s:%zu: %s", r->m->path, j->line, o->why[0] ? o->why : "failed");
         t->failed++;
         return;
     }
@@ -479,20 +479,20 @@ static unsigned default_workers(void)
 static void summary(const batch_options *bo, const shard *sh, const manifest *m,
                     const tally *t, double seconds)
 {
-    char where[160] = "";
+    cli_text line = {.len = 0};
     if (bo->engine.quiet && !t->failed)
         return;
     if (sh->n > 1)
-        snprintf(where, sizeof where, "shard %lu/%lu (%s): ", sh->k, sh->n, sh->source);
-    fprintf(stderr, "gfir: %s%zu job%s: %zu written, %zu done before, %zu failed", where,
-            m->njobs, m->njobs == 1 ? "" : "s", t->written, t->done_before, t->failed);
+        cli_text_add(&line, "shard %lu/%lu (%s): ", sh->k, sh->n, sh->source);
+    cli_text_add(&line, "%zu job%s: %zu written, %zu done before, %zu failed", m->njobs,
+                 m->njobs == 1 ? "" : "s", t->written, t->done_before, t->failed);
     if (t->written)
-        fprintf(stderr, "; %.1f s of audio in %.2f s (%.1fx realtime)", t->audio_s, seconds,
-                seconds > 0 ? t->audio_s / seconds : 0.0);
+        cli_text_add(&line, "; %.1f s of audio in %.2f s (%.1fx realtime)", t->audio_s, seconds,
+                     seconds > 0 ? t->audio_s / seconds : 0.0);
     if (t->clipped_outputs)
-        fprintf(stderr, "; %zu output%s clipped (their receipts count the samples)",
-                t->clipped_outputs, t->clipped_outputs == 1 ? "" : "s");
-    fputc('\n', stderr);
+        cli_text_add(&line, "; %zu output%s clipped (their receipts count the samples)",
+                     t->clipped_outputs, t->clipped_outputs == 1 ? "" : "s");
+    cli_note(0, "%s", line.text);
 }
 
 /* Takes what the workers finish until they all stop. */

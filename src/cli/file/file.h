@@ -29,18 +29,26 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
 /*
  * Opens INPUT ("-": standard input) for reading: one line and 1 when it is
  * missing, a directory, empty, not sound, without frames, at a rate outside
- * CLI_MIN_RATE_HZ..CLI_MAX_RATE_HZ, or from a pipe in a format libsndfile
- * cannot read there without losing samples. A WAV or AIFF file that holds
- * less than its header claims is a warning (one line). From a pipe,
- * info->seekable is 0 and info->frames means nothing: see cli_input_frames.
- * sf_close closes what it opened.
+ * CLI_MIN_RATE_HZ..CLI_MAX_RATE_HZ, or from a socket or a terminal in a
+ * format libsndfile cannot read there without losing samples. A pipe in such
+ * a format is copied to a temporary file first (said with verbose). Reading
+ * goes on to the decoder's end (file/source.h). A WAV or AIFF file that
+ * holds less than its header claims is a warning (one line). From a pipe,
+ * and for an MP3 without a length header, info->seekable is 0 and
+ * info->frames means nothing: see cli_input_frames. cli_close_input closes
+ * what it opened.
  */
-int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info);
+int cli_open_input(const char *path, int verbose, SNDFILE **sf, SF_INFO *info);
 /* The same, but a WAV or AIFF cut short is not said: *cut_bytes gets how
  * many bytes its header claims beyond the end of the file (0 when whole),
  * for a caller that reports it its own way (gfir batch). */
-int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
+int cli_open_input_counting(const char *path, int verbose, SNDFILE **sf, SF_INFO *info,
                             uint64_t *cut_bytes);
+/* Closes what cli_open_input opened. */
+void cli_close_input(SNDFILE *sf);
+/* Where INPUT's tags and channel map are read: sf, or for an MP3 read to its
+ * end past its header's estimate, the same file opened as usual. */
+SNDFILE *cli_input_tags(SNDFILE *sf);
 /* Frames INPUT holds, or 0 when that is known only at its end (a pipe). */
 size_t cli_input_frames(const SF_INFO *info);
 

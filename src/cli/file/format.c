@@ -205,11 +205,16 @@ int format_choose(const char *format, const char *output, int quiet, const SF_IN
         size_t len = strcspn(format, ":");
         snprintf(container_name, sizeof container_name, "%.*s", (int)len, format);
         samples = format[len] ? format + len + 1 : NULL;
-    } else if (!strcmp(output, "-")) {
-        snprintf(container_name, sizeof container_name, "wav"); /* standard output */
-    } else if ((dot = strrchr(output, '.')) && !strchr(dot, '/')) {
-        snprintf(container_name, sizeof container_name, "%s", dot + 1);
     }
+    /* no container in --format (":pcm16"): OUTPUT's, as without --format */
+    if (!container_name[0] && !strcmp(output, "-"))
+        snprintf(container_name, sizeof container_name, "wav"); /* standard output */
+    else if (!container_name[0] && (dot = strrchr(output, '.')) && !strchr(dot, '/'))
+        snprintf(container_name, sizeof container_name, "%s", dot + 1);
+    if (!container_name[0] && format)
+        return cli_error("--format %s names no container and OUTPUT '%s' has no extension to "
+                         "tell one; name it (e.g. --format wav%s)", format, output,
+                         samples ? format + strcspn(format, ":") : ":pcm16");
     if (!container_name[0])
         return cli_error("OUTPUT '%s' has no extension to tell its format; add one or use "
                          "--format (e.g. --format wav:pcm16)", output);

@@ -4,6 +4,8 @@
  */
 #include "file/file.h"
 #include "file/riff.h"
+#include "file/format.h"
+#include "file/source.h"
 #include "message.h"
 
 #include <errno.h>
@@ -15,7 +17,9 @@
 
 /* The containers libsndfile reads correctly from a pipe. Others fail (FLAC,
  * VOC) or, worse, lose samples without an error (CAF gave none of 10000
- * frames, RF64 one frame short, with libsndfile 1.2.0). */
+ * frames, RF64 one frame short, with libsndfile 1.2.0). From a pipe or a
+ * FIFO source.c copies those to a file first; from what it cannot look
+ * into without taking bytes (a socket, a terminal) they are refused. */
 static const int pipe_readable[] = {SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_AIFF, SF_FORMAT_AU,
                                     SF_FORMAT_W64, SF_FORMAT_OGG,   SF_FORMAT_MPEG};
 #define PIPE_READABLE_NAMES "WAV, AIFF, AU, W64, Ogg and MP3"
@@ -63,17 +67,17 @@ static uint64_t missing_bytes(int fd, uint64_t size)
 
 static int refuse(SNDFILE **sf, int rc)
 {
-    sf_close(*sf);
+    source_close(*sf);
     *sf = NULL;
     return rc;
 }
 
-int cli_open_input(const char *path, SNDFILE **sf, SF_INFO *info)
+int cli_open_input(const char *path, int verbose, SNDFILE **sf, SF_INFO *info)
 {
-    return cli_open_input_counting(path, sf, info, NULL);
+    return cli_open_input_counting(path, verbose, sf, info, NULL);
 }
 
-int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
+int cli_open_input_counting(const char *path, int verbose, SNDFILE **sf, SF_INFO *info,
                             uint64_t *cut_bytes)
 {
     const int is_stdin = !strcmp(path, "-");
@@ -81,6 +85,8 @@ int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
     const int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     struct stat sb;
     uint64_t missing = 0;
+    source_how how;
+    char why[512];
     int err;
 
     *sf = NULL;
@@ -97,19 +103,25 @@ int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
     }
     if (S_ISREG(sb.st_mode))
         missing = missing_bytes(fd, (uint64_t)sb.st_size);
-    /* libsndfile closes fd with *sf, and on failure (not standard input) */
-    *sf = sf_open_fd(fd, SFM_READ, info, !is_stdin);
-    if (!*sf) {
-        if (!S_ISREG(sb.st_mode))
-            return cli_error("cannot read INPUT '%s' as sound from a pipe: %s (from a pipe "
-                             "gfir reads " PIPE_READABLE_NAMES "; save others to a file first)",
-                             path, sf_strerror(NULL));
-        return cli_error("cannot read INPUT '%s' as sound: %s", path, sf_strerror(NULL));
+    /* closes fd with *sf, and on failure (not standard input) */
+    *sf = source_open(fd, !is_stdin, info, &how, why, sizeof why);
+    if (!*sf)
+        return cli_error("cannot read INPUT '%s' as sound: %s", path, why);
+    if (how.to_the_end)
+        cli_note(!verbose, "INPUT '%s' is an MP3 without a length header: read to its "
+                 "decoder's end", path);
+    if (how.spooled) {
+        char label[FORMAT_LABEL_LEN];
+        cli_note(!verbose, "INPUT '%s' is %s from a pipe, which libsndfile reads only from a "
+                 "file: copied it (%.1f MB) to an unlinked temporary file in %s", path,
+                 format_label(info->format, label), (double)how.spooled_bytes / 1e6,
+                 how.spool_dir);
     }
     if (!info->seekable && !reads_from_pipe(info->format))
-        return refuse(sf, cli_error("INPUT '%s': libsndfile cannot read this format from a pipe "
-                                    "without losing samples; from a pipe gfir reads "
-                                    PIPE_READABLE_NAMES " (save others to a file first)", path));
+        return refuse(sf, cli_error("INPUT '%s': libsndfile cannot read this format from a "
+                                    "socket or a terminal without losing samples; from there "
+                                    "gfir reads " PIPE_READABLE_NAMES " (save others to a "
+                                    "file first)", path));
     if (info->samplerate < CLI_MIN_RATE_HZ || info->samplerate > CLI_MAX_RATE_HZ)
         return refuse(sf, cli_error("INPUT '%s' is at %d Hz; gfir filters audio at %g to %g Hz",
                                     path, info->samplerate, CLI_MIN_RATE_HZ, CLI_MAX_RATE_HZ));
@@ -122,6 +134,16 @@ int cli_open_input_counting(const char *path, SNDFILE **sf, SF_INFO *info,
                  "holds; filtering the %lld frames there are", path,
                  (unsigned long long)missing, (long long)info->frames);
     return 0;
+}
+
+void cli_close_input(SNDFILE *sf)
+{
+    source_close(sf);
+}
+
+SNDFILE *cli_input_tags(SNDFILE *sf)
+{
+    return source_tags(sf);
 }
 
 /* libsndfile says SF_COUNT_MAX for a length the header leaves unknown (a

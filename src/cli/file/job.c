@@ -54,21 +54,19 @@ static void report_damage(const render_result *r, const SF_INFO *in_info, unsign
     char where[64];
     if (r->nonfinite_in) {
         say_where(where, sizeof where, r->first_nonfinite_in, channels);
-        fprintf(stderr, "gfir: INPUT has %llu samples that are not finite (NaN or infinity), "
-                "the first at %s; they were filtered as silence\n",
-                (unsigned long long)r->nonfinite_in, where);
+        cli_note(0, "INPUT has %llu samples that are not finite (NaN or infinity), the first at "
+                 "%s; they were filtered as silence", (unsigned long long)r->nonfinite_in, where);
     }
     if (r->nonfinite_out) {
         say_where(where, sizeof where, r->first_nonfinite_out, out_channels);
-        fprintf(stderr, "gfir: %llu output samples are not finite (the filter overflowed), the "
-                "first at %s; written as %s\n", (unsigned long long)r->nonfinite_out, where,
-                r->clips ? "silence or full scale" : "NaN or infinity");
+        cli_note(0, "%llu output samples are not finite (the filter overflowed), the first at %s; "
+                 "written as %s", (unsigned long long)r->nonfinite_out, where,
+                 r->clips ? "silence or full scale" : "NaN or infinity");
     }
     if (cli_input_frames(in_info) > r->frames_in)
-        fprintf(stderr, "gfir: INPUT ended after %llu frames, %llu short of what its header "
-                "promised; the output is as long as what was there\n",
-                (unsigned long long)r->frames_in,
-                (unsigned long long)(cli_input_frames(in_info) - r->frames_in));
+        cli_note(0, "INPUT ended after %llu frames, %llu short of what its header promised; the "
+                 "output is as long as what was there", (unsigned long long)r->frames_in,
+                 (unsigned long long)(cli_input_frames(in_info) - r->frames_in));
 }
 
 static void report(const cli_options *o, const render_result *r, int rate_hz, double seconds)
@@ -76,9 +74,9 @@ static void report(const cli_options *o, const render_result *r, int rate_hz, do
     if (r->clipped) {
         double over_db = 20 * log10(r->clip_peak);
         /* the hint is the whole --gain to use, this run's gain included */
-        fprintf(stderr, "gfir: %llu samples clipped (peak %.1f dB over full scale); try "
-                "--gain %g\n", (unsigned long long)r->clipped, over_db,
-                floor(o->filter->gain_db - over_db - 0.05));
+        cli_note(0, "%llu samples clipped (peak %.1f dB over full scale); try --gain %g",
+                 (unsigned long long)r->clipped, over_db,
+                 floor(o->filter->gain_db - over_db - 0.05));
     }
     if (o->verbose) {
         const double audio_s = (double)r->written / rate_hz;
@@ -88,7 +86,7 @@ static void report(const cli_options *o, const render_result *r, int rate_hz, do
          * measure that */
         if (audio_s >= 0.5 && seconds > 0)
             snprintf(speed, sizeof speed, ": %sx realtime", progress_speed(audio_s / seconds));
-        fprintf(stderr, "gfir: wrote %s in %.3f s%s\n", length, seconds, speed);
+        cli_note(0, "wrote %s in %.3f s%s", length, seconds, speed);
     }
 }
 
@@ -100,8 +98,8 @@ static void say_output(const cli_options *o, const SF_INFO *out_info, const file
         return;
     format_describe(out_info, fmt, sizeof fmt);
     metadata_describe(meta, tags, sizeof tags);
-    fprintf(stderr, "gfir: output %s, %d Hz, %d channel%s%s\n", fmt, out_info->samplerate,
-            out_info->channels, out_info->channels == 1 ? "" : "s", tags);
+    cli_note(0, "output %s, %d Hz, %d channel%s%s", fmt, out_info->samplerate,
+             out_info->channels, out_info->channels == 1 ? "" : "s", tags);
 }
 
 /* --align, else the default: full for an impulse response, same otherwise
@@ -132,7 +130,7 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
 
     if (output_check(o->input, o->output))
         goto done;
-    if (metadata_read(in, in_info->channels, &meta) ||
+    if (metadata_read(cli_input_tags(in), in_info->channels, &meta) ||
         format_choose(o->format, o->output, o->quiet, in_info, meta.layout != NULL, &out_info))
         goto done;
     if ((d ? cli_chain_from_design(o, d, block, frames, &chain)
@@ -172,9 +170,9 @@ int cli_run_file(const cli_options *o)
     SNDFILE *in;
     SF_INFO in_info;
     int rc;
-    if (output_check(o->input, o->output) || cli_open_input(o->input, &in, &in_info))
+    if (output_check(o->input, o->output) || cli_open_input(o->input, o->verbose, &in, &in_info))
         return 1;
     rc = cli_run_file_from(o, in, &in_info, NULL, NULL, NULL);
-    sf_close(in);
+    cli_close_input(in);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include "file/stream.h"
 #include "message.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -94,6 +95,26 @@ static float peak_of(const float *buf, size_t n, float peak)
     return peak;
 }
 
+/* Why a write to OUTPUT failed: the system's reason where the last write(2)
+ * gave one, since libsndfile's words can mislead (a full device under FLAC
+ * says "problem with initialization of the flac decoder"), else
+ * libsndfile's. err: errno just after the failed call, cleared before it. */
+static const char *write_failure(SNDFILE *sf, int err)
+{
+    switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+    case EIO:
+    case EPIPE:
+    case EROFS:
+    case ENXIO:
+        return strerror(err);
+    default:
+        return sf_strerror(sf);
+    }
+}
+
 /* Writes frames of filtered output, dropping the alignment's first frames and
  * anything past `limit` frames. */
 static int render_write(void *ctx, float *buf, size_t frames, uint64_t limit)
@@ -110,10 +131,13 @@ static int render_write(void *ctx, float *buf, size_t frames, uint64_t limit)
         return 0;
     r->peak = peak_of(buf, frames * r->out_channels, r->peak);
     condition_block(&r->cond, buf, frames * r->out_channels, r->pcm);
+    errno = 0;
     done = r->pcm ? sf_writef_short(r->out, r->pcm, (sf_count_t)frames)
                   : sf_writef_float(r->out, buf, (sf_count_t)frames);
-    if (done != (sf_count_t)frames)
-        return cli_error("cannot write OUTPUT '%s': %s", r->t->output, sf_strerror(r->out));
+    /* an encoder that drops a failed write (LAME's) still leaves the error */
+    if (done != (sf_count_t)frames || sf_error(r->out) != SF_ERR_NO_ERROR)
+        return cli_error("cannot write OUTPUT '%s': %s", r->t->output,
+                         write_failure(r->out, errno));
     r->written += frames;
     return 0;
 }
@@ -236,8 +260,9 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
         }
     }
     rc = filter_all(&r, pg);
+    errno = 0;
     if (sf_close(r.out) != 0 && !rc)
-        rc = cli_error("cannot finish OUTPUT '%s': %s", t->output, sf_strerror(NULL));
+        rc = cli_error("cannot finish OUTPUT '%s': %s", t->output, write_failure(NULL, errno));
     r.out = NULL;
     if (!rc)
         rc = output_commit(&of);

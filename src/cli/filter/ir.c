@@ -4,9 +4,11 @@
  */
 #include "filter/ir.h"
 #include "cli.h"
+#include "file/source.h"
 #include "message.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sndfile.h>
 #include <soxr.h>
@@ -135,14 +137,19 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size
 {
     SF_INFO info;
     SNDFILE *sf;
+    source_how how;
+    char why[512];
     float *frames = NULL;
-    int rc = 1;
+    int rc = 1, fd;
 
     *taps = NULL;
-    memset(&info, 0, sizeof info);
-    sf = sf_open(path, SFM_READ, &info);
+    fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return cli_error("cannot read IR '%s': %s", path, strerror(errno));
+    /* read to the decoder's end, as INPUT is (file/source.h) */
+    sf = source_open(fd, 1, &info, &how, why, sizeof why);
     if (!sf)
-        return cli_error("cannot read IR '%s': %s", path, sf_strerror(NULL));
+        return cli_error("cannot read IR '%s': %s", path, why);
     if (info.channels > GFIR_MAX_CHANNELS) {
         cli_error("IR '%s' has %d channels; at most %d are allowed", path, info.channels,
                   GFIR_MAX_CHANNELS);
@@ -178,7 +185,7 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size
     rc = 0;
 done:
     free(frames);
-    sf_close(sf);
+    source_close(sf);
     if (rc) {
         free(*taps);
         *taps = NULL;

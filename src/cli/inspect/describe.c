@@ -89,7 +89,11 @@ static void describe_stage(const cli_options *o, size_t i, const cli_stage *s,
 {
     const stage_design *sd = &d->stages[i];
     static const char *const type_names[] = {"lowpass", "highpass", "bandpass", "bandstop"};
-    printf("  %zu. %-20s ", i + 1, s->name);
+    char name[256], path[4096 * 4];
+    /* names come from files and the command line: shown as messages show them */
+    cli_escape(s->name, name, sizeof name);
+    cli_escape(s->path ? s->path : "", path, sizeof path);
+    printf("  %zu. %-20s ", i + 1, name);
     if (s->kind == STAGE_DESIGN && (s->type == GFIR_LOWPASS || s->type == GFIR_HIGHPASS))
         printf("%s at %g Hz, transition %g Hz, %g dB", type_names[s->type], s->cutoff1_hz,
                s->transition_hz, s->attenuation_db);
@@ -103,7 +107,7 @@ static void describe_stage(const cli_options *o, size_t i, const cli_stage *s,
         printf("%s '%s'", s->kind == STAGE_IR ? (s->nfiles > 1 ? "impulse responses"
                                                                 : "impulse response")
                                                : "taps from",
-               s->path);
+               path);
     printf(": %zu tap%s", sd->ntaps, sd->ntaps == 1 ? "" : "s");
     if (sd->nsets > 1)
         printf(" x %u %s", sd->nsets, s->kind == STAGE_IR && s->nfiles == 1 ? "channels" : "sets");
@@ -343,7 +347,7 @@ static void path_sources(const cli_design *d, size_t p, char *buf, size_t len)
 static void describe_paths(const cli_design *d)
 {
     const size_t n = d->paths ? d->npaths : d->inputs;
-    char sources[512];
+    char raw[512], sources[2048];
     printf("paths (input -> output: sources; latency to where it starts, %g dB below its "
            "peak, and to its peak; level for white noise):\n", -ONSET_DB);
     for (size_t p = 0; p < n && p < MAX_PATHS_LISTED; p++) {
@@ -351,7 +355,8 @@ static void describe_paths(const cli_design *d)
         const unsigned out = d->paths ? d->paths[p].output : (unsigned)p;
         const unsigned set = d->paths ? d->paths[p].taps : d->filter_channels > 1 ? (unsigned)p : 0;
         const arrival a = arrival_of(d->taps + (size_t)set * d->ntaps, d->ntaps);
-        path_sources(d, d->paths ? p : set, sources, sizeof sources);
+        path_sources(d, d->paths ? p : set, raw, sizeof raw);
+        cli_escape(raw, sources, sizeof sources);
         printf("  in %u -> out %u: %s; starts at %zu frames (%.2f ms), peaks at %zu (%.2f ms); "
                "level %+.1f dB%s\n", in + 1, out + 1, sources, a.onset,
                1000.0 * (double)a.onset / d->rate_hz, a.peak, 1000.0 * (double)a.peak / d->rate_hz,

@@ -71,7 +71,7 @@ int cli_inspect(const cli_options *o)
     if (check_response(o) || (o->output && output_check(o->input, o->output)))
         return 1;
     /* INPUT is opened once: a FIFO or a pipe can be read only once */
-    if (need_input && cli_open_input(o->input, &in, &in_info))
+    if (need_input && cli_open_input(o->input, o->verbose, &in, &in_info))
         return 1;
     /* the file's plans run at INPUT's rate: the design must too */
     if (in && (o->output || !(o->rate_hz > 0))) {
@@ -88,6 +88,6 @@ int cli_inspect(const cli_options *o)
     cli_plot_end(&s.plot);
     cli_design_free(&d);
     if (in)
-        sf_close(in);
+        cli_close_input(in);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "live/live.h"
 #include "live/pa.h"
 #include "live/session.h"
+#include "message.h"
 #include "progress.h"
 
 #include <math.h>
@@ -33,24 +34,21 @@ static int monitor_devices(const cli_options *o, PaDeviceIndex *in, PaDeviceInde
     if (!o->input_device) {
         *in = Pa_GetHostApiInfo(Pa_GetDeviceInfo(*out)->hostApi)->defaultInputDevice;
         if (*in == paNoDevice) {
-            fprintf(stderr, "gfir: %s has no input device; name one with --input-device\n",
-                    live_host_name(Pa_GetDeviceInfo(*out)));
-            return 1;
+            return cli_error("%s has no input device; name one with --input-device",
+                             live_host_name(Pa_GetDeviceInfo(*out)));
         }
     }
     if (!o->device) {
         *out = Pa_GetHostApiInfo(Pa_GetDeviceInfo(*in)->hostApi)->defaultOutputDevice;
         if (*out == paNoDevice) {
-            fprintf(stderr, "gfir: %s has no output device; name one with --device\n",
-                    live_host_name(Pa_GetDeviceInfo(*in)));
-            return 1;
+            return cli_error("%s has no output device; name one with --device",
+                             live_host_name(Pa_GetDeviceInfo(*in)));
         }
     }
     if (Pa_GetDeviceInfo(*in)->hostApi != Pa_GetDeviceInfo(*out)->hostApi) {
-        fprintf(stderr, "gfir: input '%s' (%s) and output '%s' (%s) must be on one host API\n",
-                Pa_GetDeviceInfo(*in)->name, live_host_name(Pa_GetDeviceInfo(*in)),
-                Pa_GetDeviceInfo(*out)->name, live_host_name(Pa_GetDeviceInfo(*out)));
-        return 1;
+        return cli_error("input '%s' (%s) and output '%s' (%s) must be on one host API",
+                         Pa_GetDeviceInfo(*in)->name, live_host_name(Pa_GetDeviceInfo(*in)),
+                         Pa_GetDeviceInfo(*out)->name, live_host_name(Pa_GetDeviceInfo(*out)));
     }
     return 0;
 }
@@ -115,10 +113,9 @@ int live_monitor(const cli_options *o)
         goto done;
     if (o->verbose) {
         const PaDeviceInfo *di = Pa_GetDeviceInfo(in_dev), *d = Pa_GetDeviceInfo(out_dev);
-        fprintf(stderr, "gfir: monitoring %d '%s' to %d '%s' (%s): %.0f Hz, %u channel%s in, "
-                        "%u out, period %zu\n",
-                (int)in_dev, di->name, (int)out_dev, d->name, live_host_name(d), s.rate, s.channels,
-                s.channels == 1 ? "" : "s", s.out_channels, s.period);
+        cli_note(0, "monitoring %d '%s' to %d '%s' (%s): %.0f Hz, %u channel%s in, %u out, "
+                 "period %zu", (int)in_dev, di->name, (int)out_dev, d->name, live_host_name(d),
+                 s.rate, s.channels, s.channels == 1 ? "" : "s", s.out_channels, s.period);
     }
     session_print_latency(&s, primed);
     if (session_start(&s))

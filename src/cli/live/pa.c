@@ -8,6 +8,7 @@
 #endif
 
 #include "live/pa.h"
+#include "message.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -89,8 +90,7 @@ int live_pa_start(const cli_options *o)
     err = Pa_Initialize();
     live_unmute_stderr();
     if (err != paNoError) {
-        fprintf(stderr, "gfir: cannot start PortAudio: %s\n", Pa_GetErrorText(err));
-        return 1;
+        return cli_error("cannot start PortAudio: %s", Pa_GetErrorText(err));
     }
     return 0;
 }
@@ -145,11 +145,8 @@ int live_find_device(const char *spec, int input, PaDeviceIndex *out)
         if (found == paNoDevice) {
             describe_devices(input, list, sizeof list);
             if (list[0])
-                fprintf(stderr, "gfir: no default audio %s device; pick one of: %s\n", what,
-                        list);
-            else
-                fprintf(stderr, "gfir: no audio %s device found (PortAudio sees none)\n", what);
-            return 1;
+                return cli_error("no default audio %s device; pick one of: %s", what, list);
+            return cli_error("no audio %s device found (PortAudio sees none)", what);
         }
         *out = found;
         return 0;
@@ -182,11 +179,8 @@ int live_find_device(const char *spec, int input, PaDeviceIndex *out)
     }
     describe_devices(input, list, sizeof list);
     if (list[0])
-        fprintf(stderr, "gfir: no %s device matches '%s'; there are: %s\n", what, spec, list);
-    else
-        fprintf(stderr, "gfir: no %s device matches '%s': PortAudio sees no %s devices\n", what,
-                spec, what);
-    return 1;
+        return cli_error("no %s device matches '%s'; there are: %s", what, spec, list);
+    return cli_error("no %s device matches '%s': PortAudio sees no %s devices", what, spec, what);
 }
 
 /* One line on what the device does support: its channels and standard rates. */
@@ -221,13 +215,11 @@ int live_unsupported(const char *what, const PaStreamParameters *in,
             break;
         at += (size_t)n;
     }
-    fprintf(stderr,
-            "gfir: '%s' (%s) cannot %s %.0f Hz with %d channel%s (%s); it offers %d %s "
-            "channel%s at %s Hz\n",
-            d->name, live_host_name(d), what, rate, p->channelCount, p->channelCount == 1 ? "" : "s",
-            Pa_GetErrorText(err), maxch, out ? "output" : "input", maxch == 1 ? "" : "s",
-            rates[0] ? rates : "no standard rate");
-    return 1;
+    return cli_error("'%s' (%s) cannot %s %.0f Hz with %d channel%s (%s); it offers %d %s "
+                     "channel%s at %s Hz", d->name, live_host_name(d), what, rate,
+                     p->channelCount, p->channelCount == 1 ? "" : "s", Pa_GetErrorText(err), maxch,
+                     out ? "output" : "input", maxch == 1 ? "" : "s",
+                     rates[0] ? rates : "no standard rate");
 }
 
 void live_stream_params(PaStreamParameters *p, PaDeviceIndex dev, unsigned channels, int input)

@@ -10,6 +10,7 @@
 #include "live/live.h"
 #include "live/pa.h"
 #include "live/session.h"
+#include "message.h"
 #include "progress.h"
 
 #include <math.h>
@@ -65,9 +66,7 @@ static int play_fill(live_session *s, void *arg)
             sf_count_t got = sf_readf_float(src->file, s->block, (sf_count_t)want);
             n = got > 0 ? (size_t)got : 0;
             if (n < want && sf_error(src->file) != SF_ERR_NO_ERROR) {
-                fprintf(stderr, "gfir: reading %s failed: %s\n", s->o->input,
-                        sf_strerror(src->file));
-                return 1;
+                return cli_error("reading %s failed: %s", s->o->input, sf_strerror(src->file));
             }
             src->file_done = n < want;
             if (n && session_filter_block(s, n, began))
@@ -99,7 +98,7 @@ int live_play(const cli_options *o)
     int failed = 1, r;
     size_t target;
 
-    if (cli_open_input(o->input, &src.file, &info))
+    if (cli_open_input(o->input, o->verbose, &src.file, &info))
         return 1;
     session_catch_stop_signals(&old_int, &old_term);
     if (session_init(&s, o))
@@ -127,8 +126,8 @@ int live_play(const cli_options *o)
         goto done;
     if (o->verbose) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(dev);
-        fprintf(stderr, "gfir: playing %s on %d '%s' (%s): %.0f Hz, %u channels, period %zu\n",
-                o->input, (int)dev, d->name, live_host_name(d), s.rate, s.out_channels, s.period);
+        cli_note(0, "playing %s on %d '%s' (%s): %.0f Hz, %u channels, period %zu", o->input,
+                 (int)dev, d->name, live_host_name(d), s.rate, s.out_channels, s.period);
     }
     session_print_latency(&s, ring_readable(&s.sh.out));
     if (session_start(&s))
@@ -137,6 +136,6 @@ int live_play(const cli_options *o)
 done:
     r = session_end(&s, failed);
     session_release_stop_signals(&old_int, &old_term);
-    sf_close(src.file);
+    cli_close_input(src.file);
     return r;
 }

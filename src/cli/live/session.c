@@ -12,6 +12,7 @@
 #include "filter/filter.h"
 #include "live/pa.h"
 #include "live/reload.h"
+#include "message.h"
 #include "progress.h"
 
 #include <math.h>
@@ -79,8 +80,7 @@ static void realtime_worker(const cli_options *o)
     sp.sched_priority = sched_get_priority_min(SCHED_FIFO) + 9;
     err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
     if (err && o->verbose)
-        fprintf(stderr, "gfir: the worker runs without real-time priority (%s)\n",
-                strerror(err));
+        cli_note(0, "the worker runs without real-time priority (%s)", strerror(err));
 }
 
 
@@ -186,8 +186,7 @@ int session_alloc(live_session *s, size_t queued_frames, size_t in_frames)
         ring_init(&s->sh.out, queued_frames + HOST_BURST_MAX + s->period, s->out_channels) ||
         (in_frames && ring_init(&s->sh.in, in_frames + HOST_BURST_MAX, s->channels)) ||
         block_times_init(&s->times)) {
-        fprintf(stderr, "gfir: out of memory for the audio buffers\n");
-        return 1;
+        return cli_error("out of memory for the audio buffers");
     }
     return 0;
 }
@@ -211,9 +210,8 @@ static void follow_host(live_session *s)
     s->pending_drift -= (long)(want - s->queued);
     s->queued = want;
     if (!s->o->quiet)
-        fprintf(stderr, "gfir: the audio device takes %zu frames at a time now; gfir queues "
-                        "%zu frames (%.1f ms) for it\n",
-                burst, s->queued, 1000.0 * (double)s->queued / s->rate);
+        cli_note(0, "the audio device takes %zu frames at a time now; gfir queues %zu frames "
+                 "(%.1f ms) for it", burst, s->queued, 1000.0 * (double)s->queued / s->rate);
 }
 
 int session_open(live_session *s, const PaStreamParameters *in,
@@ -227,9 +225,8 @@ int session_open(live_session *s, const PaStreamParameters *in,
     if (err != paNoError) {
         s->stream = NULL;
         const PaDeviceInfo *d = Pa_GetDeviceInfo(out->device);
-        fprintf(stderr, "gfir: cannot open '%s' (%s): %s\n", d->name, live_host_name(d),
-                Pa_GetErrorText(err));
-        return 1;
+        return cli_error("cannot open '%s' (%s): %s", d->name, live_host_name(d),
+                         Pa_GetErrorText(err));
     }
     return 0;
 }
@@ -240,24 +237,25 @@ void session_print_latency(const live_session *s, size_t buffered)
     const double ms = 1000.0 / s->rate;
     const size_t added = buffered + s->filter_delay + gfir_plan_latency(s->plan);
     double device_ms = info ? 1000.0 * (info->outputLatency + info->inputLatency) : 0.0;
+    cli_text line = {.len = 0};
 
     if (s->o->quiet)
         return;
-    fprintf(stderr, "latency: %.1f ms (%zu periods of %zu frames", (double)added * ms,
-            buffered / s->period, s->period);
+    cli_text_add(&line, "latency: %.1f ms (%zu periods of %zu frames", (double)added * ms,
+                 buffered / s->period, s->period);
     if (s->filter_delay)
-        fprintf(stderr, " + filter delay %.1f ms", (double)s->filter_delay * ms);
+        cli_text_add(&line, " + filter delay %.1f ms", (double)s->filter_delay * ms);
     if (gfir_plan_latency(s->plan))
-        fprintf(stderr, " + engine %.1f ms", (double)gfir_plan_latency(s->plan) * ms);
-    fprintf(stderr, "; the device adds %.1f ms)\n", device_ms);
+        cli_text_add(&line, " + engine %.1f ms", (double)gfir_plan_latency(s->plan) * ms);
+    cli_text_add(&line, "; the device adds %.1f ms)", device_ms);
+    cli_line("%s", line.text);
 }
 
 int session_start(live_session *s)
 {
     PaError err = Pa_StartStream(s->stream);
     if (err != paNoError) {
-        fprintf(stderr, "gfir: cannot start the audio stream: %s\n", Pa_GetErrorText(err));
-        return 1;
+        return cli_error("cannot start the audio stream: %s", Pa_GetErrorText(err));
     }
     s->started = progress_now();
     s->last_progress = s->started;
@@ -287,9 +285,8 @@ void session_push_output(live_session *s, const float *buf, size_t n)
 
 int session_filter_failed(const live_session *s, gfir_status st)
 {
-    fprintf(stderr, "gfir: filtering failed: %s (%s)\n", gfir_strerror(st),
-            gfir_plan_error_detail(s->plan));
-    return 1;
+    return cli_error("filtering failed: %s (%s)", gfir_strerror(st),
+                     gfir_plan_error_detail(s->plan));
 }
 
 /* Takes what the reload thread has ready: a filter to swap into the plan
@@ -408,17 +405,16 @@ int session_supervise(live_session *s, unsigned long stop_after_frames)
         return STOP;
     active = Pa_IsStreamActive(s->stream);
     if (active < 0 || (active == 0 && !atomic_load(&s->sh.completed))) {
-        fprintf(stderr, "gfir: the audio device ended the stream by itself (%s); was it "
-                        "disconnected?\n",
-                active < 0 ? Pa_GetErrorText(active) : "no longer active");
+        cli_note(0, "the audio device ended the stream by itself (%s); was it disconnected?",
+                 active < 0 ? Pa_GetErrorText(active) : "no longer active");
         return FAILED;
     }
     if (callbacks != s->last_callbacks) {
         s->last_callbacks = callbacks;
         s->last_progress = t;
     } else if (t - s->last_progress > WATCHDOG_S) {
-        fprintf(stderr, "gfir: the audio device has not asked for audio for %.0f s; "
-                        "was it disconnected?\n", WATCHDOG_S);
+        cli_note(0, "the audio device has not asked for audio for %.0f s; was it disconnected?",
+                 WATCHDOG_S);
         return FAILED;
     }
     return KEEP_GOING;
@@ -460,25 +456,23 @@ int session_end(live_session *s, int failed)
         Pa_Terminate();
     alarm(0);
     if (s->stream && !failed && !s->o->quiet) {
-        fprintf(stderr,
-                "summary: %lu frames played (%.1f s), %lu output underruns, %lu input "
-                "overflows, %lu worker deadline misses, %lu host xruns%s\n",
-                atomic_load(&s->sh.frames_played),
-                (double)atomic_load(&s->sh.frames_played) / s->rate,
-                atomic_load(&s->sh.underruns), atomic_load(&s->sh.overflows),
-                s->deadline_misses, atomic_load(&s->sh.host_xruns),
-                stop_signal == SIGINT    ? "; stopped by SIGINT"
-                : stop_signal == SIGTERM ? "; stopped by SIGTERM"
-                                         : "");
+        cli_line("summary: %lu frames played (%.1f s), %lu output underruns, %lu input "
+                 "overflows, %lu worker deadline misses, %lu host xruns%s",
+                 atomic_load(&s->sh.frames_played),
+                 (double)atomic_load(&s->sh.frames_played) / s->rate,
+                 atomic_load(&s->sh.underruns), atomic_load(&s->sh.overflows),
+                 s->deadline_misses, atomic_load(&s->sh.host_xruns),
+                 stop_signal == SIGINT    ? "; stopped by SIGINT"
+                 : stop_signal == SIGTERM ? "; stopped by SIGTERM"
+                                          : "");
     }
     if (s->stream && !failed && s->o->verbose && s->times.count) {
         const double ms = 1e3, period_ms = 1e3 * (double)s->period / s->rate;
-        fprintf(stderr, "block time: median %.3f ms, p99 %.3f, p99.9 %.3f, max %.3f over %zu "
-                "blocks; the period is %.3f ms\n",
-                ms * block_times_quantile(&s->times, 0.5),
-                ms * block_times_quantile(&s->times, 0.99),
-                ms * block_times_quantile(&s->times, 0.999), ms * s->times.max_s,
-                s->times.count, period_ms);
+        cli_line("block time: median %.3f ms, p99 %.3f, p99.9 %.3f, max %.3f over %zu blocks; "
+                 "the period is %.3f ms", ms * block_times_quantile(&s->times, 0.5),
+                 ms * block_times_quantile(&s->times, 0.99),
+                 ms * block_times_quantile(&s->times, 0.999), ms * s->times.max_s,
+                 s->times.count, period_ms);
     }
     block_times_free(&s->times);
     reload_stop(s->reload);
