@@ -113,25 +113,31 @@ extern "C" cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t stride,
 /* ---- per call ---------------------------------------------------------- */
 
 __global__ void stage_kernel(const float *__restrict__ in, unsigned inputs, size_t n,
-                             float *__restrict__ xw, size_t part, size_t pos, int parity)
+                             float *__restrict__ xw, size_t part, size_t pos, int parity,
+                             gf_fdl_at at)
 {
     const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     const unsigned c = blockIdx.y;
     if (i >= n)
         return;
+    if (at.pos)
+        pos = *at.pos;
+    if (at.parity)
+        parity = (int)*at.parity;
     xw[((size_t)c * 2 + parity) * part + pos + i] = in ? in[i * inputs + c] : 0.0f;
 }
 
 extern "C" cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, size_t n,
                                            float *d_xw, size_t part, size_t pos, int parity,
-                                           cudaStream_t stream)
+                                           gf_fdl_at at, cudaStream_t stream)
 {
     if (!d_xw || inputs == 0 || inputs > GRID_Y_MAX || !valid_part(part) || pos + n > part)
         return cudaErrorInvalidValue;
     if (n == 0)
         return cudaSuccess;
     dim3 grid((unsigned)((n + HEAD_THREADS - 1) / HEAD_THREADS), inputs);
-    stage_kernel<<<grid, HEAD_THREADS, 0, stream>>>(d_in, inputs, n, d_xw, part, pos, parity);
+    stage_kernel<<<grid, HEAD_THREADS, 0, stream>>>(d_in, inputs, n, d_xw, part, pos, parity,
+                                                     at);
     return cudaGetLastError();
 }
 
@@ -142,16 +148,22 @@ extern "C" cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, s
 __global__ void head_kernel(const float *__restrict__ xw, const float *__restrict__ head,
                            const float *__restrict__ tail, gf_fdl_ring far, gf_fdl_paths p,
                            unsigned outputs, size_t part, size_t head_len, size_t pos, size_t n,
-                           int parity, float *__restrict__ out)
+                           int parity, gf_fdl_at at, float *__restrict__ out)
 {
     const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     const unsigned o = blockIdx.y;
     if (i >= n)
         return;
+    if (at.pos)
+        pos = *at.pos;
+    if (at.parity)
+        parity = (int)*at.parity;
     const size_t t = pos + i;
     float acc = tail[(size_t)o * part + t];
-    if (far.buf)
-        acc += far.buf[(size_t)o * far.len + (far.pos + i) % far.len];
+    if (far.buf) {
+        const size_t at_far = far.at.pos ? *far.at.parity * (far.len / 2) + *far.at.pos : far.pos;
+        acc += far.buf[(size_t)o * far.len + (at_far + i) % far.len];
+    }
     for (unsigned q = p.out_start[o]; q < p.out_start[o + 1]; q++) {
         const float *h = head + (size_t)p.set[q] * part;
         const float *cur = xw + ((size_t)p.input[q] * 2 + parity) * part;
@@ -171,26 +183,31 @@ extern "C" cudaError_t gf_launch_fdl_head(const float *d_xw, const float *d_head
                                           const float *d_tail, gf_fdl_ring far,
                                           gf_fdl_paths paths, unsigned outputs, size_t part,
                                           size_t head_len, size_t pos, size_t n, int parity,
-                                          float *d_out, cudaStream_t stream)
+                                          gf_fdl_at at, float *d_out, cudaStream_t stream)
 {
     if (!d_xw || !d_head || !d_tail || !d_out || !paths.out_start || outputs == 0 ||
         outputs > GRID_Y_MAX || !valid_part(part) || head_len == 0 || head_len > part ||
-        pos + n > part || (far.buf && (far.len < n || far.pos >= far.len)))
+        pos + n > part || (far.buf && (far.len < n || far.pos >= far.len)) ||
+        (far.at.pos && !far.at.parity))
         return cudaErrorInvalidValue;
     if (n == 0)
         return cudaSuccess;
     dim3 grid((unsigned)((n + HEAD_THREADS - 1) / HEAD_THREADS), outputs);
     head_kernel<<<grid, HEAD_THREADS, 0, stream>>>(d_xw, d_head, d_tail, far, paths, outputs,
-                                                    part, head_len, pos, n, parity, d_out);
+                                                    part, head_len, pos, n, parity, at, d_out);
     return cudaGetLastError();
 }
 
 /* One block per input: its window, previous half then current, forward. */
 __global__ void forward_kernel(const float *__restrict__ xw, size_t part, unsigned log_n,
                                int parity, const float2 *__restrict__ tw, float2 *__restrict__ x,
-                               size_t ring, size_t slot)
+                               size_t ring, size_t slot, gf_fdl_at at)
 {
     extern __shared__ float2 buf[];
+    if (at.parity)
+        parity = (int)*at.parity;
+    if (at.slot)
+        slot = *at.slot;
     const unsigned c = blockIdx.x;
     const unsigned n = 2 * (unsigned)part;
     const float *prev = xw + ((size_t)c * 2 + (parity ^ 1)) * part;
@@ -204,12 +221,13 @@ __global__ void forward_kernel(const float *__restrict__ xw, size_t part, unsign
 
 extern "C" cudaError_t gf_launch_fdl_forward(const float *d_xw, unsigned inputs, size_t part,
                                              int parity, const float2 *d_tw, float2 *d_x,
-                                             size_t ring, size_t slot, cudaStream_t stream)
+                                             size_t ring, size_t slot, gf_fdl_at at,
+                                             cudaStream_t stream)
 {
     if (!d_xw || !d_tw || !d_x || inputs == 0 || !valid_part(part) || slot >= ring)
         return cudaErrorInvalidValue;
     forward_kernel<<<inputs, FFT_THREADS, 2 * part * sizeof(float2), stream>>>(
-        d_xw, part, log2_of(2 * part), parity, d_tw, d_x, ring, slot);
+        d_xw, part, log2_of(2 * part), parity, d_tw, d_x, ring, slot, at);
     return cudaGetLastError();
 }
 
@@ -221,7 +239,7 @@ extern "C" cudaError_t gf_launch_fdl_forward(const float *d_xw, unsigned inputs,
  */
 __global__ void mac_kernel(const float2 *__restrict__ x, const float2 *__restrict__ h,
                            gf_fdl_paths p, size_t part, size_t tparts, size_t ring,
-                           size_t newest, size_t per_chunk, size_t chunks,
+                           size_t newest, size_t per_chunk, size_t chunks, gf_fdl_at at,
                            float2 *__restrict__ partial)
 {
     const size_t k = blockIdx.z * (size_t)blockDim.x + threadIdx.x;
@@ -229,6 +247,8 @@ __global__ void mac_kernel(const float2 *__restrict__ x, const float2 *__restric
     const size_t c = blockIdx.x;
     if (k >= part)
         return;
+    if (at.slot)
+        newest = *at.slot;
     const size_t first = c * per_chunk; /* partition index j - 1 */
     const size_t last = first + per_chunk < tparts ? first + per_chunk : tparts;
     float ar = 0.0f, ai = 0.0f;
@@ -261,7 +281,8 @@ __global__ void mac_kernel(const float2 *__restrict__ x, const float2 *__restric
 extern "C" cudaError_t gf_launch_fdl_mac(const float2 *d_x, const float2 *d_h, gf_fdl_paths paths,
                                          unsigned outputs, size_t part, size_t tparts,
                                          size_t ring, size_t newest, size_t per_chunk,
-                                         size_t chunks, float2 *d_partial, cudaStream_t stream)
+                                         size_t chunks, gf_fdl_at at, float2 *d_partial,
+                                         cudaStream_t stream)
 {
     if (!d_x || !d_h || !d_partial || !paths.out_start || outputs == 0 ||
         outputs > GRID_Y_MAX || !valid_part(part) || tparts == 0 || ring < tparts ||
@@ -272,7 +293,7 @@ extern "C" cudaError_t gf_launch_fdl_mac(const float2 *d_x, const float2 *d_h, g
     const unsigned threads = part < MAC_THREADS ? (unsigned)part : MAC_THREADS;
     dim3 grid((unsigned)chunks, outputs, (unsigned)((part + threads - 1) / threads));
     mac_kernel<<<grid, threads, 0, stream>>>(d_x, d_h, paths, part, tparts, ring, newest,
-                                             per_chunk, chunks, d_partial);
+                                             per_chunk, chunks, at, d_partial);
     return cudaGetLastError();
 }
 
@@ -317,5 +338,30 @@ extern "C" cudaError_t gf_launch_fdl_inverse(const float2 *d_partial, unsigned o
         return cudaErrorInvalidValue;
     inverse_kernel<<<outputs, FFT_THREADS, 2 * part * sizeof(float2), stream>>>(
         d_partial, part, log2_of(2 * part), chunks, d_tw, d_tail, stride);
+    return cudaGetLastError();
+}
+
+/* ---- a replayed block's clock ------------------------------------------ */
+
+/* One thread: the clock past one block of B frames (fdl.h). */
+__global__ void tick_kernel(gf_fdl_clock *clock, size_t part, size_t near_ring, size_t far_part)
+{
+    clock->parity ^= 1u;
+    clock->newest = clock->newest + 1 == near_ring ? 0u : clock->newest + 1;
+    if (far_part) {
+        clock->far_pos += (unsigned)part;
+        if (clock->far_pos == far_part) {
+            clock->far_pos = 0;
+            clock->far_parity ^= 1u;
+        }
+    }
+}
+
+extern "C" cudaError_t gf_launch_fdl_tick(gf_fdl_clock *d_clock, size_t part, size_t near_ring,
+                                          size_t far_part, cudaStream_t stream)
+{
+    if (!d_clock || !valid_part(part) || near_ring == 0 || (far_part && far_part % part))
+        return cudaErrorInvalidValue;
+    tick_kernel<<<1, 1, 0, stream>>>(d_clock, part, near_ring, far_part);
     return cudaGetLastError();
 }

@@ -38,11 +38,30 @@ extern "C" {
 #define GF_FDL_MAX_PART 2048
 #define GF_FDL_MIN_PART 16
 
+/* Where the engine's blocks stand, in device memory: what the kernels of a
+ * replayed CUDA graph read in place of their launch's arguments (fdl.c
+ * replays one graph per block of B frames), advanced by the tick kernel at
+ * the graph's end. */
+typedef struct gf_fdl_clock {
+    unsigned parity;     /* the near section's current half of xw */
+    unsigned newest;     /* the near delay line's slot for the block's window */
+    unsigned far_pos;    /* frames of the current far block so far */
+    unsigned far_parity; /* the far section's current half of its xw and ring */
+} gf_fdl_clock;
+
+/* Device words a kernel reads in place of its pos, parity and slot
+ * arguments; a NULL word: the argument stands. */
+typedef struct gf_fdl_at {
+    const unsigned *pos, *parity, *slot;
+} gf_fdl_at;
+
 /* A ring of outputs x len floats that the head adds, frame pos + i of the
- * call's piece at index (pos + i) % len; buf NULL: nothing to add. */
+ * call's piece at index (pos + i) % len; buf NULL: nothing to add. With
+ * at.pos (and at.parity), pos is at.parity x len / 2 + at.pos. */
 typedef struct gf_fdl_ring {
     const float *buf;
     size_t len, pos;
+    gf_fdl_at at;
 } gf_fdl_ring;
 
 typedef struct gf_fdl_paths {
@@ -61,31 +80,37 @@ cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t stride, size_t ski
 /* n frames of interleaved d_in (NULL: silence) into each input's current
  * block at frame pos (pos + n <= part). */
 cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, size_t n, float *d_xw,
-                                size_t part, size_t pos, int parity, cudaStream_t stream);
+                                size_t part, size_t pos, int parity, gf_fdl_at at,
+                                cudaStream_t stream);
 /* Outputs pos .. pos + n of the current block, interleaved into d_out: each
  * output's paths through their first head_len (<= B) taps, plus the tail,
  * plus the far ring's frames. */
 cudaError_t gf_launch_fdl_head(const float *d_xw, const float *d_head, const float *d_tail,
                                gf_fdl_ring far, gf_fdl_paths paths, unsigned outputs,
                                size_t part, size_t head_len, size_t pos, size_t n, int parity,
-                               float *d_out, cudaStream_t stream);
+                               gf_fdl_at at, float *d_out, cudaStream_t stream);
 /* Each input's window (previous block, then the completed current one) into
  * the delay line's slot, of a ring of `ring`. */
 cudaError_t gf_launch_fdl_forward(const float *d_xw, unsigned inputs, size_t part, int parity,
                                   const float2 *d_tw, float2 *d_x, size_t ring, size_t slot,
-                                  cudaStream_t stream);
+                                  gf_fdl_at at, cudaStream_t stream);
 /* Per output and chunk of `per_chunk` partitions: sum over paths of gain
  * times sum over partitions j of H_j times the spectrum j - 1 windows before
  * the newest (in slot `newest` of the ring of `ring` >= tparts). */
 cudaError_t gf_launch_fdl_mac(const float2 *d_x, const float2 *d_h, gf_fdl_paths paths,
                               unsigned outputs, size_t part, size_t tparts, size_t ring,
-                              size_t newest, size_t per_chunk, size_t chunks, float2 *d_partial,
-                              cudaStream_t stream);
+                              size_t newest, size_t per_chunk, size_t chunks, gf_fdl_at at,
+                              float2 *d_partial, cudaStream_t stream);
 /* Per output: the chunks' sum, back to time; its last B samples are the next
  * block's tail, written to d_tail + output * stride. */
 cudaError_t gf_launch_fdl_inverse(const float2 *d_partial, unsigned outputs, size_t part,
                                   size_t chunks, const float2 *d_tw, float *d_tail,
                                   size_t stride, cudaStream_t stream);
+
+/* The clock past one block of `part` frames: the near ring of near_ring
+ * slots, and the far block of far_part frames (0: no far partitions). */
+cudaError_t gf_launch_fdl_tick(gf_fdl_clock *d_clock, size_t part, size_t near_ring,
+                               size_t far_part, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

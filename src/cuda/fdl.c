@@ -54,6 +54,15 @@ typedef struct fdl_state {
     size_t pos;                     /* frames of the current block so far */
     size_t next_slot;               /* where the next window's spectrum goes */
     int parity;                     /* which half of xw is the current block */
+    /* A host call of one whole block (a live caller's period) replays one
+     * CUDA graph: its copies, kernels and tail work, one launch instead of
+     * ten, whose enqueueing was most of such a call's time and its tail.
+     * Its kernels read where the blocks stand from d_clock. */
+    gf_fdl_clock *d_clock;
+    cudaGraphExec_t block_graph;
+    int graph_stale;                /* pointers it holds have changed: capture again */
+    int graph_off;                  /* capture failed: the launches only */
+    int clock_stale;                /* calls without the graph moved the blocks */
 } fdl_state;
 
 /* A prepared filter; its release waits for the event recorded on the
@@ -92,6 +101,9 @@ void gf_cuda_fdl_destroy(gfir_plan *plan)
     if (st->stream)
         cudaStreamSynchronize(st->stream);
     gf_fdl_far_destroy(st->far);
+    if (st->block_graph)
+        cudaGraphExecDestroy(st->block_graph);
+    cudaFree(st->d_clock);
     cudaFreeHost(st->h_in);
     cudaFreeHost(st->h_out);
     void *dev[] = {st->d_in,       st->d_out,     st->d_xw,       st->d_tail,
@@ -343,6 +355,7 @@ static gfir_status clear(gfir_plan *plan, fdl_state *st)
                             st->stream));
     if (st->far)
         TRY(gf_fdl_far_clear(st->far, st->stream));
+    st->clock_stale = 1;
     st->pos = 0;
     st->next_slot = 0;
     st->parity = 0;
@@ -362,6 +375,7 @@ gfir_status gf_cuda_fdl_reset(gfir_plan *plan)
 
 static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
                        size_t n, size_t skip);
+static gfir_status make_block_graph(gfir_plan *plan, fdl_state *st);
 
 /* One block of silence through every kernel, so the first real call does not
  * pay for CUDA loading the kernels (lazily, on first launch: milliseconds,
@@ -423,6 +437,14 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
         s = warm_up(plan, st);
     if (s == GFIR_OK)
         s = gf_cuda_fdl_reset(plan);
+    if (s == GFIR_OK) {
+        const cudaError_t e = cudaMalloc((void **)&st->d_clock, sizeof *st->d_clock);
+        s = e == cudaSuccess ? GFIR_OK : fail(plan, e, "the blocks' clock");
+    }
+    if (s == GFIR_OK && make_block_graph(plan, st) != GFIR_OK) {
+        cudaGetLastError();
+        st->graph_off = 1; /* not fatal: the calls launch one by one */
+    }
     if (s != GFIR_OK) {
         gf_cuda_fdl_destroy(plan);
         return s;
@@ -436,8 +458,10 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
 static gfir_status tail_of(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths,
                            const fdl_filter *f, size_t newest, float *tail)
 {
+    const gf_fdl_at args = {NULL, NULL, NULL};
     TRY(gf_launch_fdl_mac(st->d_x, f->d_h, paths, st->outputs, st->part, st->tparts,
-                          st->tparts, newest, PER_CHUNK, st->chunks, st->d_partial, st->stream));
+                          st->tparts, newest, PER_CHUNK, st->chunks, args, st->d_partial,
+                          st->stream));
     TRY(gf_launch_fdl_inverse(st->d_partial, st->outputs, st->part, st->chunks, st->d_tw, tail,
                               st->part, st->stream));
     return GFIR_OK;
@@ -449,8 +473,9 @@ static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
 {
     const size_t newest = st->next_slot;
     gfir_status s;
+    const gf_fdl_at args = {NULL, NULL, NULL};
     TRY(gf_launch_fdl_forward(st->d_xw, st->inputs, st->part, st->parity, st->d_tw, st->d_x,
-                              st->tparts, newest, st->stream));
+                              st->tparts, newest, args, st->stream));
     s = tail_of(plan, st, paths, plan->filter->impl, newest, st->d_tail);
     if (s == GFIR_OK && plan->incoming)
         s = tail_of(plan, st, paths, plan->incoming->impl, newest, st->d_tail_new);
@@ -503,6 +528,7 @@ void gf_cuda_fdl_fade_end(gfir_plan *plan)
         cudaGetLastError();
         cudaDeviceSynchronize();
     }
+    st->graph_stale = 1; /* it holds the outgoing filter and tails */
     cudaSetDevice(theirs);
 }
 
@@ -532,26 +558,28 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
     const fdl_filter *f = plan->filter->impl;
     int sent = 0;
     gfir_status s;
+    st->clock_stale = 1;
     for (size_t done = 0; done < n;) {
         const size_t len = n - done < st->part - st->pos ? n - done : st->part - st->pos;
         float *out = st->d_out + done * st->outputs;
         const float *in = silence ? NULL : st->d_in + done * st->inputs;
-        const gf_fdl_ring none = {NULL, 0, 0};
+        const gf_fdl_ring none = {NULL, 0, 0, {NULL, NULL, NULL}};
+        const gf_fdl_at args = {NULL, NULL, NULL};
         const fdl_filter *g = plan->incoming ? plan->incoming->impl : NULL;
         TRY(gf_launch_fdl_stage(in, st->inputs, len, st->d_xw, st->part, st->pos, st->parity,
-                                st->stream));
+                                args, st->stream));
         if (st->far)
             TRY(gf_fdl_far_stage(st->far, in, len, st->stream));
         TRY(gf_launch_fdl_head(st->d_xw, f->d_head, st->d_tail,
                                st->far ? gf_fdl_far_ring(st->far, 0) : none, paths,
                                st->outputs, st->part, st->head_len, st->pos, len, st->parity,
-                               out, st->stream));
+                               args, out, st->stream));
         if (g) {
             float *out_new = st->d_out_new + done * st->outputs;
             TRY(gf_launch_fdl_head(st->d_xw, g->d_head, st->d_tail_new,
                                    st->far ? gf_fdl_far_ring(st->far, 1) : none, paths,
                                    st->outputs, st->part, st->head_len, st->pos, len,
-                                   st->parity, out_new, st->stream));
+                                   st->parity, args, out_new, st->stream));
             TRY(gf_launch_crossfade(out, st->outputs, 1, out_new, st->outputs, 1, len,
                                     st->outputs, plan->fade_pos + done, plan->fade_len,
                                     st->stream));
@@ -577,20 +605,152 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
     return sent ? GFIR_OK : send_output(plan, st, io, n, skip);
 }
 
+/* The graph a host call of one block replays (fdl_state): captured from
+ * the plan's stream, with the kernels reading d_clock. */
+static gfir_status capture_block(gfir_plan *plan, fdl_state *st, cudaGraph_t *graph)
+{
+    const size_t B = st->part;
+    const fdl_filter *f = plan->filter->impl;
+    const gf_fdl_paths paths = fdl_paths(st);
+    gf_fdl_clock *c = st->d_clock;
+    const gf_fdl_at near = {NULL, &c->parity, &c->newest};
+    const gf_fdl_ring none = {NULL, 0, 0, {NULL, NULL, NULL}};
+    const cudaStream_t stream = st->stream;
+    cudaGraph_t g = NULL;
+    cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+    if (e != cudaSuccess)
+        return fail(plan, e, "cudaStreamBeginCapture");
+    e = cudaMemcpyAsync(st->d_in, st->h_in, B * st->inputs * sizeof(float),
+                        cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess)
+        e = gf_launch_fdl_stage(st->d_in, st->inputs, B, st->d_xw, B, 0, 0, near, stream);
+    if (e == cudaSuccess && st->far)
+        e = gf_fdl_far_stage_clocked(st->far, st->d_in, B, c, stream);
+    if (e == cudaSuccess)
+        e = gf_launch_fdl_head(st->d_xw, f->d_head, st->d_tail,
+                               st->far ? gf_fdl_far_ring_clocked(st->far, c) : none, paths,
+                               st->outputs, B, st->head_len, 0, B, 0, near, st->d_out, stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(st->h_out, st->d_out, B * st->outputs * sizeof(float),
+                            cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess)
+        e = cudaEventRecordWithFlags(st->out_ready, stream, cudaEventRecordExternal);
+    if (e == cudaSuccess && st->tparts)
+        e = gf_launch_fdl_forward(st->d_xw, st->inputs, B, 0, st->d_tw, st->d_x, st->tparts, 0,
+                                  near, stream);
+    if (e == cudaSuccess && st->tparts)
+        e = gf_launch_fdl_mac(st->d_x, f->d_h, paths, st->outputs, B, st->tparts, st->tparts, 0,
+                              PER_CHUNK, st->chunks, near, st->d_partial, stream);
+    if (e == cudaSuccess && st->tparts)
+        e = gf_launch_fdl_inverse(st->d_partial, st->outputs, B, st->chunks, st->d_tw,
+                                  st->d_tail, B, stream);
+    if (e == cudaSuccess)
+        e = gf_launch_fdl_tick(c, B, st->tparts ? st->tparts : 1,
+                               st->far ? gf_fdl_far_part(st->far) : 0, stream);
+    const cudaError_t ended = cudaStreamEndCapture(stream, &g);
+    if (e == cudaSuccess)
+        e = ended;
+    if (e != cudaSuccess) {
+        if (g)
+            cudaGraphDestroy(g);
+        cudaGetLastError();
+        return fail(plan, e, "capturing a block's graph");
+    }
+    *graph = g;
+    return GFIR_OK;
+}
+
+/* The block graph (again, after a crossfade changed the filter and tails
+ * it holds): the executable graph updated in place where CUDA can. */
+static gfir_status make_block_graph(gfir_plan *plan, fdl_state *st)
+{
+    cudaGraph_t g = NULL;
+    gfir_status s = capture_block(plan, st, &g);
+    cudaError_t e = cudaSuccess;
+    if (s != GFIR_OK)
+        return s;
+    if (st->block_graph) {
+        cudaGraphExecUpdateResultInfo info;
+        if (cudaGraphExecUpdate(st->block_graph, g, &info) != cudaSuccess) {
+            cudaGetLastError();
+            cudaGraphExecDestroy(st->block_graph);
+            st->block_graph = NULL;
+        }
+    }
+    if (!st->block_graph)
+        e = cudaGraphInstantiate(&st->block_graph, g, 0);
+    if (e == cudaSuccess)
+        e = cudaGraphUpload(st->block_graph, st->stream);
+    cudaGraphDestroy(g);
+    if (e != cudaSuccess) {
+        if (st->block_graph)
+            cudaGraphExecDestroy(st->block_graph);
+        st->block_graph = NULL;
+        return fail(plan, e, "instantiating a block's graph");
+    }
+    st->graph_stale = 0;
+    return GFIR_OK;
+}
+
+/* One block of input from h_in through the graph, and the host's count of
+ * the blocks moved on as run() moves it. */
+static gfir_status replay(gfir_plan *plan, fdl_state *st)
+{
+    const fdl_filter *f = plan->filter->impl;
+    if (st->clock_stale) {
+        gf_fdl_clock c = {(unsigned)st->parity, (unsigned)st->next_slot, 0, 0};
+        if (st->far)
+            gf_fdl_far_clock(st->far, &c);
+        /* from pageable memory: copied before the call returns */
+        TRY(cudaMemcpyAsync(st->d_clock, &c, sizeof c, cudaMemcpyHostToDevice, st->stream));
+        st->clock_stale = 0;
+    }
+    TRY(cudaGraphLaunch(st->block_graph, st->stream));
+    if (st->tparts)
+        st->next_slot = st->next_slot + 1 == st->tparts ? 0 : st->next_slot + 1;
+    st->parity ^= 1;
+    if (st->far)
+        TRY(gf_fdl_far_advance(st->far, st->part, f->d_far, NULL, st->stream));
+    return GFIR_OK;
+}
+
+/* Whether this call replays the block graph: a whole block of input on a
+ * block's boundary, outside a crossfade, with a graph to replay. */
+static int replays(gfir_plan *plan, fdl_state *st, const float *in, size_t n)
+{
+    if (!in || n != st->part || st->pos != 0 || plan->incoming || st->graph_off)
+        return 0;
+    if ((st->graph_stale || !st->block_graph) && make_block_graph(plan, st) != GFIR_OK) {
+        st->graph_off = 1; /* the launches one by one, as before graphs */
+        return 0;
+    }
+    return 1;
+}
+
 gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
     fdl_state *st = plan->impl;
     const size_t out_bytes = n * st->outputs * sizeof(float);
     gfir_status s;
+    cudaError_t e;
     TRY(cudaSetDevice(plan->device));
-    if (in) {
+    if (in)
         memcpy(st->h_in, in, n * st->inputs * sizeof(float));
-        TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
-                            cudaMemcpyHostToDevice, st->stream));
+    if (replays(plan, st, in, n)) {
+        s = replay(plan, st);
+    } else {
+        if (in)
+            TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
+                                cudaMemcpyHostToDevice, st->stream));
+        s = run(plan, st, !in, NULL, n, 0);
     }
-    if ((s = run(plan, st, !in, NULL, n, 0)) != GFIR_OK)
+    if (s != GFIR_OK)
         return s;
-    TRY(cudaEventSynchronize(st->out_ready));
+    /* A spin: the caller waits for this output and nothing else, and a
+     * blocking wait's wake-up was a measured part of live calls' tail. */
+    while ((e = cudaEventQuery(st->out_ready)) == cudaErrorNotReady)
+        ;
+    TRY(e);
     memcpy(out, st->h_out, out_bytes);
     return GFIR_OK;
 }

@@ -149,15 +149,43 @@ cudaError_t gf_fdl_far_spectra(const gf_fdl_far *far, const float *d_taps, float
 
 cudaError_t gf_fdl_far_stage(gf_fdl_far *far, const float *d_in, size_t n, cudaStream_t stream)
 {
+    const gf_fdl_at args = {NULL, NULL, NULL};
     return gf_launch_fdl_stage(d_in, far->inputs, n, far->d_xw, far->part, far->pos,
-                               far->parity, stream);
+                               far->parity, args, stream);
+}
+
+cudaError_t gf_fdl_far_stage_clocked(gf_fdl_far *far, const float *d_in, size_t n,
+                                     const gf_fdl_clock *d_clock, cudaStream_t stream)
+{
+    const gf_fdl_at at = {&d_clock->far_pos, &d_clock->far_parity, NULL};
+    return gf_launch_fdl_stage(d_in, far->inputs, n, far->d_xw, far->part, 0, 0, at, stream);
 }
 
 gf_fdl_ring gf_fdl_far_ring(const gf_fdl_far *far, int incoming)
 {
     const gf_fdl_ring r = {incoming ? far->d_out_new : far->d_out, 2 * far->part,
-                           (size_t)far->parity * far->part + far->pos};
+                           (size_t)far->parity * far->part + far->pos, {NULL, NULL, NULL}};
     return r;
+}
+
+gf_fdl_ring gf_fdl_far_ring_clocked(const gf_fdl_far *far, const gf_fdl_clock *d_clock)
+{
+    gf_fdl_ring r = gf_fdl_far_ring(far, 0);
+    r.pos = 0;
+    r.at.pos = &d_clock->far_pos;
+    r.at.parity = &d_clock->far_parity;
+    return r;
+}
+
+void gf_fdl_far_clock(const gf_fdl_far *far, gf_fdl_clock *clock)
+{
+    clock->far_pos = (unsigned)far->pos;
+    clock->far_parity = (unsigned)far->parity;
+}
+
+size_t gf_fdl_far_part(const gf_fdl_far *far)
+{
+    return far->part;
 }
 
 /* One far block from the windows up to slot `newest`, into `dst` (a ring's
@@ -165,9 +193,10 @@ gf_fdl_ring gf_fdl_far_ring(const gf_fdl_far *far, int incoming)
 static cudaError_t far_block(const gf_fdl_far *far, const float2 *d_h, size_t newest,
                              float *dst, float2 *partial, cudaStream_t stream)
 {
+    const gf_fdl_at args = {NULL, NULL, NULL};
     cudaError_t e = gf_launch_fdl_mac(far->d_x, d_h, far->paths, far->outputs, far->part,
                                       far->tparts, far->ring, newest, PER_CHUNK, far->chunks,
-                                      partial, stream);
+                                      args, partial, stream);
     if (e == cudaSuccess)
         e = gf_launch_fdl_inverse(partial, far->outputs, far->part, far->chunks, far->d_tw, dst,
                                   2 * far->part, stream);
@@ -184,10 +213,11 @@ cudaError_t gf_fdl_far_advance(gf_fdl_far *far, size_t n, const float2 *d_h,
      * m + 1, made at the end of block m - 1: the plan's stream waits for it.
      * Far block m + 2 goes to the half block m's heads have just read. */
     const size_t slot = far->next_slot, half = (size_t)far->parity * far->part;
+    const gf_fdl_at args = {NULL, NULL, NULL};
     cudaError_t e = cudaStreamWaitEvent(stream, far->done, 0);
     if (e == cudaSuccess)
         e = gf_launch_fdl_forward(far->d_xw, far->inputs, far->part, far->parity, far->d_tw,
-                                  far->d_x, far->ring, slot, stream);
+                                  far->d_x, far->ring, slot, args, stream);
     if (e == cudaSuccess)
         e = cudaEventRecord(far->windowed, stream);
     if (e == cudaSuccess)

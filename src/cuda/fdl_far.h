@@ -52,6 +52,15 @@ cudaError_t gf_fdl_far_spectra(const gf_fdl_far *far, const float *d_taps, float
  * the head adds (incoming: the incoming filter's, during a crossfade). */
 cudaError_t gf_fdl_far_stage(gf_fdl_far *far, const float *d_in, size_t n, cudaStream_t stream);
 gf_fdl_ring gf_fdl_far_ring(const gf_fdl_far *far, int incoming);
+/* The same, as a replayed graph's kernels do them: at the place d_clock
+ * holds (a graph's input is a whole near block, so never past the far one). */
+cudaError_t gf_fdl_far_stage_clocked(gf_fdl_far *far, const float *d_in, size_t n,
+                                     const gf_fdl_clock *d_clock, cudaStream_t stream);
+/* The plan's ring, its position read from d_clock (a replayed graph's);
+ * the far fields of a clock from the host's own count; the far block. */
+gf_fdl_ring gf_fdl_far_ring_clocked(const gf_fdl_far *far, const gf_fdl_clock *d_clock);
+void gf_fdl_far_clock(const gf_fdl_far *far, gf_fdl_clock *clock);
+size_t gf_fdl_far_part(const gf_fdl_far *far);
 /* After the piece's head kernels: the far block's end, when it comes,
  * queues the window's transform on `stream` and the far work (h, and
  * h_new when not NULL) on the far stream. */
