@@ -128,6 +128,8 @@ static cli_filter *filter_for(const batch_options *bo, const manifest_job *j)
                      : cli_filter_add_file(f, bo->stages[i].kind, bo->stages[i].spec);
     }
     f->gain_db = j->gain_db;
+    f->max_taps = bo->max_taps;
+    f->verbose = bo->engine.verbose;
     f->normalize = (cli_normalize)bo->normalize;
     if (rc) {
         cli_filter_free(f);

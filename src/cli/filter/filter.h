@@ -42,6 +42,8 @@ struct cli_filter {
     int trim;                   /* --ir-trim given */
     double trim_db;             /* --ir-trim: the level below the peak, negative */
     int min_phase;              /* --min-phase */
+    size_t max_taps;            /* --max-taps: taps x paths at most (filter/ceiling.h) */
+    int verbose;                /* -v: notes that only -v prints (silence dropped from an IR) */
     cli_filter_spec *specs;     /* the options that made the chain, for cli_filter_renew */
     size_t nspecs;
 };

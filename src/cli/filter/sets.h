@@ -17,7 +17,7 @@
  * malloc'd, else NULL. quiet silences notes (resampling). 0, or 1 after one
  * line.
  */
-int sets_load(const cli_stage *s, double rate_hz, int quiet, stage_design *sd,
+int sets_load(const cli_filter *f, const cli_stage *s, double rate_hz, int quiet, stage_design *sd,
               unsigned **file_sets, unsigned **term_set);
 
 #endif
