@@ -283,6 +283,12 @@ static void test_headers(void **state)
     assert_non_null(strstr(t.error, "column 2 has no name"));
     table_close(&t);
     unlink(path);
+    /* found by fuzz_manifest: the names were freed though never copied */
+    write_file("\"input,output\na,b\n");
+    assert_int_equal(table_open(&t, path), 1);
+    assert_non_null(strstr(t.error, "not closed"));
+    table_close(&t);
+    unlink(path);
     write_file("\n \n");
     assert_int_equal(table_open(&t, path), 1);
     assert_non_null(strstr(t.error, "empty"));

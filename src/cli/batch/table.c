@@ -158,8 +158,10 @@ static int split(table_reader *t, const char *s, size_t len, char ***values, siz
 
 static int read_header(table_reader *t, const char *s, size_t len)
 {
-    if (split(t, s, len, &t->columns, &t->ncolumns))
+    if (split(t, s, len, &t->columns, &t->ncolumns)) {
+        t->ncolumns = 0; /* none copied yet: table_close has nothing to free */
         return 1;
+    }
     /* the names point into t->fields, which the records reuse: copy them */
     for (size_t i = 0; i < t->ncolumns; i++) {
         t->columns[i] = strdup(t->columns[i]);
