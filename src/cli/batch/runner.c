@@ -567,7 +567,7 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
         else
             r.todo[r.ntodo++] = i;
     }
-    swept = sweep_temporaries(m->jobs, r.todo, r.ntodo);
+    swept = sweep_temporaries(m->jobs, m->njobs);
     if (swept)
         cli_note(bo->engine.quiet, "note: removed %zu unfinished output%s that a killed run left",
                  swept, swept == 1 ? "" : "s");
