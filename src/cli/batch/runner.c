@@ -357,6 +357,7 @@ static void *worker_main(void *arg)
 
 typedef struct tally {
     size_t done_before, written, failed, clipped_outputs;
+    size_t unrecorded;          /* of written: their receipts could not be written */
     double audio_s;
     /* receipts waiting for their group's sync */
     json_buf group;
@@ -482,12 +483,23 @@ static void summary(const batch_options *bo, const shard *sh, const manifest *m,
                     const tally *t, double seconds)
 {
     char where[160] = "";
-    if (bo->engine.quiet && !t->failed)
+    /* a job is done once its receipt is on disk: one written without it is
+     * done again by the next run, as one never run is */
+    const size_t unrun = m->njobs - t->written - t->done_before - t->failed;
+    const size_t failed = t->failed + t->unrecorded + unrun;
+    if (bo->engine.quiet && !failed)
         return;
     if (sh->n > 1)
         snprintf(where, sizeof where, "shard %lu/%lu (%s): ", sh->k, sh->n, sh->source);
     fprintf(stderr, "gfir: %s%zu job%s: %zu written, %zu done before, %zu failed", where,
-            m->njobs, m->njobs == 1 ? "" : "s", t->written, t->done_before, t->failed);
+            m->njobs, m->njobs == 1 ? "" : "s", t->written - t->unrecorded, t->done_before,
+            failed);
+    if (t->unrecorded)
+        fprintf(stderr, " (%zu output%s written without a receipt, which could not be written: "
+                "a rerun does %s again%s", t->unrecorded, t->unrecorded == 1 ? "" : "s",
+                t->unrecorded == 1 ? "it" : "them", unrun ? "; " : ")");
+    if (unrun)
+        fprintf(stderr, "%s%zu not run)", t->unrecorded ? "" : " (", unrun);
     if (t->written)
         fprintf(stderr, "; %.1f s of audio in %.2f s (%.1fx realtime)", t->audio_s, seconds,
                 seconds > 0 ? t->audio_s / seconds : 0.0);
@@ -530,13 +542,21 @@ static int gather(runner *r, receipt_book *book, tally *t)
         if (!rc && t->group_count &&
             (t->group_count >= GROUP_OUTPUTS || now - t->group_since >= GROUP_SECONDS ||
              !running)) {
+            const size_t count = t->group_count;
             rc = commit_group(t, book);
-            if (rc)
+            if (rc) {
+                t->unrecorded += count;
                 atomic_store(&r->stop, 1);
+            }
         }
         bar_draw(t, r->m->njobs, now);
         if (!running)
             break;
+    }
+    /* outputs taken after the receipts failed: never recorded */
+    if (rc) {
+        t->unrecorded += t->group_count;
+        t->group_count = 0;
     }
     bar_clear(t);
     return rc;
@@ -608,9 +628,13 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
         rc = gather(&r, book, &t);
         for (unsigned i = 0; i < nworkers; i++)
             pthread_join(workers[i].thread, NULL);
-        /* outcomes that came after the last look, if receipts failed */
+        /* outcomes that came after the last look, if receipts failed: their
+         * outputs have no receipt */
         for (outcome *o = r.head, *next; o; o = next) {
             next = o->next;
+            t.failed += o->failed;
+            t.written += !o->failed;
+            t.unrecorded += !o->failed;
             free(o);
         }
         summary(bo, sh, m, &t, progress_now() - t.start_s);
