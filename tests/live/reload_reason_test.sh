@@ -4,6 +4,8 @@
 #   0.5 s  the preset is saved: swapped in, a crossfade of 3 s begins
 #   1.2 s  saved again: this filter waits for that crossfade to end
 #   1.7 s  SIGHUP, then 2.0 s a save: one more reload, after the waiting one
+#   7.5 s  a preset of 64 million taps: refused at once by the ceiling on a
+#          filter's size (--max-taps), the last filter playing on
 # Checks: each reload says what made it (the saves, then SIGHUP, never a
 # reason the next event wrote over, never an empty one), and a line says
 # that the second waits. It used to report the second save as "SIGHUP" and
@@ -30,6 +32,10 @@ sleep 0.5
 kill -HUP "$pid"
 sleep 0.3
 preset 1500
+sleep 5.5
+printf '[room]\ntype = lowpass\ncutoff_hz = 4000\ntransition_hz = 0.01\nattenuation_db = 200\n' \
+    >"$work/room.ini.new"
+mv "$work/room.ini.new" "$work/room.ini"
 wait "$pid" || fail "gfir --monitor exited $?"
 cat "$work/err"
 
@@ -45,4 +51,7 @@ grep -q "^gfir: $changed: the new filter waits until the crossfade to the one be
 order=$(grep -o 'gfir: [^:]*: reloaded' "$work/err" | sed 's/.*\(SIGHUP\|changed\).*/\1/' |
         tr '\n' ' ')
 [ "$order" = "changed changed SIGHUP " ] || fail "reloads in the order: $order"
+grep -q "^gfir: $changed, but the filter cannot be reloaded: .*64208051 taps.*the ceiling is \
+33554432 taps (--max-taps N raises it); the old one keeps playing" "$work/err" ||
+    fail "no refusal of the 64-million-tap preset"
 echo "ok"
