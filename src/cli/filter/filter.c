@@ -325,7 +325,7 @@ static int design_stage(const cli_filter *f, size_t i, unsigned *width, int quie
     unsigned *file_sets = NULL, *term_set = NULL;
     int rc = 1;
 
-    if (sets_load(f, s, d->rate_hz, quiet, sd, &file_sets, &term_set))
+    if (sets_load(f, s, d->rate_hz, *width, quiet, sd, &file_sets, &term_set))
         goto done;
     if (s->kind == STAGE_IR ? layout_ir(s, file_sets, f->true_stereo, width, sd)
         : s->kind == STAGE_ROUTE ? layout_route(s, term_set, width, sd)

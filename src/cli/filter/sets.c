@@ -35,8 +35,8 @@ static double kaiser_length(const cli_stage *s, double rate_hz)
     return ceil((s->attenuation_db - 7.95) / 2.285 / (3.14159265358979323846 * width) + 1.0);
 }
 
-static int design_kaiser(const cli_stage *s, double rate_hz, size_t max_taps, float **taps,
-                         size_t *ntaps)
+static int design_kaiser(const cli_stage *s, double rate_hz, size_t max_taps, unsigned width,
+                         float **taps, size_t *ntaps)
 {
     char what[256];
     int band = s->type == GFIR_BANDPASS || s->type == GFIR_BANDSTOP;
@@ -49,10 +49,10 @@ static int design_kaiser(const cli_stage *s, double rate_hz, size_t max_taps, fl
     snprintf(what, sizeof what, "preset '%s' (transition_hz = %g, attenuation_db = %g at %g Hz)",
              s->name, s->transition_hz, s->attenuation_db, rate_hz);
     if (st == GFIR_ERR_TAPS)
-        return ceiling_check(max_taps, what, kaiser_length(s, rate_hz), 1, "channel") ||
+        return ceiling_check(max_taps, what, kaiser_length(s, rate_hz), width, "channel") ||
                cli_error("%s: %.0f taps, more than the %zu of a gfir filter", what,
                          kaiser_length(s, rate_hz), (size_t)GFIR_MAX_TAPS);
-    if (st == GFIR_OK && ceiling_check(max_taps, what, (double)*ntaps, 1, "channel"))
+    if (st == GFIR_OK && ceiling_check(max_taps, what, (double)*ntaps, width, "channel"))
         return 1;
     if (st != GFIR_OK)
         return cli_error("preset '%s': cannot design transition_hz = %g, attenuation_db = %g "
@@ -274,15 +274,16 @@ static int one_set(const char *name, stage_design *sd)
     return 0;
 }
 
-int sets_load(const cli_filter *f, const cli_stage *s, double rate_hz, int quiet, stage_design *sd,
-              unsigned **file_sets, unsigned **term_set)
+int sets_load(const cli_filter *f, const cli_stage *s, double rate_hz, unsigned width, int quiet,
+              stage_design *sd, unsigned **file_sets, unsigned **term_set)
 {
     *file_sets = NULL;
     *term_set = NULL;
     sd->nsets = 1;
     switch (s->kind) {
     case STAGE_DESIGN:
-        return design_kaiser(s, rate_hz, f->max_taps, &sd->taps, &sd->ntaps) ||
+        return design_kaiser(s, rate_hz, f->max_taps, width ? width : 1, &sd->taps,
+                             &sd->ntaps) ||
                one_set(s->name, sd);
     case STAGE_TAPS:
         return taps_load_text(s->path, f->max_taps, &sd->taps, &sd->ntaps) ||
