@@ -447,6 +447,7 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
             goto done;
         }
         d->ntaps += d->stages[i].ntaps - 1;
+        d->dropped += d->stages[i].dropped;
     }
     settle_width(d);
     d->inputs = d->stages[0].inputs;

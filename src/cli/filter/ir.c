@@ -84,6 +84,9 @@ static int resample_all(const char *path, float **taps, size_t *ntaps, unsigned 
     if (ceiling_check(max_taps, what, (double)resampled_length(*ntaps, in_rate, out_rate),
                       channels, "channel"))
         return 1;
+    if (resampled_length(*ntaps, in_rate, out_rate) > GFIR_MAX_TAPS)
+        return cli_error("%s: %zu taps, more than the %zu of a gfir filter", what,
+                         resampled_length(*ntaps, in_rate, out_rate), (size_t)GFIR_MAX_TAPS);
     sets = calloc(channels, sizeof *sets);
     if (!sets)
         return cli_error("IR '%s': out of memory", path);
@@ -129,9 +132,14 @@ static int make_room(const char *path, unsigned channels, size_t max_taps, size_
     snprintf(what, sizeof what, "IR '%s' (the frames read so far)", path);
     if (ceiling_check(max_taps, what, (double)need, channels, "channel"))
         return 1;
+    if (need > GFIR_MAX_TAPS)
+        return cli_error("IR '%s' is longer than the %zu taps of a gfir filter", path,
+                         (size_t)GFIR_MAX_TAPS);
     size_t grow = *cap * 2 > need ? *cap * 2 : need;
     if (grow > max_taps / channels)
         grow = max_taps / channels;
+    if (grow > GFIR_MAX_TAPS)
+        grow = GFIR_MAX_TAPS;
     float *f = realloc(*frames, grow * channels * sizeof *f);
     if (!f)
         return cli_error("IR '%s': out of memory for %zu frames", path, grow);
@@ -197,15 +205,15 @@ done:
 }
 
 int taps_load_ir(const char *path, double rate_hz, int quiet, int verbose, size_t max_taps,
-                 float **taps, size_t *ntaps, unsigned *channels)
+                 float **taps, size_t *ntaps, unsigned *channels, size_t *silent)
 {
-    size_t silent = 0;
     SF_INFO info;
     SNDFILE *sf;
     float *frames = NULL;
     int rc = 1;
 
     *taps = NULL;
+    *silent = 0;
     memset(&info, 0, sizeof info);
     sf = sf_open(path, SFM_READ, &info);
     if (!sf)
@@ -221,11 +229,11 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, int verbose, size_
         goto done;
     }
     *channels = (unsigned)info.channels;
-    if (read_frames(path, sf, *channels, max_taps, &frames, ntaps, &silent))
+    if (read_frames(path, sf, *channels, max_taps, &frames, ntaps, silent))
         goto done;
-    if (silent)
+    if (*silent)
         cli_note(quiet || !verbose, "note: IR '%s': dropped %zu frames of trailing digital "
-                 "silence, kept %zu", path, silent, *ntaps);
+                 "silence, kept %zu", path, *silent, *ntaps);
     *taps = malloc(*ntaps * *channels * sizeof **taps);
     if (!*taps) {
         cli_error("IR '%s': out of memory for %zu frames", path, *ntaps);
@@ -244,6 +252,7 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, int verbose, size_
                  info.samplerate, rate_hz);
         if (resample_all(path, taps, ntaps, *channels, info.samplerate, rate_hz, max_taps))
             goto done;
+        *silent = (size_t)llround((double)*silent * rate_hz / info.samplerate);
     }
     rc = 0;
 done:

@@ -76,6 +76,7 @@ typedef struct loaded {
     const char *path;
     float *taps;                /* channels sets of ntaps */
     size_t ntaps;
+    size_t silent;              /* trailing silent frames dropped after them */
     unsigned channels;
 } loaded;
 
@@ -113,10 +114,15 @@ static int gather(const cli_stage *s, size_t max_taps, const loaded *files, cons
                   size_t npicks, stage_design *sd)
 {
     char what[256];
-    size_t n = 1;
-    for (size_t i = 0; i < npicks; i++)
-        if (picks[i].file >= 0 && files[picks[i].file].ntaps > n)
-            n = files[picks[i].file].ntaps;
+    size_t n = 1, whole = 1; /* the longest set, and the longest with its silence */
+    for (size_t i = 0; i < npicks; i++) {
+        const loaded *l = picks[i].file >= 0 ? &files[picks[i].file] : NULL;
+        if (l && l->ntaps > n)
+            n = l->ntaps;
+        if (l && l->ntaps + l->silent > whole)
+            whole = l->ntaps + l->silent;
+    }
+    sd->dropped = whole - n;
     if (npicks > GFIR_MAX_PATHS)
         return cli_error("more than %d tap sets in one stage", GFIR_MAX_PATHS);
     /* every set padded to the longest */
@@ -155,7 +161,7 @@ static int load_files(const cli_filter *f, const char *const *paths, size_t n, d
     for (size_t i = 0; i < n; i++) {
         l[i].path = paths[i];
         if (taps_load_ir(paths[i], rate_hz, quiet, f->verbose, f->max_taps, &l[i].taps,
-                         &l[i].ntaps, &l[i].channels))
+                         &l[i].ntaps, &l[i].channels, &l[i].silent))
             return 1;
     }
     return 0;
