@@ -218,7 +218,9 @@ typedef struct gfir_plan gfir_plan;
  *
  * On success *plan is set and GFIR_OK returned; on failure *plan is set to NULL
  * (when plan itself is not NULL) and a negative status returned, and
- * gfir_plan_error_detail(NULL) says why on this thread.
+ * gfir_plan_error_detail(NULL) says why on this thread. A filter above
+ * GFIR_MAX_PLAN_TAPS (ntaps times its paths, or its channels) gives
+ * GFIR_ERR_TOO_LARGE before anything is allocated.
  *
  * The CPU FFT kernel measures FFTW plans the first time a size is used (up to
  * a few seconds) and keeps them in $XDG_CACHE_HOME/gfir/fftw-wisdom (else
