@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "batch/runner.h"
+#include "batch/bar.h"
 #include "batch/dirs.h"
 #include "batch/sweep.h"
 #include "chain.h"
@@ -33,9 +34,6 @@
  * after the first of them finished, wait for their receipt. */
 #define GROUP_OUTPUTS 64
 #define GROUP_SECONDS 0.5
-#define BAR_WIDTH 30
-#define BAR_AFTER_S 1.0
-#define BAR_EVERY_S 0.1
 
 typedef struct outcome {
     size_t job;                 /* into the manifest's jobs */
@@ -363,40 +361,8 @@ typedef struct tally {
     json_buf group;
     size_t group_count;
     double group_since;
-    /* the bar */
-    int bar;
-    int bar_shown;
-    double start_s, bar_last_s;
+    batch_bar bar;
 } tally;
-
-static void bar_clear(tally *t)
-{
-    if (t->bar_shown)
-        fprintf(stderr, "\r%*s\r", BAR_WIDTH + 60, "");
-    t->bar_shown = 0;
-}
-
-static void bar_draw(tally *t, size_t total, double now)
-{
-    char bar[BAR_WIDTH + 1];
-    size_t done = t->done_before + t->written + t->failed;
-    double elapsed = now - t->start_s, frac = total ? (double)done / total : 1;
-    double rate = (double)(t->written + t->failed) / elapsed;
-    double left_s = rate > 0 ? (double)(total - done) / rate : 0;
-    if (!t->bar || elapsed < BAR_AFTER_S || now - t->bar_last_s < BAR_EVERY_S)
-        return;
-    t->bar_last_s = now;
-    for (int i = 0; i < BAR_WIDTH; i++)
-        bar[i] = i < (int)(frac * BAR_WIDTH) ? '#' : '.';
-    bar[BAR_WIDTH] = '\0';
-    fprintf(stderr, "\r[%s] %3d%%  %zu/%zu files  %.1f/s  %d:%02d left", bar, (int)(frac * 100),
-            done, total, rate, (int)left_s / 60, (int)left_s % 60);
-    if (t->failed)
-        fprintf(stderr, "  %zu failed", t->failed);
-    fprintf(stderr, " ");
-    fflush(stderr);
-    t->bar_shown = 1;
-}
 
 /* Appends the group's receipts and syncs them. Each output's rename was
  * synced with its directory when it was made (output_commit), so a receipt
@@ -423,7 +389,7 @@ static void report_nonfinite(const runner *r, tally *t, const manifest_job *j,
     const char *sep = "";
     if (!f->nonfinite_in && !f->nonfinite_out)
         return;
-    bar_clear(t);
+    bar_clear(&t->bar);
     fprintf(stderr, "gfir: %s:%zu: warning: ", r->m->path, j->line);
     if (f->nonfinite_in) {
         fprintf(stderr, "%s%llu samples of INPUT '%s' are not finite (NaN or infinity), "
@@ -441,7 +407,7 @@ static void take(runner *r, tally *t, outcome *o)
 {
     const manifest_job *j = &r->m->jobs[o->job];
     if (o->failed) {
-        bar_clear(t);
+        bar_clear(&t->bar);
         fprintf(stderr, "gfir: %s:%zu: %s\n", r->m->path, j->line,
                 o->why[0] ? o->why : "failed");
         t->failed++;
@@ -549,7 +515,8 @@ static int gather(runner *r, receipt_book *book, tally *t)
                 atomic_store(&r->stop, 1);
             }
         }
-        bar_draw(t, r->m->njobs, now);
+        bar_draw(&t->bar, t->done_before + t->written + t->failed, r->m->njobs,
+                 t->written + t->failed, t->failed, now);
         if (!running)
             break;
     }
@@ -558,7 +525,7 @@ static int gather(runner *r, receipt_book *book, tally *t)
         t->unrecorded += t->group_count;
         t->group_count = 0;
     }
-    bar_clear(t);
+    bar_clear(&t->bar);
     return rc;
 }
 
@@ -576,8 +543,8 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     r.bo = bo;
     r.m = m;
     r.block = bo->engine.block_frames ? bo->engine.block_frames : CLI_FILE_BLOCK_FRAMES;
-    t.start_s = progress_now();
-    t.bar = !bo->engine.quiet && isatty(STDERR_FILENO);
+    t.bar.start_s = progress_now();
+    t.bar.on = !bo->engine.quiet && isatty(STDERR_FILENO);
     r.todo = malloc((m->njobs ? m->njobs : 1) * sizeof *r.todo);
     if (!r.todo)
         return cli_error("out of memory");
@@ -637,7 +604,7 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
             t.unrecorded += !o->failed;
             free(o);
         }
-        summary(bo, sh, m, &t, progress_now() - t.start_s);
+        summary(bo, sh, m, &t, progress_now() - t.bar.start_s);
         if (t.written + t.done_before < m->njobs && !t.failed && !rc)
             rc = cli_error("%zu jobs were not run", m->njobs - t.written - t.done_before);
         rc = rc || t.failed;
