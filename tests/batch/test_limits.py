@@ -4,7 +4,8 @@ costs one line's memory, a rerun sweeps every stale temporary file of its
 shard's output directories (done jobs' included), and a summary counts the
 jobs whose receipts could not be written.
 
-    test_limits.py GFIR GROUP    runs one group: limits
+    test_limits.py GFIR GROUP    runs one group: limits, bar (the progress bar
+                                 on a terminal)
 
 Exit status 77 (skipped) when NumPy or SciPy is missing.
 """
@@ -129,6 +130,41 @@ def summary_counts_receipt_failures(d):
     r = d.gfir("--manifest", "jobs.tsv")
     assert "4 written, 0 done before, 0 failed" in r.stderr, r.stderr
     assert len(read_receipts(d.p("jobs.tsv.receipts"))) == 4
+
+
+@test("bar")
+def progress_bar_on_a_terminal(d):
+    """On a terminal the shard's progress is one line redrawn in place (files
+    done of the shard's, the rate, the time left), cleared before the
+    summary. Three jobs of over a second each: the gold kernel, one core."""
+    import pty
+    inputs = d.corpus(3, frames=(48000 * 4, 48000 * 4 + 1), rate=48000, channels=2)
+    d.manifest("jobs.tsv", d.jobs(inputs, preset="telephone"))
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        os.chdir(d.path)
+        os.environ.update(HOME=d.path, GFIR_FFTW_PLANNER="estimate")
+        os.execv(GFIR, [GFIR, "batch", "--manifest", "jobs.tsv", "-j", "1", "--backend", "cpu",
+                        "--kernel", "gold"])
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    text = out.decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    bars = [part for part in text.split("\r") if part.startswith("[")]
+    assert bars, f"no progress bar: {text!r}"
+    assert all("/3 files" in b and "left" in b for b in bars), bars
+    # the last thing on the terminal is the summary, on a line of its own
+    last = text.rstrip("\r\n").split("\r")[-1].split("\n")[-1]
+    assert last.startswith("gfir: 3 jobs: 3 written, 0 done before, 0 failed"), repr(last)
 
 
 if __name__ == "__main__":
