@@ -137,28 +137,14 @@ def progress_bar_on_a_terminal(d):
     """On a terminal the shard's progress is one line redrawn in place (files
     done of the shard's, the rate, the time left), cleared before the
     summary. Three jobs of over a second each: the gold kernel, one core."""
-    import pty
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+    from terminal import run_on_terminal
     inputs = d.corpus(3, frames=(48000 * 4, 48000 * 4 + 1), rate=48000, channels=2)
     d.manifest("jobs.tsv", d.jobs(inputs, preset="telephone"))
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        os.chdir(d.path)
-        os.environ.update(HOME=d.path, GFIR_FFTW_PLANNER="estimate")
-        os.execv(GFIR, [GFIR, "batch", "--manifest", "jobs.tsv", "-j", "1", "--backend", "cpu",
-                        "--kernel", "gold"])
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    text = out.decode(errors="replace")
-    assert os.waitstatus_to_exitcode(status) == 0, text
+    rc, text = run_on_terminal([GFIR, "batch", "--manifest", "jobs.tsv", "-j", "1", "--backend",
+                                "cpu", "--kernel", "gold"], d.path,
+                               env=dict(os.environ, HOME=d.path, GFIR_FFTW_PLANNER="estimate"))
+    assert rc == 0, text
     bars = [part for part in text.split("\r") if part.startswith("[")]
     assert bars, f"no progress bar: {text!r}"
     assert all("/3 files" in b and "left" in b for b in bars), bars
