@@ -81,6 +81,12 @@ def taps_file_and_ir_within_the_ceiling(d):
     fails(d, ["x.wav", "out.wav", "--ir", "ir.wav", "--max-taps", "9999"], 1, "ir.wav",
           "x 2 ", "9999")
     d.run("x.wav", "y.wav", "--ir", "ir.wav", "--max-taps", "10000")
+    # one file per output: each within the ceiling, together not
+    for name in ("a", "b", "c"):
+        d.wav(f"{name}.wav", d.noise(5000, 1, 0.1))
+    fails(d, ["x.wav", "out.wav", "--ir", "a.wav,b.wav,c.wav", "--max-taps", "14999"], 1,
+          "the IR files read so far: 15000 taps", "14999")
+    d.run("x.wav", "y.wav", "--ir", "a.wav,b.wav,c.wav", "--max-taps", "15000")
 
 
 @test("ceiling")

@@ -155,6 +155,7 @@ static int load_files(const cli_filter *f, const char *const *paths, size_t n, d
                       int quiet, loaded **out)
 {
     loaded *l = calloc(n, sizeof *l);
+    double taps = 0; /* of the files read so far, every channel's */
     *out = l;
     if (!l)
         return cli_error("out of memory");
@@ -162,6 +163,10 @@ static int load_files(const cli_filter *f, const char *const *paths, size_t n, d
         l[i].path = paths[i];
         if (taps_load_ir(paths[i], rate_hz, quiet, f->verbose, f->max_taps, &l[i].taps,
                          &l[i].ntaps, &l[i].channels, &l[i].silent))
+            return 1;
+        /* each file is within the ceiling; together they must be too */
+        taps += (double)l[i].ntaps * l[i].channels;
+        if (i > 0 && ceiling_check(f->max_taps, "the IR files read so far", taps, 1, "channel"))
             return 1;
     }
     return 0;
