@@ -64,8 +64,11 @@ typedef enum gfir_status {
     GFIR_ERR_UNSUPPORTED = -7,  /* the kernel cannot run this configuration */
     GFIR_ERR_DEVICE = -8,       /* the device failed while running; see
                                    gfir_plan_error_detail() */
-    GFIR_ERR_BUSY = -9          /* a crossfade is still running: try the swap again
+    GFIR_ERR_BUSY = -9,         /* a crossfade is still running: try the swap again
                                    after a later call (gfir_plan_swap()) */
+    GFIR_ERR_TOO_LARGE = -10    /* the plan's filter is larger than GFIR_MAX_PLAN_TAPS:
+                                   ntaps times its paths (or channels); refused
+                                   before anything is allocated */
 } gfir_status;
 
 /* A static English sentence for a status, e.g. "a required pointer is NULL".
@@ -77,6 +80,17 @@ GFIR_API const char *gfir_strerror(gfir_status status);
 #define GFIR_MAX_CHANNELS 256
 #define GFIR_MAX_TAPS ((size_t)1 << 26)
 #define GFIR_MAX_PATHS 65536
+
+/* Largest filter a plan takes, counted as the convolutions it runs: ntaps
+ * times its paths (at least filter_channels) with paths, else ntaps times
+ * channels. A plan holds each of those taps several times over (the taps,
+ * their spectra and each input's history: 16 to 32 bytes a tap on the CPU),
+ * so 2^30 is 16 to 32 GB, more than any audio filter needs (a 10 s hall
+ * at 192 kHz is 1.9 M taps a path). Beyond it gfir_plan_create() returns
+ * GFIR_ERR_TOO_LARGE before it allocates, and gfir_plan_error_detail() names
+ * the count. Callers that let users ask for filters (gfir's --max-taps) keep
+ * their own lower ceiling. */
+#define GFIR_MAX_PLAN_TAPS ((size_t)1 << 30)
 
 /*
  * Backends. A backend that was not built or has no usable device is absent:
@@ -204,7 +218,9 @@ typedef struct gfir_plan gfir_plan;
  *
  * On success *plan is set and GFIR_OK returned; on failure *plan is set to NULL
  * (when plan itself is not NULL) and a negative status returned, and
- * gfir_plan_error_detail(NULL) says why on this thread.
+ * gfir_plan_error_detail(NULL) says why on this thread. A filter above
+ * GFIR_MAX_PLAN_TAPS (ntaps times its paths, or its channels) gives
+ * GFIR_ERR_TOO_LARGE before anything is allocated.
  *
  * The CPU FFT kernel measures FFTW plans the first time a size is used (up to
  * a few seconds) and keeps them in $XDG_CACHE_HOME/gfir/fftw-wisdom (else
