@@ -20,6 +20,7 @@ packages=(
   slurm-wlm munge                                   # gfir batch under a real Slurm
   strace                                            # tests: OUTPUT's directory synced
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
+  lv2-dev liblilv-dev lilv-utils sordi              # the LV2 plugins, their hosts, lv2_validate
 )
 
 missing=()
@@ -38,7 +39,12 @@ if ((${#missing[@]})); then
 fi
 
 build=${GFIR_BUILD_DIR:-build}
+# The LV2 bundle goes where hosts look: <prefix>/lib/lv2 (/usr/local/lib/lv2
+# as root), else ~/.lv2.
+lv2_dir=lib/lv2
+[ "$(id -u)" -eq 0 ] || lv2_dir=$HOME/.lv2
 # shellcheck disable=SC2086
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${GFIR_CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGFIR_LV2_DIR="$lv2_dir" \
+    ${GFIR_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build"
 bash tools/install.sh "$build"
