@@ -20,7 +20,7 @@ packages=(
   slurm-wlm munge                                   # gfir batch under a real Slurm
   strace                                            # tests: OUTPUT's directory synced
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
-  lv2-dev liblilv-dev lilv-utils sordi              # the LV2 plugins, their hosts, lv2_validate
+  lv2-dev liblilv-dev lilv-utils sordi jalv         # the LV2 plugins, their hosts, lv2_validate
 )
 
 missing=()
