@@ -21,6 +21,8 @@ packages=(
   strace                                            # tests: OUTPUT's directory synced
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
   lv2-dev liblilv-dev lilv-utils sordi jalv         # the LV2 plugins, their hosts, lv2_validate
+  pipewire pipewire-bin wireplumber dbus-daemon     # the plugins in PipeWire's filter-chain
+  gstreamer1.0-tools gstreamer1.0-plugins-bad       # ... and in GStreamer (its LV2 wrapper)
 )
 
 missing=()
