@@ -165,8 +165,10 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
     static LV2_Feature map_f = {LV2_URID__map, &map}, unmap_f = {LV2_URID__unmap, &unmap},
                        work_f = {LV2_WORKER__schedule, &schedule_feature},
                        log_f = {LV2_LOG__log, &log_feature},
-                       options_f = {LV2_OPTIONS__options, options};
-    static const LV2_Feature *features[] = {&map_f, &unmap_f, &work_f, &log_f, &options_f, NULL};
+                       options_f = {LV2_OPTIONS__options, options},
+                       bounded_f = {LV2_BUF_SIZE__boundedBlockLength, NULL};
+    static const LV2_Feature *features[] = {&map_f,     &unmap_f,   &work_f, &log_f,
+                                            &options_f, &bounded_f, NULL};
     LilvNode *u;
     memset(h, 0, sizeof *h);
     block = max_block;
@@ -214,6 +216,11 @@ void host_close(host *h)
 
 void host_set_ir(host *h, const char *path)
 {
+    host_set_path(h, "urn:gfir:lv2:ir", path);
+}
+
+void host_set_path(host *h, const char *property, const char *path)
+{
     LV2_Atom_Forge forge;
     LV2_Atom_Forge_Frame seq, obj;
     lv2_atom_forge_init(&forge, &map);
@@ -222,7 +229,7 @@ void host_set_ir(host *h, const char *path)
     lv2_atom_forge_frame_time(&forge, 0);
     lv2_atom_forge_object(&forge, &obj, 0, map_uri(NULL, LV2_PATCH__Set));
     lv2_atom_forge_key(&forge, map_uri(NULL, LV2_PATCH__property));
-    lv2_atom_forge_urid(&forge, map_uri(NULL, "urn:gfir:lv2:ir"));
+    lv2_atom_forge_urid(&forge, map_uri(NULL, property));
     lv2_atom_forge_key(&forge, map_uri(NULL, LV2_PATCH__value));
     lv2_atom_forge_path(&forge, path, (uint32_t)strlen(path));
     lv2_atom_forge_pop(&forge, &obj);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HOST_MAX_PORTS 16
+#define HOST_MAX_PORTS 256
 #define HOST_ATOM_BYTES 16384
 
 typedef struct host {
@@ -44,6 +44,9 @@ int host_port(const host *h, const char *symbol);
 
 /* Queues a patch:Set of the convolver's IR to path for the next cycle. */
 void host_set_ir(host *h, const char *path);
+
+/* The same for any plugin's path parameter (tools/lv2_bench's peers). */
+void host_set_path(host *h, const char *property, const char *path);
 
 /* One cycle: work responses delivered, run() of frames frames from the
  * planar inputs to the planar outputs (pointers per channel), then the
