@@ -41,15 +41,14 @@ typedef struct conditioning {
     float trim_db;
 } conditioning;
 
-enum { WORK_LOAD, WORK_CONDITION, WORK_FREE_PLAN, WORK_FREE_FILTER };
+enum { WORK_LOAD, WORK_CONDITION };
 
 /* a request, then for WORK_LOAD path_bytes of path (with its NUL) */
 typedef struct request {
     int kind;
     conditioning cond;
-    gfir_plan *plan;            /* the running plan; WORK_FREE_PLAN: the one to free */
+    gfir_plan *plan;            /* the running plan */
     gl_shape shape;
-    gfir_filter *filter;        /* WORK_FREE_FILTER */
     uint32_t path_bytes;
 } request;
 
@@ -224,25 +223,6 @@ static void read_messages(convolver *c)
     }
 }
 
-static void schedule_free(convolver *c)
-{
-    LV2_Worker_Schedule *s = c->host.schedule;
-    request q;
-    memset(&q, 0, sizeof q);
-    if (c->runner.dead_plan) {
-        q.kind = WORK_FREE_PLAN;
-        q.plan = c->runner.dead_plan;
-        if (s->schedule_work(s->handle, sizeof q, &q) == LV2_WORKER_SUCCESS)
-            c->runner.dead_plan = NULL;
-    }
-    if (c->runner.dead_filter) {
-        q.kind = WORK_FREE_FILTER;
-        q.filter = c->runner.dead_filter;
-        if (s->schedule_work(s->handle, sizeof q, &q) == LV2_WORKER_SUCCESS)
-            c->runner.dead_filter = NULL;
-    }
-}
-
 /* One request at a time, when the last one's result has been taken in: a
  * new file first, else new conditioning of the one loaded. */
 static void schedule_request(convolver *c)
@@ -290,6 +270,17 @@ static void mix(convolver *c, size_t done, size_t n, float wet, float dry, float
     }
 }
 
+/* A patch:Set of property at frame 0, up to its value. */
+static void begin_set(LV2_Atom_Forge *f, const uris *u, LV2_Atom_Forge_Frame *obj,
+                      LV2_URID property)
+{
+    lv2_atom_forge_frame_time(f, 0);
+    lv2_atom_forge_object(f, obj, 0, u->patch_Set);
+    lv2_atom_forge_key(f, u->patch_property);
+    lv2_atom_forge_urid(f, property);
+    lv2_atom_forge_key(f, u->patch_value);
+}
+
 /* The path and the messages the audio thread owes the host, on notify. */
 static void write_notify(convolver *c)
 {
@@ -301,21 +292,13 @@ static void write_notify(convolver *c)
     lv2_atom_forge_set_buffer(f, (uint8_t *)c->notify, c->notify->atom.size);
     lv2_atom_forge_sequence_head(f, &seq, 0);
     if (c->notify_path && c->path[0]) {
-        lv2_atom_forge_frame_time(f, 0);
-        lv2_atom_forge_object(f, &obj, 0, u->patch_Set);
-        lv2_atom_forge_key(f, u->patch_property);
-        lv2_atom_forge_urid(f, u->ir);
-        lv2_atom_forge_key(f, u->patch_value);
+        begin_set(f, u, &obj, u->ir);
         lv2_atom_forge_path(f, c->path, (uint32_t)strlen(c->path));
         lv2_atom_forge_pop(f, &obj);
     }
     c->notify_path = 0;
     if (c->message[0]) {
-        lv2_atom_forge_frame_time(f, 0);
-        lv2_atom_forge_object(f, &obj, 0, u->patch_Set);
-        lv2_atom_forge_key(f, u->patch_property);
-        lv2_atom_forge_urid(f, u->status);
-        lv2_atom_forge_key(f, u->patch_value);
+        begin_set(f, u, &obj, u->status);
         lv2_atom_forge_string(f, c->message, (uint32_t)strlen(c->message));
         lv2_atom_forge_pop(f, &obj);
         c->message[0] = '\0';
@@ -331,7 +314,7 @@ static void run(LV2_Handle h, uint32_t frames)
     const float dry = db_gain(control(c, PORT_DRY, GAIN_OFF_DB), 1);
     const float gain = db_gain(control(c, PORT_GAIN, 0), 0);
     read_messages(c);
-    schedule_free(c);
+    gl_runner_send_garbage(r, c->host.schedule);
     schedule_request(c);
     for (size_t done = 0; done < frames;) {
         const size_t n = frames - done < r->block ? frames - done : r->block;
@@ -380,17 +363,11 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     } msg;
     char why[MESSAGE_BYTES], note[MESSAGE_BYTES];
     const char *path;
+    if (gl_runner_take_garbage(size, data))
+        return LV2_WORKER_SUCCESS;
     if (size < sizeof q)
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&q, data, sizeof q);
-    if (q.kind == WORK_FREE_PLAN) {
-        gfir_plan_destroy(q.plan);
-        return LV2_WORKER_SUCCESS;
-    }
-    if (q.kind == WORK_FREE_FILTER) {
-        gfir_filter_destroy(q.filter);
-        return LV2_WORKER_SUCCESS;
-    }
     if (size != sizeof q + q.path_bytes || q.path_bytes > PATH_MAX_BYTES ||
         (q.kind == WORK_LOAD && (q.path_bytes == 0 || ((const char *)data)[size - 1])))
         return LV2_WORKER_ERR_UNKNOWN;

@@ -31,14 +31,12 @@ typedef struct params {
 /* The Turtle's defaults: the lowpass and bandpass presets' values. */
 static const params defaults = {0, 0, 4000, 300, 3400, 400, 80, 0};
 
-enum { WORK_DESIGN, WORK_FREE_PLAN, WORK_FREE_FILTER };
 
+/* a design request: the controls, the running plan and its shape */
 typedef struct request {
-    int kind;
-    params p;                   /* WORK_DESIGN */
-    gfir_plan *plan;            /* WORK_DESIGN: the running plan; WORK_FREE_PLAN */
+    params p;
+    gfir_plan *plan;
     gl_shape shape;
-    gfir_filter *filter;        /* WORK_FREE_FILTER */
 } request;
 
 typedef struct response {
@@ -188,27 +186,6 @@ static void activate(LV2_Handle h)
         gfir_plan_reset(f->runner.plan);
 }
 
-/* Hands what the audio thread no longer runs to the worker; what cannot go
- * now (a full queue) goes in a later call. */
-static void send_garbage(filter *f)
-{
-    LV2_Worker_Schedule *s = f->host.schedule;
-    request q;
-    memset(&q, 0, sizeof q);
-    if (f->runner.dead_plan) {
-        q.kind = WORK_FREE_PLAN;
-        q.plan = f->runner.dead_plan;
-        if (s->schedule_work(s->handle, sizeof q, &q) == LV2_WORKER_SUCCESS)
-            f->runner.dead_plan = NULL;
-    }
-    if (f->runner.dead_filter) {
-        q.kind = WORK_FREE_FILTER;
-        q.filter = f->runner.dead_filter;
-        if (s->schedule_work(s->handle, sizeof q, &q) == LV2_WORKER_SUCCESS)
-            f->runner.dead_filter = NULL;
-    }
-}
-
 static void ask_design(filter *f)
 {
     LV2_Worker_Schedule *s = f->host.schedule;
@@ -217,7 +194,6 @@ static void ask_design(filter *f)
     if (f->in_flight || same_params(&p, &f->asked) || !gl_runner_settled(&f->runner))
         return;
     memset(&q, 0, sizeof q);
-    q.kind = WORK_DESIGN;
     q.p = p;
     q.plan = f->runner.plan;
     q.shape = f->runner.shape;
@@ -232,7 +208,7 @@ static void run(LV2_Handle h, uint32_t frames)
     filter *f = h;
     gl_runner *r = &f->runner;
     if (f->host.schedule) {
-        send_garbage(f);
+        gl_runner_send_garbage(r, f->host.schedule);
         ask_design(f);
     }
     for (size_t done = 0; done < frames;) {
@@ -256,22 +232,18 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     filter *f = h;
     request q;
     response r;
+    if (gl_runner_take_garbage(size, data))
+        return LV2_WORKER_SUCCESS;
     if (size != sizeof q)
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&q, data, sizeof q);
-    if (q.kind == WORK_FREE_PLAN) {
-        gfir_plan_destroy(q.plan);
-    } else if (q.kind == WORK_FREE_FILTER) {
-        gfir_filter_destroy(q.filter);
-    } else {
-        /* a failure keeps the running filter; the response still comes, so
-         * that the next change is asked for */
-        memset(&r, 0, sizeof r);
-        if (build(f, &q.p, q.plan, &q.shape, &r))
-            r.latency = (size_t)-1;
-        if (respond(handle, sizeof r, &r) != LV2_WORKER_SUCCESS)
-            gl_handover_free(&r.h);
-    }
+    /* a failure keeps the running filter; the response still comes, so
+     * that the next change is asked for */
+    memset(&r, 0, sizeof r);
+    if (build(f, &q.p, q.plan, &q.shape, &r))
+        r.latency = (size_t)-1;
+    if (respond(handle, sizeof r, &r) != LV2_WORKER_SUCCESS)
+        gl_handover_free(&r.h);
     return LV2_WORKER_SUCCESS;
 }
 

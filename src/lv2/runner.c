@@ -202,3 +202,30 @@ int gl_build(const gl_shape *want, const float *taps, size_t ntaps, size_t block
     }
     return 0;
 }
+
+/* what gl_runner_send_garbage sends: the mark first, as the plugins' own
+ * requests begin with their kind (small numbers) */
+#define GARBAGE_MARK 0x67666772u
+typedef struct garbage {
+    uint32_t mark;
+    gfir_plan *plan;
+    gfir_filter *filter;
+} garbage;
+
+void gl_runner_send_garbage(gl_runner *r, LV2_Worker_Schedule *s)
+{
+    garbage g = {GARBAGE_MARK, r->dead_plan, r->dead_filter};
+    if ((g.plan || g.filter) && s->schedule_work(s->handle, sizeof g, &g) == LV2_WORKER_SUCCESS)
+        r->dead_plan = NULL, r->dead_filter = NULL;
+}
+
+int gl_runner_take_garbage(uint32_t size, const void *data)
+{
+    garbage g;
+    if (size != sizeof g || *(const uint32_t *)data != GARBAGE_MARK)
+        return 0;
+    memcpy(&g, data, sizeof g);
+    gfir_plan_destroy(g.plan);
+    gfir_filter_destroy(g.filter);
+    return 1;
+}

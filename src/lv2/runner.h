@@ -16,7 +16,10 @@
 
 #include "gfir.h"
 
+#include <lv2/worker/worker.h>
+
 #include <stddef.h>
+#include <stdint.h>
 
 /* the most paths of any layout the plugins offer (true stereo) */
 #define GL_MAX_PATHS 4
@@ -76,6 +79,14 @@ int gl_runner_settled(const gl_runner *r);
 /* Audio thread: filters frames (up to r->block) already in r->in into
  * r->wet, applying what was offered. */
 void gl_runner_process(gl_runner *r, size_t frames);
+
+/* Audio thread: sends what the runner no longer runs to the worker, in a
+ * message of its own; what the queue cannot take now goes in a later call. */
+void gl_runner_send_garbage(gl_runner *r, LV2_Worker_Schedule *s);
+
+/* Worker: frees what such a message holds and returns 1; 0 for any other
+ * message (the plugin's own requests, which never begin with its mark). */
+int gl_runner_take_garbage(uint32_t size, const void *data);
 
 /* Worker (or any non-real-time thread): builds h for taps (want->nsets sets
  * of ntaps) against the running plan cur of shape cur_shape (may be NULL).

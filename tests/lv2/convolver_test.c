@@ -157,6 +157,26 @@ static void set_db(host *h, const char *symbol, float db)
     h->controls[port] = db;
 }
 
+/* Random inputs, and zeroed room for the outputs. */
+static void signals_new(float **x, unsigned ins, float **y, unsigned outs, size_t frames,
+                        uint64_t *rng)
+{
+    for (unsigned c = 0; c < ins; c++) {
+        assert_non_null(x[c] = malloc(frames * sizeof *x[c]));
+        test_fill(x[c], frames, rng);
+    }
+    for (unsigned c = 0; c < outs; c++)
+        assert_non_null(y[c] = calloc(frames, sizeof *y[c]));
+}
+
+static void signals_free(float **x, unsigned ins, float **y, unsigned outs)
+{
+    for (unsigned c = 0; c < ins; c++)
+        free(x[c]);
+    for (unsigned c = 0; c < outs; c++)
+        free(y[c]);
+}
+
 static void test_stereo_changes_and_state(void **state)
 {
     enum { FRAMES = 100000, AFTER = 30000 };
@@ -172,12 +192,7 @@ static void test_stereo_changes_and_state(void **state)
     write_ir(&a, dir, "a.wav", 2, 1500, 0, &rng);
     write_ir(&b, dir, "b.wav", 2, 1400, 0, &rng);   /* fits a's plan: swapped */
     write_ir(&c, dir, "c.wav", 4, 1700, 0, &rng);   /* true stereo: a new plan */
-    for (int k = 0; k < 2; k++) {
-        x[k] = malloc(FRAMES * sizeof *x[k]);
-        y[k] = malloc(FRAMES * sizeof *y[k]);
-        assert_true(x[k] && y[k]);
-        test_fill(x[k], FRAMES, &rng);
-    }
+    signals_new(x, 2, y, 2, FRAMES, &rng);
     assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-stereo", RATE, 4096), 0);
     set_db(&h, "normalize", 0);
     set_db(&h, "dry_db", -6);
@@ -227,10 +242,7 @@ static void test_stereo_changes_and_state(void **state)
     printf("restored into a fresh instance: relative L2 error %.3g\n", err2);
     assert_true(err2 < TOLERANCE);
     host_close(&fresh);
-    for (int k = 0; k < 2; k++) {
-        free(x[k]);
-        free(y[k]);
-    }
+    signals_free(x, 2, y, 2);
     free(a.taps), free(b.taps), free(c.taps);
 }
 
@@ -255,10 +267,7 @@ static void test_mono_to_stereo_energy(void **state)
             e += (double)a.taps[c * a.ntaps + k] * a.taps[c * a.ntaps + k];
         loudest = sqrt(e) > loudest ? sqrt(e) : loudest;
     }
-    x[0] = malloc(FRAMES * sizeof *x[0]);
-    y[0] = malloc(FRAMES * sizeof *y[0]);
-    y[1] = malloc(FRAMES * sizeof *y[1]);
-    test_fill(x[0], FRAMES, &rng);
+    signals_new(x, 1, y, 2, FRAMES, &rng);
     assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono-stereo", RATE, 64), 0);
     set_db(&h, "normalize", 2);
     host_set_ir(&h, a.path);
@@ -268,7 +277,8 @@ static void test_mono_to_stereo_energy(void **state)
     printf("mono to stereo, normalize energy: relative L2 error %.3g\n", err);
     assert_true(err < TOLERANCE);
     host_close(&h);
-    free(x[0]), free(y[0]), free(y[1]), free(a.taps);
+    signals_free(x, 1, y, 2);
+    free(a.taps);
 }
 
 /* Mono with ir_trim_db: the leading near-silence is cut (no added delay). */
@@ -284,9 +294,7 @@ static void test_mono_trim(void **state)
     (void)state;
     assert_non_null(mkdtemp(dir));
     write_ir(&a, dir, "t.wav", 1, 901, LEAD, &rng);
-    x[0] = malloc(FRAMES * sizeof *x[0]);
-    y[0] = malloc(FRAMES * sizeof *y[0]);
-    test_fill(x[0], FRAMES, &rng);
+    signals_new(x, 1, y, 1, FRAMES, &rng);
     assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, 1024), 0);
     set_db(&h, "normalize", 0);
     set_db(&h, "ir_trim_db", -120);
@@ -298,7 +306,8 @@ static void test_mono_trim(void **state)
     printf("mono, %d leading zeros trimmed: relative L2 error %.3g\n", LEAD, err);
     assert_true(err < TOLERANCE);
     host_close(&h);
-    free(x[0]), free(y[0]), free(a.taps);
+    signals_free(x, 1, y, 1);
+    free(a.taps);
 }
 
 /* A long IR (2^16 + 1 taps, where the zero-latency partitioned engines
@@ -318,12 +327,7 @@ static void test_long_ir_backend_cuda(void **state)
     (void)state;
     assert_non_null(mkdtemp(dir));
     write_ir(&a, dir, "long.wav", 2, 65537, 0, &rng);
-    for (int k = 0; k < 2; k++) {
-        x[k] = malloc(FRAMES * sizeof *x[k]);
-        y[k] = malloc(FRAMES * sizeof *y[k]);
-        assert_true(x[k] && y[k]);
-        test_fill(x[k], FRAMES, &rng);
-    }
+    signals_new(x, 2, y, 2, FRAMES, &rng);
     assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-stereo", RATE, 4096), 0);
     set_db(&h, "normalize", 0);
     set_db(&h, "backend", 2);
@@ -345,10 +349,7 @@ static void test_long_ir_backend_cuda(void **state)
            sqrt(err / ref));
     assert_true(sqrt(err / ref) < TOLERANCE);
     host_close(&h);
-    for (int k = 0; k < 2; k++) {
-        free(x[k]);
-        free(y[k]);
-    }
+    signals_free(x, 2, y, 2);
     free(a.taps);
 }
 

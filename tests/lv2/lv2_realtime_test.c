@@ -104,8 +104,9 @@ static void resolve(void)
                                                                               "nanosleep");
     real_yield = (int (*)(void))dlsym(RTLD_NEXT, "sched_yield");
     real_openat = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
-    assert_true(real_lock && real_wait && real_write && real_read && real_nanosleep &&
-                real_yield && real_openat);
+    if (!(real_lock && real_wait && real_write && real_read && real_nanosleep && real_yield &&
+          real_openat))
+        abort();
 }
 
 static void write_ir(const char *path, unsigned channels, size_t ntaps, uint64_t *rng)
@@ -137,6 +138,23 @@ static void stream(host *h, size_t frames, uint64_t *rng, void (*between)(host *
     }
 }
 
+/* Opens uri and streams seconds of audio through it armed, changing what
+ * between() changes; fails on any forbidden call. */
+static void run_armed(const char *uri, double seconds, uint64_t *rng,
+                      void (*between)(host *, size_t))
+{
+    host h;
+    assert_int_equal(host_open(&h, uri, 48000, 4096), 0);
+    host_armed = arm;
+    forbidden = 0;
+    stream(&h, (size_t)(48000 * seconds), rng, between);
+    host_armed = NULL;
+    if (forbidden)
+        fail_msg("%s: %d forbidden calls in run()/work_response, the first %s", uri, forbidden,
+                 first_forbidden);
+    host_close(&h);
+}
+
 static char files[3][64];
 
 static void change_ir(host *h, size_t call)
@@ -149,9 +167,7 @@ static void test_convolver(void **state)
 {
     char dir[] = "/tmp/gfir_lv2rt_XXXXXX";
     uint64_t rng = 31;
-    host h;
     (void)state;
-    resolve();
     assert_non_null(mkdtemp(dir));
     snprintf(files[0], sizeof files[0], "%s/a.wav", dir);
     snprintf(files[1], sizeof files[1], "%s/b.wav", dir);
@@ -159,15 +175,7 @@ static void test_convolver(void **state)
     write_ir(files[0], 2, 4000, &rng);
     write_ir(files[1], 2, 3900, &rng);  /* fits a's plan: a filter swap */
     write_ir(files[2], 4, 70000, &rng); /* true stereo, long: new plans */
-    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-stereo", 48000, 4096), 0);
-    host_armed = arm;
-    forbidden = 0;
-    stream(&h, 48000 * 12, &rng, change_ir);
-    host_armed = NULL;
-    if (forbidden)
-        fail_msg("gfir convolver: %d forbidden calls in run()/work_response, the first %s",
-                 forbidden, first_forbidden);
-    host_close(&h);
+    run_armed("urn:gfir:lv2:convolver-stereo", 12, &rng, change_ir);
 }
 
 static void change_controls(host *h, size_t call)
@@ -183,22 +191,14 @@ static void change_controls(host *h, size_t call)
 static void test_filter(void **state)
 {
     uint64_t rng = 32;
-    host h;
     (void)state;
-    resolve();
-    assert_int_equal(host_open(&h, "urn:gfir:lv2:filter-stereo", 48000, 4096), 0);
-    host_armed = arm;
-    forbidden = 0;
-    stream(&h, 48000 * 10, &rng, change_controls);
-    host_armed = NULL;
-    if (forbidden)
-        fail_msg("gfir filter: %d forbidden calls in run()/work_response, the first %s",
-                 forbidden, first_forbidden);
-    host_close(&h);
+    run_armed("urn:gfir:lv2:filter-stereo", 10, &rng, change_controls);
 }
 
 int main(void)
 {
+    /* before anything calls the interposed functions */
+    resolve();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_convolver),
         cmocka_unit_test(test_filter),
