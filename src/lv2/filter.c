@@ -125,7 +125,9 @@ static int build(filter *f, const params *p, gfir_plan *plan, const gl_shape *sh
     char why[512], note[256];
     float *taps;
     size_t ntaps;
-    const gl_shape want = {f->channels, f->channels, 1, 0, {{0}}, GFIR_BACKEND_AUTO};
+    /* the CPU: only its plans promise an execute without locks or waits
+     * (gfir.h), and designed filters are short */
+    const gl_shape want = {f->channels, f->channels, 1, 0, {{0}}, GFIR_BACKEND_CPU};
     if (design(p, f->rate_hz, &taps, &ntaps, why, sizeof why) ||
         gl_build(&want, taps, ntaps, gl_features_block(&f->host), plan, shape, &r->h, why,
                  sizeof why, note, sizeof note)) {
