@@ -83,6 +83,7 @@ typedef struct convolver {
     int want_load, in_flight, notify_path, loaded;
     conditioning asked;         /* what the running IR was conditioned with */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
+    uint64_t control_copy[PATH_MAX_BYTES / 8 + 64]; /* see aligned_control */
     /* worker (and restore) */
     gl_ir ir;                   /* the file as read, at the host's rate */
 } convolver;
@@ -197,13 +198,29 @@ static void activate(LV2_Handle h)
 
 /* ---- the audio thread ----------------------------------------------------------- */
 
+/* The control sequence where its events can be read: the host's buffer, or
+ * a copy where the host's is not 64-bit aligned (jalv 1.6.6's are 4-byte
+ * aligned), as long as the copy holds it (NULL when it does not). */
+static const LV2_Atom_Sequence *aligned_control(convolver *c)
+{
+    size_t bytes;
+    if (!c->control || ((uintptr_t)c->control & 7) == 0)
+        return c->control;
+    bytes = sizeof(LV2_Atom) + c->control->atom.size;
+    if (bytes > sizeof c->control_copy)
+        return NULL;
+    memcpy(c->control_copy, c->control, bytes);
+    return (const LV2_Atom_Sequence *)c->control_copy;
+}
+
 /* patch:Set of the IR's path, or patch:Get of it (the atom input). */
 static void read_messages(convolver *c)
 {
     const uris *u = &c->u;
-    if (!c->control)
+    const LV2_Atom_Sequence *control = aligned_control(c);
+    if (!control)
         return;
-    LV2_ATOM_SEQUENCE_FOREACH (c->control, ev) {
+    LV2_ATOM_SEQUENCE_FOREACH (control, ev) {
         const LV2_Atom_Object *obj = (const LV2_Atom_Object *)&ev->body;
         const LV2_Atom *property = NULL, *value = NULL;
         if (ev->body.type != u->atom_Object)

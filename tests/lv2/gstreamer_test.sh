@@ -7,7 +7,6 @@
 # it lists no convolver: checked, as docs/plugins.md says.
 #   gstreamer_test.sh GFIR   (LV2_PATH names the built bundle's folder)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/sanitized.sh"
 GFIR=$1
 PY=/usr/bin/python3
 command -v gst-launch-1.0 >/dev/null || { echo "skipped: no gst-launch-1.0"; exit 77; }

@@ -12,6 +12,7 @@
 #include <lv2/state/state.h>
 #include <lv2/worker/worker.h>
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,19 @@ static void connect_ports(host *h)
     lilv_node_free(atom);
 }
 
+/* The module stays loaded once opened (RTLD_NODELETE), as in a host that
+ * runs for long: what a library inside it keeps for the whole process
+ * (FFTW's planner, for one) is then still reachable at exit, where an
+ * unloaded module would leave it to LeakSanitizer as lost. */
+static void keep_loaded(const LilvPlugin *plugin)
+{
+    char *path = lilv_file_uri_parse(lilv_node_as_uri(lilv_plugin_get_library_uri(plugin)), NULL);
+    void *module = path ? dlopen(path, RTLD_NOW | RTLD_NODELETE) : NULL;
+    if (module)
+        dlclose(module);
+    lilv_free(path);
+}
+
 int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
 {
     static LV2_Options_Option options[3];
@@ -190,6 +204,7 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
         return 1;
     }
     logging = h;
+    keep_loaded(h->plugin);
     h->instance = lilv_plugin_instantiate(h->plugin, rate_hz, features);
     if (!h->instance) {
         fprintf(stderr, "host: %s did not instantiate\n", uri);

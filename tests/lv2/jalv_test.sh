@@ -13,7 +13,6 @@
 # dry path is off).
 #   jalv_test.sh GFIR SAVE_STATE   (LV2_PATH names the built bundle's folder)
 source "$(dirname "${BASH_SOURCE[0]}")/../live/common.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/sanitized.sh"
 SAVE_STATE=$2
 need_numpy
 command -v jalv >/dev/null || skip "jalv is not installed (Debian jalv)"

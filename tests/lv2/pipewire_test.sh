@@ -10,7 +10,6 @@
 # last quanta when it exits.
 #   pipewire_test.sh GFIR   (LV2_PATH names the built bundle's folder)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/sanitized.sh"
 GFIR=$1
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PY=/usr/bin/python3
