@@ -120,7 +120,12 @@ int host_port(const host *h, const char *symbol)
     return p ? (int)lilv_port_get_index(h->plugin, p) : -1;
 }
 
-static void empty_sequence(uint64_t *buf, uint32_t capacity)
+void *host_control(host *h)
+{
+    return (uint8_t *)h->control_atom + (h->misaligned_control ? 4 : 0);
+}
+
+static void empty_sequence(void *buf, uint32_t capacity)
 {
     LV2_Atom_Sequence *seq = (LV2_Atom_Sequence *)buf;
     seq->atom.type = map_uri(NULL, LV2_ATOM__Sequence);
@@ -148,12 +153,12 @@ static void connect_ports(host *h)
                 h->audio_out[h->outputs++] = i;
         } else if (lilv_port_is_a(h->plugin, p, atom)) {
             lilv_instance_connect_port(h->instance, i,
-                                       is_input ? h->control_atom : h->notify_atom);
+                                       is_input ? host_control(h) : (void *)h->notify_atom);
         } else {
             lilv_instance_connect_port(h->instance, i, &h->controls[i]);
         }
     }
-    empty_sequence(h->control_atom, sizeof(LV2_Atom_Sequence_Body));
+    empty_sequence(host_control(h), sizeof(LV2_Atom_Sequence_Body));
     lilv_node_free(audio);
     lilv_node_free(input);
     lilv_node_free(atom);
@@ -239,7 +244,7 @@ void host_set_path(host *h, const char *property, const char *path)
     LV2_Atom_Forge forge;
     LV2_Atom_Forge_Frame seq, obj;
     lv2_atom_forge_init(&forge, &map);
-    lv2_atom_forge_set_buffer(&forge, (uint8_t *)h->control_atom, sizeof h->control_atom);
+    lv2_atom_forge_set_buffer(&forge, host_control(h), sizeof h->control_atom - 8);
     lv2_atom_forge_sequence_head(&forge, &seq, 0);
     lv2_atom_forge_frame_time(&forge, 0);
     lv2_atom_forge_object(&forge, &obj, 0, map_uri(NULL, LV2_PATCH__Set));
@@ -282,6 +287,9 @@ void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames)
         lilv_instance_connect_port(h->instance, h->audio_in[c], in[c]);
     for (unsigned c = 0; c < h->outputs; c++)
         lilv_instance_connect_port(h->instance, h->audio_out[c], out[c]);
+    if (host_port(h, "control") >= 0)
+        lilv_instance_connect_port(h->instance, (uint32_t)host_port(h, "control"),
+                                   host_control(h));
     empty_sequence(h->notify_atom, sizeof h->notify_atom - sizeof(LV2_Atom));
     if (host_armed)
         host_armed(1);
@@ -294,7 +302,7 @@ void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames)
     if (host_armed)
         host_armed(0);
     read_notify(h);
-    empty_sequence(h->control_atom, sizeof(LV2_Atom_Sequence_Body));
+    empty_sequence(host_control(h), sizeof(LV2_Atom_Sequence_Body));
     for (uint32_t i = 0; w && i < requests.n; i++)
         w->work(lilv_instance_get_handle(h->instance), respond, NULL, requests.size[i],
                 requests.data[i]);

@@ -27,6 +27,8 @@ typedef struct host {
     uint32_t audio_in[4], audio_out[4]; /* their indices */
     float controls[HOST_MAX_PORTS];
     uint64_t control_atom[HOST_ATOM_BYTES / 8], notify_atom[HOST_ATOM_BYTES / 8];
+    int misaligned_control;             /* 1: the control sequence 4 bytes off 64-bit
+                                           alignment, as jalv 1.6.6 hands it */
     char notified_path[4096];           /* the last patch:Set of the IR on notify */
     char notified_status[1024];         /* the last status string on notify */
     int errors_logged;
@@ -41,6 +43,9 @@ void host_close(host *h);
 
 /* The port index of symbol, or -1. */
 int host_port(const host *h, const char *symbol);
+
+/* The control sequence as the plugin sees it. */
+void *host_control(host *h);
 
 /* Queues a patch:Set of the convolver's IR to path for the next cycle. */
 void host_set_ir(host *h, const char *path);
