@@ -22,7 +22,9 @@ packages=(
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
   lv2-dev liblilv-dev lilv-utils sordi jalv         # the LV2 plugins, their hosts, lv2_validate
   pipewire pipewire-bin wireplumber dbus-daemon     # the plugins in PipeWire's filter-chain
-  gstreamer1.0-tools gstreamer1.0-plugins-bad       # ... and in GStreamer (its LV2 wrapper)
+  gstreamer1.0-tools gstreamer1.0-plugins-base      # ... and in GStreamer (its LV2 wrapper
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad # in -bad; WAV in -good)
+  x42-plugins lsp-plugins-lv2                       # LV2 convolvers gfir's is timed against
 )
 
 missing=()
