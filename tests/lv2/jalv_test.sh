@@ -18,13 +18,7 @@ need_numpy
 command -v jalv >/dev/null || skip "jalv is not installed (Debian jalv)"
 if chrt -f 10 true 2>/dev/null; then
     realtime=1
-    jackd -n "$JACK_DEFAULT_SERVER" -R -P 70 -d dummy -r 48000 -p 1024 >"$work/jackd.log" 2>&1 &
-    jack_pid=$!
-    for _ in $(seq 100); do
-        jack_lsp 2>/dev/null | grep -q '^system:playback_1$' && break
-        kill -0 "$jack_pid" 2>/dev/null || skip "jackd could not start: $(tail -3 "$work/jackd.log")"
-        sleep 0.1
-    done
+    launch_jack 1024 -R -P 70 || skip "jackd could not start: $(tail -3 "$work/jackd.log")"
 else
     realtime=0
     start_jack 1024
