@@ -1,0 +1,226 @@
+/*
+ * policy_golden_test.c - the policy's choices (src/core/policy.c) over a grid
+ * of CPU shapes, against a checked-in table (data/policy_golden.txt): the
+ * engine, kernel, partition and latency for each requested kernel, filter
+ * length, call size, latency budget, channel count and thread count. The
+ * table was written by this program's --write mode from the policy as it
+ * stood before the engines became objects (the commit that added it), so a
+ * rewrite of the policy must make the very same choices, not choices that a
+ * recomputation with its own functions agrees with.
+ *
+ *     policy_golden_test --write tests/core/data/policy_golden.txt
+ *
+ * writes the table from the current policy (creating every plan, so the
+ * latency column is what the plans report); without arguments the program
+ * checks the policy against the table (the policy alone, which is fast) and
+ * checks, on every row, that the latency is within the budget.
+ */
+#include "gfir.h"
+
+#include "core/plan.h"
+#include "core/policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef GF_POLICY_GOLDEN
+#error "GF_POLICY_GOLDEN names the checked-in table"
+#endif
+
+static const gfir_kernel kernels[] = {GFIR_KERNEL_AUTO, GFIR_KERNEL_DIRECT, GFIR_KERNEL_GOLD,
+                                      GFIR_KERNEL_FFT};
+static const size_t ntaps[] = {1,    15,   63,    64,    127,   191,    192,
+                               255,  1023, 4095,  8192,  65535, 262144, (size_t)1 << 20};
+static const size_t blocks[] = {1, 16, 64, 100, 256, 2048, 4096, 65536};
+static const size_t budgets[] = {0, 63, 64, 100, 256, 4096, GFIR_LATENCY_ANY};
+static const unsigned channels[] = {1, 2};
+static const unsigned threads[] = {1, 8};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct shape {
+    gfir_kernel kernel;
+    size_t ntaps, block, budget;
+    unsigned channels, threads;
+} shape;
+
+typedef struct choice {
+    char engine[32];
+    gfir_kernel kernel;
+    size_t partition, latency;
+} choice;
+
+static void config_of(const shape *s, gfir_config *cfg)
+{
+    gfir_config_init(cfg);
+    cfg->backend = GFIR_BACKEND_CPU;
+    cfg->kernel = s->kernel;
+    cfg->channels = s->channels;
+    cfg->filter_channels = 1;
+    cfg->max_block_frames = s->block;
+    cfg->max_latency_frames = s->budget;
+    cfg->threads = s->threads;
+}
+
+/* The name of the engine a chosen plan runs on. */
+static const char *engine_name(const gfir_plan *plan)
+{
+    if (plan->kernel != GFIR_KERNEL_FFT)
+        return "cpu-direct";
+    return plan->form == GF_FORM_NONUNIFORM ? "cpu-fft-zero-latency" : "cpu-fft-uniform";
+}
+
+/* The latency the chosen engine states for the plan. */
+static size_t engine_latency(const gfir_plan *plan)
+{
+    return plan->form == GF_FORM_UNIFORM ? plan->partition : 0;
+}
+
+/* The policy alone, on a plan set up as gfir_plan_create sets it up. */
+static int choose(const shape *s, choice *c)
+{
+    gfir_config cfg;
+    gfir_plan plan;
+    config_of(s, &cfg);
+    memset(&plan, 0, sizeof plan);
+    plan.inputs = plan.outputs = plan.channels = s->channels;
+    plan.filter_channels = 1;
+    plan.ntaps = s->ntaps;
+    plan.block_frames = s->block;
+    plan.threads = s->threads;
+    plan.max_latency_frames = s->budget;
+    if (gf_policy_choose(&plan, &cfg) != GFIR_OK)
+        return -1;
+    snprintf(c->engine, sizeof c->engine, "%s", engine_name(&plan));
+    c->kernel = plan.kernel;
+    c->partition = plan.partition;
+    c->latency = engine_latency(&plan);
+    return 0;
+}
+
+static void budget_text(size_t budget, char *text, size_t len)
+{
+    if (budget == GFIR_LATENCY_ANY)
+        snprintf(text, len, "any");
+    else
+        snprintf(text, len, "%zu", budget);
+}
+
+/* Calls f on every shape of the grid, in the table's order. */
+static int each_shape(int (*f)(const shape *, void *), void *arg)
+{
+    for (size_t k = 0; k < COUNT(kernels); k++)
+        for (size_t t = 0; t < COUNT(ntaps); t++)
+            for (size_t b = 0; b < COUNT(blocks); b++)
+                for (size_t l = 0; l < COUNT(budgets); l++)
+                    for (size_t c = 0; c < COUNT(channels); c++)
+                        for (size_t h = 0; h < COUNT(threads); h++) {
+                            const shape s = {kernels[k], ntaps[t], blocks[b],
+                                             budgets[l], channels[c], threads[h]};
+                            /* the named direct kernels and the gold one do not
+                             * depend on budgets or threads: one row each */
+                            if (s.kernel != GFIR_KERNEL_AUTO && s.kernel != GFIR_KERNEL_FFT &&
+                                (l || h))
+                                continue;
+                            if (f(&s, arg))
+                                return 1;
+                        }
+    return 0;
+}
+
+static void row_text(const shape *s, const choice *c, char *line, size_t len)
+{
+    char budget[24];
+    budget_text(s->budget, budget, sizeof budget);
+    snprintf(line, len, "%s %zu %zu %s %u %u -> %s %s %zu %zu", gfir_kernel_name(s->kernel),
+             s->ntaps, s->block, budget, s->channels, s->threads, c->engine,
+             gfir_kernel_name(c->kernel), c->partition, c->latency);
+}
+
+/* --write: every plan made for real, its latency as it reports it. */
+static int write_row(const shape *s, void *arg)
+{
+    FILE *out = arg;
+    gfir_config cfg;
+    gfir_plan *plan = NULL;
+    choice c;
+    char line[160];
+    float *taps = calloc(s->ntaps, sizeof *taps);
+    if (!taps)
+        return 1;
+    taps[0] = 1.0f;
+    config_of(s, &cfg);
+    if (choose(s, &c) || gfir_plan_create(&plan, taps, s->ntaps, &cfg) != GFIR_OK) {
+        fprintf(stderr, "no plan: %s\n", gfir_plan_error_detail(NULL));
+        free(taps);
+        return 1;
+    }
+    c.latency = gfir_plan_latency(plan);
+    gfir_plan_destroy(plan);
+    free(taps);
+    row_text(s, &c, line, sizeof line);
+    fprintf(out, "%s\n", line);
+    return 0;
+}
+
+typedef struct checking {
+    FILE *table;
+    size_t rows, failures;
+} checking;
+
+static int check_row(const shape *s, void *arg)
+{
+    checking *ck = arg;
+    char want[160], got[160];
+    choice c;
+    ck->rows++;
+    if (!fgets(want, sizeof want, ck->table)) {
+        fprintf(stderr, "the table ends at row %zu; regenerate it with --write\n", ck->rows);
+        return 1;
+    }
+    want[strcspn(want, "\n")] = '\0';
+    if (choose(s, &c)) {
+        fprintf(stderr, "row %zu: the policy failed: want %s\n", ck->rows, want);
+        ck->failures++;
+        return 0;
+    }
+    row_text(s, &c, got, sizeof got);
+    if (strcmp(want, got)) {
+        fprintf(stderr, "row %zu:\n  want %s\n  got  %s\n", ck->rows, want, got);
+        ck->failures++;
+    }
+    if (s->budget != GFIR_LATENCY_ANY && c.latency > s->budget) {
+        fprintf(stderr, "row %zu: latency %zu over the budget %zu\n", ck->rows, c.latency,
+                s->budget);
+        ck->failures++;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setenv("GFIR_FFTW_PLANNER", "estimate", 1);
+    if (argc == 3 && !strcmp(argv[1], "--write")) {
+        FILE *out = fopen(argv[2], "w");
+        int failed;
+        if (!out)
+            return 1;
+        failed = each_shape(write_row, out);
+        return fclose(out) || failed;
+    }
+    checking ck = {fopen(GF_POLICY_GOLDEN, "r"), 0, 0};
+    if (!ck.table) {
+        fprintf(stderr, "cannot read %s\n", GF_POLICY_GOLDEN);
+        return 1;
+    }
+    if (each_shape(check_row, &ck))
+        ck.failures++;
+    else if (fgetc(ck.table) != EOF) {
+        fprintf(stderr, "the table has rows past the grid's %zu\n", ck.rows);
+        ck.failures++;
+    }
+    fclose(ck.table);
+    printf("%zu rows, %zu failures\n", ck.rows, ck.failures);
+    return ck.failures ? 1 : 0;
+}
