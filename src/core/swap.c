@@ -1,11 +1,14 @@
 /*
  * swap.c - filters made off the audio thread, swapped in with a crossfade
  * (gfir.h): their creation, the swap, the retired list, and the fade's
- * progress, which plan.c and device.c drive (swap.h). The engines do the
- * rest through their backend's prepare, fade_begin and fade_end.
+ * progress, which plan.c and device.c drive (swap.h), and a plan's engine
+ * built in two phases around its first filter. The engines do the rest
+ * through their prepare, fade_begin and fade_end; none calls back here
+ * except for the fade's weights.
  */
 #include "core/swap.h"
 #include "core/route.h"
+#include "core/why.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -45,7 +48,7 @@ static gfir_status prepare(const gfir_plan *plan, const float *taps, gfir_filter
         snprintf(why, whylen, "out of host memory");
         return GFIR_ERR_NOMEM;
     }
-    st = plan->ops->prepare(plan, taps, f, why, whylen);
+    st = plan->engine->prepare(plan, taps, f, why, whylen);
     if (st != GFIR_OK) {
         free(f);
         return st;
@@ -56,23 +59,40 @@ static gfir_status prepare(const gfir_plan *plan, const float *taps, gfir_filter
     return GFIR_OK;
 }
 
-gfir_status gf_filter_first(gfir_plan *plan, const float *taps)
+gfir_status gf_engine_finish(gfir_plan *plan, const float *taps)
 {
-    gfir_filter *f;
+    gfir_filter *f = NULL;
     gfir_status st = prepare(plan, taps, &f, plan->detail, sizeof plan->detail);
-    if (st != GFIR_OK)
+    if (st == GFIR_OK) {
+        atomic_store(&f->held, 1);
+        filter_free(plan->filter);
+        plan->filter = f;
+        st = plan->engine->start(plan);
+    }
+    if (st != GFIR_OK) {
+        plan->engine->destroy(plan);
+        gf_filters_release(plan);
         return st;
-    atomic_store(&f->held, 1);
-    filter_free(plan->filter);
-    plan->filter = f;
+    }
+    plan->latency_frames = plan->engine->latency(plan);
     return GFIR_OK;
+}
+
+gfir_status gf_engine_build(gfir_plan *plan, const float *taps)
+{
+    const gfir_status st = plan->engine->create(plan);
+    if (st != GFIR_OK) {
+        plan->engine->destroy(plan);
+        return st;
+    }
+    return gf_engine_finish(plan, taps);
 }
 
 /* The caller's tap sets padded to the plan's length and, where the engine
  * runs paths as channels, expanded per path: NULL when out of memory. */
 static float *engine_taps(const gfir_plan *plan, const float *taps, size_t ntaps)
 {
-    const int expand = plan->route && !plan->ops->takes_paths(plan);
+    const int expand = plan->route && !plan->engine->takes_paths;
     const size_t sets = plan->route ? plan->route->sets : plan->filter_channels;
     const size_t len = plan->ntaps;
     float *padded = calloc(sets * len, sizeof *padded), *paths;
@@ -185,7 +205,7 @@ void gf_fade_finish(gfir_plan *plan)
 {
     if (!plan->incoming)
         return;
-    plan->ops->fade_end(plan);
+    plan->engine->fade_end(plan);
     retire(plan, plan->filter);
     plan->filter = plan->incoming;
     plan->incoming = NULL;
@@ -196,7 +216,7 @@ gfir_status gf_fade_step(gfir_plan *plan, size_t *n)
     if (!plan->incoming)
         return GFIR_OK;
     if (!plan->fade_begun) {
-        gfir_status st = plan->ops->fade_begin(plan);
+        gfir_status st = plan->engine->fade_begin(plan);
         if (st != GFIR_OK)
             return st;
         plan->fade_begun = 1;

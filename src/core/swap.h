@@ -18,7 +18,15 @@ void gf_fade_advance(gfir_plan *plan, size_t n);
 void gf_fade_finish(gfir_plan *plan);
 /* Every filter the plan holds, freed (gfir_plan_destroy, a failed create). */
 void gf_filters_release(gfir_plan *plan);
-/* This thread's sentence on its last failed create (plan.c). */
-char *gf_thread_detail(void);
+/* The plan's engine (set by the policy) built in two phases around its
+ * first filter, taps the engine's tap sets: the engine's create, then
+ * gf_engine_finish. On failure nothing of the engine's or the filter's is
+ * left and plan->detail says why. Also for tools that remake an engine
+ * with other sizes (after its destroy; a filter there before is released). */
+gfir_status gf_engine_build(gfir_plan *plan, const float *taps);
+/* Phase two alone, after an engine's create: the first filter through
+ * prepare (the path gfir_filter_create takes), the engine's start, the
+ * plan's latency from the engine. */
+gfir_status gf_engine_finish(gfir_plan *plan, const float *taps);
 
 #endif

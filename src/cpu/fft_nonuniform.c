@@ -1,9 +1,10 @@
 /*
- * fft_nonuniform.c - zero-latency non-uniformly partitioned convolution on
- * the CPU (see fft_nonuniform.h for the partitions and their deadlines).
+ * fft_nonuniform.c - the CPU's zero-latency FFT engine
+ * ("cpu-fft-zero-latency"): non-uniformly partitioned convolution (see
+ * fft_nonuniform.h for the partitions and their deadlines).
  *
- * The state keeps three sides apart, as routing (a filter as paths from
- * input channels to output channels) and live filter swaps will need:
+ * The state keeps three sides apart, so that a filter swaps without
+ * touching the input history:
  *   the filter   per tap set: the direct head's taps and every level's
  *                partition spectra, computed once at create;
  *   the inputs   per input channel: the time history (one ring that every
@@ -38,6 +39,7 @@
 #include "cpu/fft_nonuniform.h"
 #include "cpu/cmac.h"
 #include "cpu/direct.h"
+#include "cpu/tuning.h"
 #include "cpu/engine.h"
 #include "cpu/fft_sliced.h"
 #include "cpu/ftz.h"
@@ -52,10 +54,6 @@
 #define ALIGN_FLOATS ((size_t)16)
 /* Bins times partitions per multiply-accumulate unit: about a microsecond. */
 #define MAC_UNIT_BINS ((size_t)2048)
-/* Calls from this many frames on share their lanes (channels) out to worker
- * threads, when the plan has several channels and threads; shorter calls,
- * audio callbacks among them, stay on the calling thread and take no lock. */
-#define PARALLEL_MIN_FRAMES ((size_t)4096)
 /* Nanoseconds per bin and partition of the multiply-accumulate, to weigh it
  * against the transform slices (fft_sliced.c's figures). */
 #define NS_MAC 0.25
@@ -146,111 +144,6 @@ typedef struct nu_state {
     float *task_out;
     size_t task_n;
 } nu_state;
-
-/* ---- the partition scheme -------------------------------------------------- */
-
-/*
- * Head 128 (the first level's partitions too, from tap 128), then levels of
- * 1024, 8192 and 65536, each once the filter is longer than 4 times its
- * partition: a level starts at twice its size, so the one before it then
- * holds 14 partitions (the first 15) and this one at least 3.
- *
- * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
- * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
- * level up to 65536), whose fastest schemes came within 10% of each other,
- * then the thresholds timed side by side with `cpu_nupc_bench --compare TAPS
- * SCHEME... --runs 5` (2-core development VM, AMD EPYC, 2026-11-23, shared
- * and busy; medians, thread CPU time; ns a frame and channel):
- *     4096 taps    128 11.8, 128,1024 13.7 (64,256,1024 16.5)
- *     8192         128 19.0, 128,1024 14.7
- *     32768        128,1024 21.3, 128,1024,8192 21.5
- *     65536        128,1024 29.6, 128,1024,8192 23.5 (64,256,...,16384 29.5)
- *     262144       128,1024,8192 32.0, with 65536 36.4
- *     524288       128,1024,8192 60.6, with 65536 43.0
- *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
- * The cost model behind it (Wefers): every level costs one forward and one
- * inverse transform per frame, about what the uniform engine's whole
- * transform costs (2.5 to 4 ns a frame here), and every partition one
- * multiply-accumulate per bin (0.2 ns from the L2 cache, several times that
- * from memory); a head of 128 rather than 64 costs 64 direct multiply-adds a
- * frame (about 1.3 ns) but saves a level. Partitions stay at 65536 and below,
- * as in the uniform engine, whose longer transforms were no faster.
- */
-#define SCHEME_HEAD ((size_t)128)
-
-void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
-{
-    static const size_t sizes[] = {1024, 8192, 65536};
-    memset(scheme, 0, sizeof *scheme);
-    scheme->head = SCHEME_HEAD;
-    for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
-        scheme->sizes[scheme->nlevels++] = sizes[i];
-}
-
-/*
- * Against the direct engine (both without latency): the engine from
- * crossover_taps[i] taps on when max_block_frames rounds down to 16 << i
- * (below 16: row 0; above 32768: the last row).
- *
- * Measured with `cpu_nupc_bench --crossover 3` (one thread, mono, calls of
- * the block size, AVX-512 direct kernel; 2-core development VM, AMD EPYC,
- * 2026-11-23, shared and busy; medians of 3 runs, thread CPU time), run twice:
- * the tap count from which the non-uniform engine is at least as fast as
- * direct at every larger tap count of the grid (16 to 4096 taps). Both runs
- * gave the same table. Up to 128 taps the engine is its direct head alone,
- * as fast as direct give or take 10%; at 192 and 256 its first partitions
- * cost more than direct's extra taps (0.6 to 0.9 times direct's speed); at
- * 384 it breaks even (1.01 to 1.13) and at 512 it is 1.15 to 1.44 times
- * faster, 3 to 6 times at 2048 and beyond. At 16-frame calls direct pays
- * for sliding its history every call and the engine wins from 192 taps.
- */
-static const size_t crossover_taps[] = {
-    /*    16 */ 192,
-    /*    32 */ 384,
-    /*    64 */ 384,
-    /*   128 */ 384,
-    /*   256 */ 384,
-    /*   512 */ 384,
-    /*  1024 */ 384,
-    /*  2048 */ 384,
-    /*  4096 */ 384,
-    /*  8192 */ 384,
-    /* 16384 */ 384,
-    /* 32768 */ 384,
-};
-
-int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames)
-{
-    const size_t rows = sizeof crossover_taps / sizeof crossover_taps[0];
-    size_t i = 0;
-    while (i + 1 < rows && ((size_t)16 << (i + 1)) <= block_frames)
-        i++;
-    return ntaps >= crossover_taps[i];
-}
-
-/*
- * The cost model of the scheme's comment with its figures: 0.02 ns per head
- * tap, 3 ns per level for its two transforms, and per partition 0.3 ns
- * while a level's spectra stay in the caches, 0.7 ns from 8192 on, where
- * they stream from memory. Against `cpu_nupc_bench --table` (stereo,
- * 2026-11-23, the development VM), modelled and measured: 4096 taps 14.9 and
- * 11 to 13.7; 65536 24.5 and 21 to 23; 262144 41.3 and 28 to 32; 2^20 42.9
- * and 51 to 56.
- */
-double gf_cpu_fft_nonuniform_ns(size_t ntaps)
-{
-    gf_nu_scheme s;
-    double ns;
-    gf_cpu_fft_nonuniform_scheme(ntaps, &s);
-    ns = 0.02 * (double)(ntaps < s.head ? ntaps : s.head);
-    for (size_t i = 0; i <= s.nlevels && ntaps > s.head; i++) {
-        const size_t part = i ? s.sizes[i - 1] : s.head, first = i ? 2 * part : part;
-        const size_t end = i < s.nlevels ? 2 * s.sizes[i] : ntaps;
-        const double parts = (double)((end - first + part - 1) / part);
-        ns += 3.0 + parts * (part >= 8192 ? 0.7 : 0.3);
-    }
-    return ns;
-}
 
 /* ---- memory ------------------------------------------------------------------ */
 
@@ -400,13 +293,31 @@ static void transform_taps(const nu_state *st, nu_filter *flt, const float *taps
 
 /* ---- create, reset ----------------------------------------------------------------- */
 
-static void nu_reset(gfir_plan *plan);
+static gfir_status nu_reset(gfir_plan *plan);
 
-static gfir_status nu_create(gfir_plan *plan, const float *taps)
+/* Every named FFT kernel (after the uniform engine, where the budget fits
+ * none of its partitions); AUTO's where it beats direct convolution. */
+static int nu_applies(gfir_plan *plan, gfir_kernel requested)
+{
+    if (requested != GFIR_KERNEL_FFT &&
+        !(requested == GFIR_KERNEL_AUTO &&
+          gf_cpu_fft_nonuniform_preferred(plan->ntaps, plan->block_frames)))
+        return 0;
+    plan->kernel = GFIR_KERNEL_FFT;
+    return 1;
+}
+
+static size_t nu_latency(const gfir_plan *plan)
+{
+    (void)plan;
+    return 0;
+}
+
+static gfir_status nu_create(gfir_plan *plan)
 {
     gf_nu_scheme scheme;
     gf_cpu_fft_nonuniform_scheme(plan->ntaps, &scheme);
-    return gf_cpu_fft_nonuniform_create_scheme(plan, taps, &scheme);
+    return gf_cpu_fft_nonuniform_create_scheme(plan, &scheme);
 }
 
 static size_t max_part(const nu_state *st)
@@ -529,13 +440,10 @@ static const nu_filter *lane_set(const gfir_plan *plan, const gfir_filter *f, un
     return &p->set[plan->filter_channels == 1 ? 0 : c];
 }
 
-gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *taps,
-                                                const gf_nu_scheme *scheme)
+gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const gf_nu_scheme *scheme)
 {
     nu_state *st = calloc(1, sizeof *st);
     size_t scratch = 0, pmax;
-    gfir_status status;
-    unsigned threads;
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
@@ -563,24 +471,6 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *ta
     st->plan = plan;
     if (!alloc_streams(plan, st, scratch ? scratch : 1))
         goto nomem;
-    status = gf_filter_first(plan, taps);
-    if (status != GFIR_OK) {
-        nu_destroy(plan);
-        return status;
-    }
-    for (unsigned c = 0; c < plan->channels; c++)
-        st->lanes[c].filter = lane_set(plan, plan->filter, c);
-    st->channels = plan->channels;
-    threads = plan->threads ? plan->threads : gf_cpu_count();
-    if (threads > 1 && plan->channels > 1 && plan->block_frames >= PARALLEL_MIN_FRAMES) {
-        const unsigned workers = (plan->channels < threads ? plan->channels : threads) - 1;
-        if (gf_pool_create(&st->pool, workers) != GFIR_OK) {
-            nu_destroy(plan);
-            return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
-        }
-    }
-    nu_reset(plan);
-    plan->latency_frames = 0;
     return GFIR_OK;
 
 nomem:
@@ -590,7 +480,23 @@ nomem:
                    "%u channels", plan->ntaps, plan->channels);
 }
 
-static void nu_reset(gfir_plan *plan)
+static gfir_status nu_start(gfir_plan *plan)
+{
+    nu_state *st = plan->impl;
+    unsigned threads;
+    for (unsigned c = 0; c < plan->channels; c++)
+        st->lanes[c].filter = lane_set(plan, plan->filter, c);
+    st->channels = plan->channels;
+    threads = plan->threads ? plan->threads : gf_cpu_count();
+    if (threads > 1 && plan->channels > 1 && plan->block_frames >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
+        const unsigned workers = (plan->channels < threads ? plan->channels : threads) - 1;
+        if (gf_pool_create(&st->pool, workers) != GFIR_OK)
+            return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
+    }
+    return nu_reset(plan);
+}
+
+static gfir_status nu_reset(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
     for (unsigned c = 0; c < plan->channels; c++) {
@@ -613,6 +519,7 @@ static void nu_reset(gfir_plan *plan)
         }
     }
     st->now = 0;
+    return GFIR_OK;
 }
 
 /* ---- one lane's blocks ------------------------------------------------------------- */
@@ -847,7 +754,7 @@ static void lane_catch_up(const nu_state *st, nu_lane *lane)
     }
 }
 
-static void nu_fade_begin(gfir_plan *plan)
+static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
     unsigned csr = gf_ftz_enter();
@@ -856,6 +763,7 @@ static void nu_fade_begin(gfir_plan *plan)
         lane_catch_up(st, &st->lanes[c]);
     }
     gf_ftz_leave(csr);
+    return GFIR_OK;
 }
 
 static void nu_fade_end(gfir_plan *plan)
@@ -891,7 +799,7 @@ static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size
 {
     nu_state *st = plan->impl;
     unsigned csr = gf_ftz_enter();
-    if (st->pool && n >= PARALLEL_MIN_FRAMES) {
+    if (st->pool && n >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
         st->task_in = in;
         st->task_out = out;
         st->task_n = n;
@@ -904,9 +812,14 @@ static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size
     return GFIR_OK;
 }
 
-const gf_cpu_engine gf_cpu_fft_nonuniform_engine = {
-    .name = "fft-nonuniform",
+const gf_engine gf_cpu_fft_zero_latency_engine = {
+    .name = "cpu-fft-zero-latency",
+    .backend = &gf_cpu_backend,
+    .applies = nu_applies,
+    .latency = nu_latency,
+    .cost_s = gf_cpu_fft_zero_latency_seconds,
     .create = nu_create,
+    .start = nu_start,
     .prepare = nu_prepare,
     .execute = nu_execute,
     .fade_begin = nu_fade_begin,

@@ -1,6 +1,15 @@
 /*
- * fdl.c - the low-latency partitioned CUDA engine (fdl.h), on the kernels of
- * kernels/fdl/fdl.h.
+ * fdl.c - the CUDA delay-line engine's state and host calls (the
+ * "cuda-fdl" engine, fdl_engine.c), on the kernels of kernels/fdl/fdl.h:
+ * long filters at small calls, zero latency, and a cost per call that does
+ * not grow with the filter's history.
+ *
+ * The filter's first B taps (B = plan->partition: the largest power of two
+ * within the calls, 16 to 2048) run as a direct head inside each call. The
+ * rest is cut into uniform partitions of B taps whose input spectra stay on
+ * the device in a frequency-domain delay line. Paths are native: each input
+ * is transformed once, each output summed in the frequency domain; a plan
+ * without paths uses channel c into output c.
  *
  * A call of n frames is cut at block boundaries (every B frames since the
  * plan began, whatever the chunking). Each piece is staged into the inputs'
@@ -18,8 +27,10 @@
  * makes the incoming filter's tail of the current block from the delay
  * line, which still holds the windows the plan's tail was made from.
  */
-#include "cuda/fdl.h"
 #include "core/route.h"
+#include "cuda/guard.h"
+#include "cuda/fdl_state.h"
+#include "cuda/tuning.h"
 #include "cuda_status.h"
 #include "fdl/fdl.h"
 #include "kernels.h"
@@ -29,61 +40,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Partitions per multiply-accumulate chunk: enough work per thread to hide
- * the loads' latency, enough chunks to fill the GPU when outputs are few. A
- * 480,000-tap filter at B = 64 has 7,499 partitions: 118 chunks per output. */
-#define PER_CHUNK 64
-
-typedef struct fdl_state {
-    size_t part, head_len, tparts, chunks;
-    unsigned inputs, outputs, sets;
-    size_t npaths;
-    cudaStream_t stream;
-    cudaEvent_t out_ready;
-    cudaEvent_t caller;             /* device calls: the caller's stream so far */
-    float *h_in, *h_out;            /* pinned: block_frames x inputs, x outputs */
-    float *d_in, *d_out;
-    float *d_xw, *d_tail;
-    float *d_tail_new, *d_out_new;  /* the incoming filter's, during a crossfade */
-    float2 *d_x, *d_partial, *d_tw;
-    unsigned *d_out_start, *d_path_in, *d_path_set;
-    float *d_path_gain;
-    size_t pos;                     /* frames of the current block so far */
-    size_t next_slot;               /* where the next window's spectrum goes */
-    int parity;                     /* which half of xw is the current block */
-} fdl_state;
-
-/* A prepared filter; its release waits for the event recorded on the
- * plan's stream when it leaves the plan. */
-typedef struct fdl_filter {
-    int device;
-    cudaEvent_t retired;
-    float *d_head;                  /* sets x B: each tap set's first B taps */
-    float2 *d_h;                    /* sets x tparts x B: the partitions' spectra */
-} fdl_filter;
-
-size_t gf_cuda_fdl_partition(size_t block_frames)
-{
-    size_t p = GF_FDL_MIN_PART;
-    while (p * 2 <= block_frames && p * 2 <= GF_FDL_MAX_PART)
-        p *= 2;
-    return p;
-}
-
 /* The library's CUDA error convention (cuda_status.h), into the plan's detail. */
 static gfir_status fail(gfir_plan *plan, cudaError_t e, const char *what)
 {
     return gf_cuda_fail(e, what, plan->detail, sizeof plan->detail);
 }
 
-#define TRY(call) GF_CUDA_TRY(call, plan->detail, sizeof plan->detail)
-
-void gf_cuda_fdl_destroy(gfir_plan *plan)
+void gf_fdl_destroy(gfir_plan *plan)
 {
     fdl_state *st = plan->impl;
+    int theirs;
     if (!st)
         return;
-    cudaSetDevice(plan->device);
+    (void)gf_cuda_enter(plan->device, &theirs);
     if (st->stream)
         cudaStreamSynchronize(st->stream);
     cudaFreeHost(st->h_in);
@@ -101,6 +70,7 @@ void gf_cuda_fdl_destroy(gfir_plan *plan)
     if (st->stream)
         cudaStreamDestroy(st->stream);
     cudaGetLastError();
+    gf_cuda_leave(theirs);
     free(st);
     plan->impl = NULL;
 }
@@ -197,11 +167,10 @@ static gfir_status make_twiddles(gfir_plan *plan, fdl_state *st)
 static void release_filter(void *impl)
 {
     fdl_filter *f = impl;
-    int theirs = 0;
+    int theirs;
     if (!f)
         return;
-    const int swapped = cudaGetDevice(&theirs) == cudaSuccess && theirs != f->device &&
-                        cudaSetDevice(f->device) == cudaSuccess;
+    (void)gf_cuda_enter(f->device, &theirs);
     if (f->retired) {
         cudaEventSynchronize(f->retired);
         cudaEventDestroy(f->retired);
@@ -209,8 +178,7 @@ static void release_filter(void *impl)
     cudaFree(f->d_head);
     cudaFree(f->d_h);
     cudaGetLastError();
-    if (swapped)
-        cudaSetDevice(theirs);
+    gf_cuda_leave(theirs);
     free(f);
 }
 
@@ -254,8 +222,8 @@ static gfir_status fill_filter(const gfir_plan *plan, const fdl_state *st, const
     return e == cudaSuccess ? GFIR_OK : gf_cuda_fail(e, what, why, why_len);
 }
 
-gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
-                                char *why, size_t why_len)
+gfir_status gf_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
+                           char *why, size_t why_len)
 {
     const fdl_state *st = plan->impl;
     cudaStream_t stream = NULL;
@@ -263,12 +231,11 @@ gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_f
     int theirs;
     cudaError_t e;
     gfir_status s;
-    GF_CUDA_TRY(cudaGetDevice(&theirs), why, why_len);
     f = calloc(1, sizeof *f);
     if (!f)
         return gf_detail(why, why_len, GFIR_ERR_NOMEM, "out of host memory");
     f->device = plan->device;
-    e = cudaSetDevice(plan->device);
+    e = gf_cuda_enter(plan->device, &theirs);
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&f->retired, cudaEventDisableTiming);
     if (e == cudaSuccess)
@@ -278,7 +245,7 @@ gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_f
                                         why_len);
     if (stream)
         cudaStreamDestroy(stream);
-    cudaSetDevice(theirs);
+    gf_cuda_leave(theirs);
     if (s != GFIR_OK) {
         release_filter(f);
         return s;
@@ -306,8 +273,7 @@ static gfir_status alloc_state(gfir_plan *plan, fdl_state *st)
     return GFIR_OK;
 }
 
-/* Zeros in every buffer that carries history, queued on the plan's stream. */
-static gfir_status clear(gfir_plan *plan, fdl_state *st)
+gfir_status gf_fdl_clear(gfir_plan *plan, fdl_state *st)
 {
     const size_t B = st->part;
     TRY(cudaMemsetAsync(st->d_xw, 0, st->inputs * 2 * B * sizeof(float), st->stream));
@@ -321,19 +287,15 @@ static gfir_status clear(gfir_plan *plan, fdl_state *st)
     return GFIR_OK;
 }
 
-gfir_status gf_cuda_fdl_reset(gfir_plan *plan)
+gfir_status gf_fdl_reset(gfir_plan *plan)
 {
     fdl_state *st = plan->impl;
-    TRY(cudaSetDevice(plan->device));
-    gfir_status s = clear(plan, st);
+    gfir_status s = gf_fdl_clear(plan, st);
     if (s != GFIR_OK)
         return s;
     TRY(cudaStreamSynchronize(st->stream));
     return GFIR_OK;
 }
-
-static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
-                       size_t n, size_t skip);
 
 /* One block of silence through every kernel, so the first real call does not
  * pay for CUDA loading the kernels (lazily, on first launch: milliseconds,
@@ -343,11 +305,11 @@ static gfir_status warm_up(gfir_plan *plan, fdl_state *st)
     const size_t step = plan->block_frames < st->part ? plan->block_frames : st->part;
     gfir_status s = GFIR_OK;
     for (size_t done = 0; s == GFIR_OK && done < st->part; done += step)
-        s = run(plan, st, 1, NULL, step, 0);
+        s = gf_fdl_run(plan, st, 1, NULL, step, 0);
     return s;
 }
 
-gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
+gfir_status gf_fdl_create(gfir_plan *plan)
 {
     fdl_state *st = calloc(1, sizeof *st);
     gfir_status s;
@@ -362,9 +324,7 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
     st->outputs = plan->outputs;
     st->sets = plan->filter_channels;
     {
-        cudaError_t e = cudaSetDevice(plan->device);
-        if (e == cudaSuccess)
-            e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+        cudaError_t e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
         if (e == cudaSuccess)
             e = cudaEventCreateWithFlags(&st->out_ready, cudaEventDisableTiming);
         if (e == cudaSuccess)
@@ -377,18 +337,18 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
         s = upload_paths(plan, st);
     if (s == GFIR_OK)
         s = make_twiddles(plan, st);
+    return s;
+}
+
+/* After the first filter: a warm-up, and the history cleared after it. */
+gfir_status gf_fdl_start(gfir_plan *plan)
+{
+    gfir_status s = warm_up(plan, plan->impl);
     if (s == GFIR_OK)
-        s = gf_filter_first(plan, taps);
+        s = gf_fdl_reset(plan);
     if (s == GFIR_OK)
-        s = warm_up(plan, st);
-    if (s == GFIR_OK)
-        s = gf_cuda_fdl_reset(plan);
-    if (s != GFIR_OK) {
-        gf_cuda_fdl_destroy(plan);
-        return s;
-    }
-    plan->latency_frames = 0;
-    return GFIR_OK;
+        gf_cuda_mark_started(plan->device);
+    return s;
 }
 
 /* A tail from the delay line, whose newest window is in slot `newest`,
@@ -427,7 +387,7 @@ static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
 
 /* The current block's tail came from the window in the slot before
  * next_slot (zeros before the first boundary, as the plan's tail). */
-static gfir_status fade_begin(gfir_plan *plan, fdl_state *st)
+gfir_status gf_fdl_fade_begin(gfir_plan *plan, fdl_state *st)
 {
     if (!st->tparts) {
         TRY(cudaMemsetAsync(st->d_tail_new, 0, st->outputs * st->part * sizeof(float),
@@ -438,31 +398,17 @@ static gfir_status fade_begin(gfir_plan *plan, fdl_state *st)
                    (st->next_slot + st->tparts - 1) % st->tparts, st->d_tail_new);
 }
 
-gfir_status gf_cuda_fdl_fade_begin(gfir_plan *plan)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = fade_begin(plan, plan->impl);
-    cudaSetDevice(theirs);
-    return s;
-}
-
-void gf_cuda_fdl_fade_end(gfir_plan *plan)
+void gf_fdl_fade_end(gfir_plan *plan)
 {
     fdl_state *st = plan->impl;
     fdl_filter *old = plan->filter->impl;
     float *t = st->d_tail;
-    int theirs = plan->device;
     st->d_tail = st->d_tail_new;
     st->d_tail_new = t;
-    cudaGetDevice(&theirs);
-    cudaSetDevice(plan->device);
     if (cudaEventRecord(old->retired, st->stream) != cudaSuccess) {
         cudaGetLastError();
         cudaStreamSynchronize(st->stream);
     }
-    cudaSetDevice(theirs);
 }
 
 /* The call's output leaves d_out: into the pinned buffer for a host call,
@@ -482,9 +428,7 @@ static gfir_status send_output(gfir_plan *plan, fdl_state *st, const gf_device_i
     return GFIR_OK;
 }
 
-/* The call's n frames, interleaved in d_in already (or silence), through
- * the blocks into d_out, and out as send_output says. */
-static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
+gfir_status gf_fdl_run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
                        size_t n, size_t skip)
 {
     const gf_fdl_paths paths = fdl_paths(st);
@@ -525,134 +469,19 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
     return sent ? GFIR_OK : send_output(plan, st, io, n, skip);
 }
 
-gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+gfir_status gf_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
     fdl_state *st = plan->impl;
     const size_t out_bytes = n * st->outputs * sizeof(float);
     gfir_status s;
-    TRY(cudaSetDevice(plan->device));
     if (in) {
         memcpy(st->h_in, in, n * st->inputs * sizeof(float));
         TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
                             cudaMemcpyHostToDevice, st->stream));
     }
-    if ((s = run(plan, st, !in, NULL, n, 0)) != GFIR_OK)
+    if ((s = gf_fdl_run(plan, st, !in, NULL, n, 0)) != GFIR_OK)
         return s;
     TRY(cudaEventSynchronize(st->out_ready));
     memcpy(out, st->h_out, out_bytes);
     return GFIR_OK;
-}
-
-/* Device calls: on the plan's stream after the caller's, which then waits
- * for out_ready only, not for the tail work behind it. */
-static gfir_status execute_device(gfir_plan *plan, fdl_state *st, const gf_device_io *io,
-                                  size_t n)
-{
-    const cudaStream_t stream = (cudaStream_t)io->stream;
-    gfir_status s;
-    TRY(cudaEventRecord(st->caller, stream));
-    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
-    if (io->in)
-        TRY(gf_launch_restride(io->in, io->in_stride, io->in_dist, st->d_in, st->inputs, 1, n,
-                               st->inputs, st->stream));
-    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK) {
-        /* what was queued reads and writes the caller's buffers: the
-         * caller's stream waits for it before it can free them */
-        if (cudaEventRecord(st->caller, st->stream) != cudaSuccess ||
-            cudaStreamWaitEvent(stream, st->caller, 0) != cudaSuccess)
-            cudaStreamSynchronize(st->stream);
-        cudaGetLastError();
-        return s;
-    }
-    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
-    return GFIR_OK;
-}
-
-/* A whole signal: the engine streams, so from a cleared history the
- * signal and then silence go through it block by block, the outputs
- * before `start` staying in d_out; cleared again after. */
-static gfir_status convolve_device(gfir_plan *plan, fdl_state *st, const gf_device_io *io,
-                                   size_t frames, size_t start, size_t length)
-{
-    const cudaStream_t stream = (cudaStream_t)io->stream;
-    const size_t end = start + length, block = plan->block_frames;
-    gfir_status s;
-    TRY(cudaEventRecord(st->caller, stream));
-    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
-    if ((s = clear(plan, st)) != GFIR_OK)
-        return s;
-    for (size_t pos = 0, n; pos < end; pos += n) {
-        n = end - pos < block ? end - pos : block;
-        const size_t k = pos < frames ? (frames - pos < n ? frames - pos : n) : 0;
-        const size_t skip = pos < start ? (start - pos < n ? start - pos : n) : 0;
-        if (k)
-            TRY(gf_launch_restride(io->in + pos * io->in_stride, io->in_stride, io->in_dist,
-                                   st->d_in, st->inputs, 1, k, st->inputs, st->stream));
-        if (k && k < n)
-            TRY(cudaMemsetAsync(st->d_in + k * st->inputs, 0, (n - k) * st->inputs * sizeof(float),
-                                st->stream));
-        gf_device_io piece = *io;
-        if (n > skip)
-            piece.out = io->out + (pos + skip - start) * io->out_stride;
-        if ((s = run(plan, st, k == 0, &piece, n, skip)) != GFIR_OK)
-            return s;
-    }
-    if ((s = clear(plan, st)) != GFIR_OK)
-        return s;
-    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
-    return GFIR_OK;
-}
-
-/* The head taps and the partitions' spectra from device taps, into the
- * plan's filter, then the history cleared, as create makes them. */
-static gfir_status set_taps_device(gfir_plan *plan, fdl_state *st, const float *taps,
-                                   cudaStream_t stream)
-{
-    const size_t B = st->part, ntaps = plan->ntaps;
-    fdl_filter *f = plan->filter->impl;
-    TRY(cudaEventRecord(st->caller, stream));
-    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
-    TRY(cudaMemcpy2DAsync(f->d_head, B * sizeof(float), taps, ntaps * sizeof(float),
-                          st->head_len * sizeof(float), st->sets, cudaMemcpyDeviceToDevice,
-                          st->stream));
-    if (st->tparts)
-        TRY(gf_launch_fdl_spectra(taps, ntaps, st->sets, B, st->tparts, st->d_tw, f->d_h,
-                                  st->stream));
-    gfir_status s = clear(plan, st);
-    if (s != GFIR_OK)
-        return s;
-    TRY(cudaEventRecord(st->out_ready, st->stream));
-    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
-    return GFIR_OK;
-}
-
-gfir_status gf_cuda_fdl_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = execute_device(plan, plan->impl, io, n);
-    cudaSetDevice(theirs);
-    return s;
-}
-
-gfir_status gf_cuda_fdl_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
-                                        size_t start, size_t length)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = convolve_device(plan, plan->impl, io, frames, start, length);
-    cudaSetDevice(theirs);
-    return s;
-}
-
-gfir_status gf_cuda_fdl_set_taps_device(gfir_plan *plan, const float *taps, void *stream)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = set_taps_device(plan, plan->impl, taps, (cudaStream_t)stream);
-    cudaSetDevice(theirs);
-    return s;
 }
