@@ -62,6 +62,10 @@ typedef struct gf_engine {
      * since theirs is a measured win over it (their break-even), which
      * outranks the cost model where the two disagree. */
     int fallback;
+    /* Plans longer than this take no new filter (gfir_filter_create says
+     * GFIR_ERR_UNSUPPORTED): the first call after a swap would exceed a
+     * call's deadline. 0: any plan takes swaps. */
+    size_t swap_max_taps;
     /* 1 when it runs a routed plan's paths itself (plan->route); otherwise
      * the plan layer runs them as channels. */
     int takes_paths;

@@ -69,10 +69,7 @@ gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
 #endif
     ;
 
-/* The crossfade's weight of the incoming filter at frame k of a fade of len
- * frames (k < len): a raised cosine, 0.5 - 0.5 cos(pi (k + 0.5) / len). */
-double gf_fade_weight(size_t k, size_t len);
-/* w[i] = that weight, as a float, at frame fade_pos + offset + i of the
+/* w[i] = gfir_crossfade_weight, as a float, at frame fade_pos + offset + i of the
  * plan's fade: for an engine whose call holds n frames from offset on. */
 void gf_fade_weights(const gfir_plan *plan, size_t offset, size_t n, float *w);
 

@@ -15,16 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-double gf_fade_weight(size_t k, size_t len)
+double gfir_crossfade_weight(size_t k, size_t crossfade_frames)
 {
-    return 0.5 - 0.5 * cos(3.14159265358979323846 * ((double)k + 0.5) / (double)len);
+    if (k >= crossfade_frames)
+        return 1.0;
+    return 0.5 - 0.5 * cos(3.14159265358979323846 * ((double)k + 0.5) /
+                           (double)crossfade_frames);
 }
 
 void gf_fade_weights(const gfir_plan *plan, size_t offset, size_t n, float *w)
 {
     const size_t k = plan->fade_pos + offset;
     for (size_t i = 0; i < n; i++)
-        w[i] = (float)gf_fade_weight(k + i, plan->fade_len);
+        w[i] = (float)gfir_crossfade_weight(k + i, plan->fade_len);
 }
 
 static void filter_free(gfir_filter *f)
@@ -36,10 +39,8 @@ static void filter_free(gfir_filter *f)
     free(f);
 }
 
-/* The engine's form of taps, whose sets are already the engine's (padded,
- * expanded), into a new filter; why gets the reason for a failure. */
-static gfir_status prepare(const gfir_plan *plan, const float *taps, gfir_filter **out, char *why,
-                           size_t whylen)
+gfir_status gf_filter_prepare(const gfir_plan *plan, const float *taps, gfir_filter **out,
+                              char *why, size_t whylen)
 {
     gfir_filter *f = calloc(1, sizeof *f);
     gfir_status st;
@@ -62,7 +63,7 @@ static gfir_status prepare(const gfir_plan *plan, const float *taps, gfir_filter
 gfir_status gf_engine_finish(gfir_plan *plan, const float *taps)
 {
     gfir_filter *f = NULL;
-    gfir_status st = prepare(plan, taps, &f, plan->detail, sizeof plan->detail);
+    gfir_status st = gf_filter_prepare(plan, taps, &f, plan->detail, sizeof plan->detail);
     if (st == GFIR_OK) {
         atomic_store(&f->held, 1);
         filter_free(plan->filter);
@@ -125,11 +126,15 @@ gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan, cons
         snprintf(why, whylen, "filter, plan or taps is NULL");
         return GFIR_ERR_NULL;
     }
-    if (ntaps == 0 || ntaps > plan->ntaps) {
-        snprintf(why, whylen, "ntaps is %zu; a new filter for this plan has 1 to %zu", ntaps,
-                 plan->ntaps);
-        return GFIR_ERR_TAPS;
-    }
+    if (ntaps == 0 || ntaps > plan->ntaps)
+        return gf_detail(why, whylen, GFIR_ERR_TAPS,
+                         "ntaps is %zu; a new filter for this plan has 1 to %zu", ntaps,
+                         plan->ntaps);
+    if (plan->engine->swap_max_taps && plan->ntaps > plan->engine->swap_max_taps)
+        return gf_detail(why, whylen, GFIR_ERR_UNSUPPORTED,
+                         "the plan's engine (%s) takes no new filter beyond %zu taps within a "
+                         "call's deadline; this plan has %zu: make a plan for the filter",
+                         plan->engine->name, plan->engine->swap_max_taps, plan->ntaps);
     sets = plan->route ? plan->route->sets : plan->filter_channels;
     for (size_t i = 0; i < ntaps * sets; i++)
         if (!isfinite(taps[i])) {
@@ -142,7 +147,7 @@ gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan, cons
                  plan->ntaps);
         return GFIR_ERR_NOMEM;
     }
-    st = prepare(plan, mine, filter, why, whylen);
+    st = gf_filter_prepare(plan, mine, filter, why, whylen);
     free(mine);
     if (st != GFIR_OK && !why[0])
         snprintf(why, whylen, "%s", gfir_strerror(st));

@@ -24,6 +24,12 @@ void gf_filters_release(gfir_plan *plan);
  * left and plan->detail says why. Also for tools that remake an engine
  * with other sizes (after its destroy; a filter there before is released). */
 gfir_status gf_engine_build(gfir_plan *plan, const float *taps);
+/* The engine's form of taps, whose sets are already the engine's (padded,
+ * expanded), into a new filter; why gets the reason for a failure. What
+ * gfir_filter_create runs after its checks; tools call it to measure swaps
+ * the library refuses. */
+gfir_status gf_filter_prepare(const gfir_plan *plan, const float *taps, gfir_filter **out,
+                              char *why, size_t whylen);
 /* Phase two alone, after an engine's create: the first filter through
  * prepare (the path gfir_filter_create takes), the engine's start, the
  * plan's latency from the engine. */

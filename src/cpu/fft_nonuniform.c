@@ -818,6 +818,7 @@ const gf_engine gf_cpu_fft_zero_latency_engine = {
     .applies = nu_applies,
     .latency = nu_latency,
     .cost_s = gf_cpu_fft_zero_latency_seconds,
+    .swap_max_taps = GF_CPU_NU_SWAP_MAX_TAPS,
     .create = nu_create,
     .start = nu_start,
     .prepare = nu_prepare,
