@@ -37,6 +37,7 @@
  * forward transform of the block in flight.
  */
 #include "cpu/fft_nonuniform.h"
+#include "cpu/fft_nonuniform_state.h"
 #include "cpu/cmac.h"
 #include "cpu/direct.h"
 #include "cpu/tuning.h"
@@ -57,93 +58,6 @@
 /* Nanoseconds per bin and partition of the multiply-accumulate, to weigh it
  * against the transform slices (fft_sliced.c's figures). */
 #define NS_MAC 0.25
-
-enum unit_kind { UNIT_FORWARD, UNIT_MAC, UNIT_INVERSE };
-
-typedef struct nu_unit {
-    enum unit_kind kind;
-    size_t slice;          /* forward or inverse slice */
-    size_t k0, k1;         /* bins [k0, k1) of the multiply-accumulate */
-    size_t j0, j1;         /* partitions [j0, j1) */
-    double cost_before;    /* of the units before this one */
-} nu_unit;
-
-/* One level's shape and the work of one of its blocks, shared by every lane. */
-typedef struct nu_level {
-    size_t part;           /* P */
-    size_t offset;         /* first tap */
-    size_t nparts;
-    size_t nslots;         /* the delay line's: nparts + 1 */
-    size_t bstride;        /* P + 1 rounded up to ALIGN_FLOATS */
-    int sync;              /* the first level: a block's work all at once */
-    gf_sliced_fft fft;
-    nu_unit *units;
-    size_t nunits;
-    double total;          /* cost of every unit */
-} nu_level;
-
-typedef struct nu_filter {
-    float *head;                            /* the first taps, reversed */
-    float *spectra[GF_NU_MAX_LEVELS + 1];   /* nparts x (re, im) x bstride, scaled 1 / 2P */
-} nu_filter;
-
-/* A prepared filter (gfir_filter.impl): every tap set's. */
-typedef struct nu_prepared {
-    unsigned sets;
-    size_t nlevels;
-    nu_filter *set;
-} nu_prepared;
-
-typedef struct nu_input {
-    float *ring;                            /* ring_len, then mirror_len copied again */
-    float *fdl[GF_NU_MAX_LEVELS + 1];       /* nslots x (re, im) x bstride */
-    size_t newest[GF_NU_MAX_LEVELS + 1];    /* slot of the newest spectrum */
-    float *work[GF_NU_MAX_LEVELS + 1];      /* a forward transform between slices */
-} nu_input;
-
-typedef struct nu_output {
-    float *y;                               /* one segment of outputs */
-    float *acc[GF_NU_MAX_LEVELS + 1];       /* (re, im) x bstride */
-    float *block[GF_NU_MAX_LEVELS + 1][2];  /* 2P each; the upper half is the block */
-    int cur[GF_NU_MAX_LEVELS + 1];          /* the block being read */
-    /* The incoming filter's, during a crossfade. */
-    float *y_new;
-    float *acc_new[GF_NU_MAX_LEVELS + 1];
-    float *block_new[GF_NU_MAX_LEVELS + 1][2];
-} nu_output;
-
-typedef struct nu_lane {
-    nu_input *in;
-    const nu_filter *filter;
-    const nu_filter *incoming;              /* during a crossfade, else NULL */
-    nu_output *out;
-    unsigned channel;
-    float *scratch;                         /* for one slice at a time */
-    float *w;                               /* one segment's crossfade weights */
-    size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
-    size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
-} nu_lane;
-
-typedef struct nu_state {
-    size_t grid;           /* N: the head's length in the scheme, the segments' bound */
-    size_t head_taps;      /* min(N, ntaps) */
-    size_t nlevels;
-    nu_level level[GF_NU_MAX_LEVELS + 1];
-    size_t ring_len;       /* a power of two, at least 4 max(P, N) */
-    size_t mirror_len;     /* max(P, N): windows and the head's history never wrap */
-    size_t now;            /* frames since the last reset */
-    gf_cpu_conv_fn conv;
-    gf_cmac_run_fn mac;
-    const gfir_plan *plan;  /* for the crossfade's weights */
-    nu_input *inputs;
-    nu_output *outputs;
-    nu_lane *lanes;
-    unsigned channels;
-    gf_pool *pool;         /* NULL: every call on the calling thread */
-    const float *task_in;  /* the call the pool's lanes work on */
-    float *task_out;
-    size_t task_n;
-} nu_state;
 
 /* ---- memory ------------------------------------------------------------------ */
 
@@ -522,237 +436,7 @@ static gfir_status nu_reset(gfir_plan *plan)
     return GFIR_OK;
 }
 
-/* ---- one lane's blocks ------------------------------------------------------------- */
-
-/* Sizes are powers of two: frame % n is frame & (n - 1). */
-static size_t ring_index(const nu_state *st, size_t frame, size_t back)
-{
-    return (frame - back) & (st->ring_len - 1);
-}
-
-static void unit_forward(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
-{
-    const nu_level *lv = &st->level[l];
-    const size_t bs = lv->bstride;
-    const float *window = lane->in->ring + ring_index(st, lane->start[l], 2 * lv->part);
-    float *re = lane->in->fdl[l] + lane->in->newest[l] * 2 * bs;
-    gf_sliced_forward(&lv->fft, u->slice, window, lane->in->work[l], lane->scratch, re, re + bs);
-}
-
-/* A multiply-accumulate unit of the block whose newest window is in slot
- * `newest`, with tap set flt, into acc. */
-static void unit_mac(const nu_state *st, const nu_lane *lane, size_t l, const nu_unit *u,
-                     const nu_filter *flt, size_t newest, float *acc)
-{
-    const nu_level *lv = &st->level[l];
-    const size_t bs = lv->bstride;
-    float *ar = acc, *ai = ar + bs;
-    /* Partitions j0.. use the slots from newest + j0 on, which wrap around
-     * the delay line once at most: two runs. */
-    const size_t len = u->k1 - u->k0, first = (newest + u->j0) % lv->nslots;
-    const size_t count = u->j1 - u->j0;
-    const size_t before_wrap = lv->nslots - first < count ? lv->nslots - first : count;
-    const float *h = flt->spectra[l] + u->j0 * 2 * bs + u->k0;
-    const float *x = lane->in->fdl[l] + u->k0;
-    if (u->j0 == 0) {
-        memset(ar + u->k0, 0, len * sizeof *ar);
-        memset(ai + u->k0, 0, len * sizeof *ai);
-    }
-    st->mac(ar + u->k0, ai + u->k0, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, len);
-    if (count > before_wrap)
-        st->mac(ar + u->k0, ai + u->k0, h + before_wrap * 2 * bs, x, bs, 2 * bs,
-                count - before_wrap, len);
-}
-
-static void unit_inverse(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u,
-                         const float *acc, float *block)
-{
-    const size_t bs = st->level[l].bstride;
-    gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, lane->scratch, block);
-}
-
-/* A unit of the block in flight: for the lane's filter and, during a
- * crossfade, the incoming one. */
-static void run_unit(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
-{
-    nu_output *out = lane->out;
-    const size_t newest = lane->in->newest[l];
-    const int next = !out->cur[l];
-    switch (u->kind) {
-    case UNIT_FORWARD:
-        unit_forward(st, lane, l, u);
-        break;
-    case UNIT_MAC:
-        unit_mac(st, lane, l, u, lane->filter, newest, out->acc[l]);
-        if (lane->incoming)
-            unit_mac(st, lane, l, u, lane->incoming, newest, out->acc_new[l]);
-        break;
-    case UNIT_INVERSE:
-        unit_inverse(st, lane, l, u, out->acc[l], out->block[l][next]);
-        if (lane->incoming)
-            unit_inverse(st, lane, l, u, out->acc_new[l], out->block_new[l][next]);
-        break;
-    }
-}
-
-/* The block whose input completes at frame b: its spectrum goes in the slot
- * of the oldest. */
-static void start_block(const nu_state *st, nu_lane *lane, size_t l, size_t b)
-{
-    const nu_level *lv = &st->level[l];
-    size_t *newest = &lane->in->newest[l];
-    *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
-    lane->done[l] = 0;
-    lane->start[l] = b;
-}
-
-static void finish_block(const nu_state *st, nu_lane *lane, size_t l)
-{
-    const nu_level *lv = &st->level[l];
-    for (; lane->done[l] < lv->nunits; lane->done[l]++)
-        run_unit(st, lane, l, &lv->units[lane->done[l]]);
-    lane->out->cur[l] = !lane->out->cur[l];
-}
-
-/* The cost a spread level's block should have done by frame t, less what
- * it has done: its share of the level's slack (P frames) that has passed. */
-static double behind(const nu_level *lv, const nu_lane *lane, size_t l, size_t t)
-{
-    const double target = lv->total * (double)(t - lane->start[l]) / (double)lv->part;
-    return lane->done[l] < lv->nunits ? target - lv->units[lane->done[l]].cost_before : 0.0;
-}
-
-/*
- * Frame t ends a segment: blocks complete, and the levels' work catches up
- * with the time that has passed. The catching up is shared between the
- * levels: the unit of whichever level is furthest behind runs, until the
- * levels together have done what they owe. Each level alone could overrun
- * its share by up to a unit in every segment; together they overrun by one.
- */
-static void advance(const nu_state *st, nu_lane *lane, size_t t)
-{
-    for (size_t l = 0; l < st->nlevels; l++) {
-        const nu_level *lv = &st->level[l];
-        if ((t & (lv->part - 1)) == 0) {
-            if (lv->sync) {
-                start_block(st, lane, l, t);
-                finish_block(st, lane, l);
-                continue;
-            }
-            finish_block(st, lane, l);
-            start_block(st, lane, l, t);
-        }
-    }
-    for (;;) {
-        double owed = 0.0, most = 0.0;
-        size_t pick = 0;
-        for (size_t l = 0; l < st->nlevels; l++) {
-            const nu_level *lv = &st->level[l];
-            double b;
-            if (lv->sync)
-                continue;
-            b = behind(lv, lane, l, t);
-            owed += b;
-            if (b > most) {
-                most = b;
-                pick = l;
-            }
-        }
-        if (owed <= 0.0 || most <= 0.0)
-            return;
-        run_unit(st, lane, pick, &st->level[pick].units[lane->done[pick]]);
-        lane->done[pick]++;
-    }
-}
-
-/* A segment's m outputs from frame t into y: flt's head over the history
- * ending at h + head_taps - 1, plus every level's block being read. */
-static void segment_output(const nu_state *st, const nu_lane *lane, const nu_filter *flt,
-                           float *const block[][2], const float *h, size_t t, size_t m,
-                           float *y)
-{
-    st->conv(h, flt->head, st->head_taps, y, m);
-    for (size_t l = 0; l < st->nlevels; l++) {
-        const size_t P = st->level[l].part;
-        const float *b = block[l][lane->out->cur[l]] + P + (t & (P - 1));
-        for (size_t i = 0; i < m; i++)
-            y[i] += b[i];
-    }
-}
-
-/* One call for one lane, from frame st->now on. Each segment's input is read
- * before its output is written, which makes in == out safe. */
-static void lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const float *in,
-                     float *out, size_t n)
-{
-    const size_t c = lane->channel, hist = st->head_taps - 1;
-    float *ring = lane->in->ring, *y = lane->out->y;
-    size_t t = st->now;
-    while (n > 0) {
-        const size_t left = st->grid - (t & (st->grid - 1)), m = left < n ? left : n;
-        const size_t idx = t & (st->ring_len - 1);
-        float *x = ring + idx;
-        if (in)
-            for (size_t i = 0; i < m; i++)
-                x[i] = in[i * channels + c];
-        else
-            memset(x, 0, m * sizeof *x);
-        if (idx < st->mirror_len)
-            memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
-        const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
-        segment_output(st, lane, lane->filter, lane->out->block, h, t, m, y);
-        if (lane->incoming) {
-            const float *w = lane->w;
-            float *y_new = lane->out->y_new;
-            segment_output(st, lane, lane->incoming, lane->out->block_new, h, t, m, y_new);
-            gf_fade_weights(st->plan, t - st->now, m, lane->w);
-            for (size_t i = 0; i < m; i++)
-                y[i] = (1.0f - w[i]) * y[i] + w[i] * y_new[i];
-        }
-        for (size_t i = 0; i < m; i++)
-            out[i * channels + c] = y[i];
-        t += m;
-        if (in)
-            in += m * channels;
-        out += m * channels;
-        n -= m;
-        advance(st, lane, t);
-    }
-}
-
-/* ---- crossfades ----------------------------------------------------------------------- */
-
-/* The incoming filter's share of what the lane holds: at every level the
- * block being read (the first level's was made from its newest windows at
- * the last boundary; a spread level's from the windows of the block
- * before the one in flight, one slot on), then the units the block in
- * flight has done. */
-static void lane_catch_up(const nu_state *st, nu_lane *lane)
-{
-    nu_output *out = lane->out;
-    for (size_t l = 0; l < st->nlevels; l++) {
-        const nu_level *lv = &st->level[l];
-        const size_t newest = lane->in->newest[l];
-        const size_t made_from = lv->sync ? newest : (newest + 1) % lv->nslots;
-        const int cur = out->cur[l];
-        for (size_t u = 0; u < lv->nunits; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, lane, l, un, lane->incoming, made_from, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, lane, l, un, out->acc_new[l], out->block_new[l][cur]);
-        }
-        if (lv->sync)
-            continue;
-        for (size_t u = 0; u < lane->done[l]; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, lane, l, un, lane->incoming, newest, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, lane, l, un, out->acc_new[l], out->block_new[l][!cur]);
-        }
-    }
-}
+/* ---- crossfades ---------------------------------------------------------------------- */
 
 static gfir_status nu_fade_begin(gfir_plan *plan)
 {
@@ -760,7 +444,7 @@ static gfir_status nu_fade_begin(gfir_plan *plan)
     unsigned csr = gf_ftz_enter();
     for (unsigned c = 0; c < plan->channels; c++) {
         st->lanes[c].incoming = lane_set(plan, plan->incoming, c);
-        lane_catch_up(st, &st->lanes[c]);
+        gf_nu_lane_catch_up(st, &st->lanes[c]);
     }
     gf_ftz_leave(csr);
     return GFIR_OK;
@@ -792,7 +476,7 @@ static void nu_fade_end(gfir_plan *plan)
 static void lane_task(void *arg, size_t c)
 {
     const nu_state *st = arg;
-    lane_run(st, &st->lanes[c], st->channels, st->task_in, st->task_out, st->task_n);
+    gf_nu_lane_run(st, &st->lanes[c], st->channels, st->task_in, st->task_out, st->task_n);
 }
 
 static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
@@ -806,7 +490,7 @@ static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size
         gf_pool_run(st->pool, lane_task, st, plan->channels);
     } else
         for (unsigned c = 0; c < plan->channels; c++)
-            lane_run(st, &st->lanes[c], plan->channels, in, out, n);
+            gf_nu_lane_run(st, &st->lanes[c], plan->channels, in, out, n);
     st->now += n;
     gf_ftz_leave(csr);
     return GFIR_OK;
