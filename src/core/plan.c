@@ -32,8 +32,7 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     if (out)
         *out = NULL;
     if (!out || !taps || !cfg) {
-        snprintf(create_detail, GF_DETAIL_LEN, "plan, taps or cfg is NULL");
-        return GFIR_ERR_NULL;
+        return gf_detail(create_detail, GF_DETAIL_LEN, GFIR_ERR_NULL, "plan, taps or cfg is NULL");
     }
     st = gf_config_read(cfg, &full, create_detail, GF_DETAIL_LEN);
     if (st == GFIR_OK)
@@ -93,12 +92,12 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
 fail:
     free(path_taps);
     if (plan) {
-        snprintf(create_detail, GF_DETAIL_LEN, "%s", plan->detail);
+        gf_detail(create_detail, GF_DETAIL_LEN, st, "%s", plan->detail);
         gf_route_destroy(plan->route);
         free(plan);
     }
     if (!create_detail[0])
-        snprintf(create_detail, GF_DETAIL_LEN, "%s", gfir_strerror(st));
+        gf_detail(create_detail, GF_DETAIL_LEN, st, "%s", gfir_strerror(st));
     return st;
 }
 

@@ -6,6 +6,7 @@
 #define GF_CORE_PLAN_H
 
 #include "core/engine.h"
+#include "core/why.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -61,13 +62,6 @@ struct gfir_plan {
     _Atomic(gfir_filter *) retired;  /* a stack: pushed by this plan's thread, popped by any */
 };
 
-/* Records a sentence for gfir_plan_error_detail() and returns status, so a
- * backend can write: return gf_fail(plan, GFIR_ERR_DEVICE, "cudaMalloc: %s", s); */
-gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* w[i] = gfir_crossfade_weight, as a float, at frame fade_pos + offset + i of the
  * plan's fade: for an engine whose call holds n frames from offset on. */

@@ -46,8 +46,7 @@ gfir_status gf_filter_prepare(const gfir_plan *plan, const float *taps, gfir_fil
     gfir_status st;
     *out = NULL;
     if (!f) {
-        snprintf(why, whylen, "out of host memory");
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM, "out of host memory");
     }
     st = plan->engine->prepare(plan, taps, f, why, whylen);
     if (st != GFIR_OK) {
@@ -123,8 +122,7 @@ gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan, cons
     if (filter)
         *filter = NULL;
     if (!filter || !plan || !taps) {
-        snprintf(why, whylen, "filter, plan or taps is NULL");
-        return GFIR_ERR_NULL;
+        return gf_detail(why, whylen, GFIR_ERR_NULL, "filter, plan or taps is NULL");
     }
     if (ntaps == 0 || ntaps > plan->ntaps)
         return gf_detail(why, whylen, GFIR_ERR_TAPS,
@@ -138,19 +136,18 @@ gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan, cons
     sets = plan->route ? plan->route->sets : plan->filter_channels;
     for (size_t i = 0; i < ntaps * sets; i++)
         if (!isfinite(taps[i])) {
-            snprintf(why, whylen, "tap %zu of tap set %zu is not finite", i % ntaps, i / ntaps);
-            return GFIR_ERR_TAPS;
+            return gf_detail(why, whylen, GFIR_ERR_TAPS,
+                             "tap %zu of tap set %zu is not finite", i % ntaps, i / ntaps);
         }
     mine = engine_taps(plan, taps, ntaps);
     if (!mine) {
-        snprintf(why, whylen, "out of host memory for %zu tap sets of %zu taps", sets,
-                 plan->ntaps);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for %zu tap sets of %zu taps", sets, plan->ntaps);
     }
     st = gf_filter_prepare(plan, mine, filter, why, whylen);
     free(mine);
     if (st != GFIR_OK && !why[0])
-        snprintf(why, whylen, "%s", gfir_strerror(st));
+        gf_detail(why, whylen, st, "%s", gfir_strerror(st));
     return st;
 }
 

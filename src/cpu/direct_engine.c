@@ -63,9 +63,8 @@ static gfir_status direct_prepare(const gfir_plan *plan, const float *taps, gfir
     const size_t ntaps = plan->ntaps;
     float *hr = malloc(plan->filter_channels * ntaps * sizeof *hr);
     if (!hr) {
-        snprintf(why, whylen, "out of host memory for %u x %zu taps", plan->filter_channels,
-                 ntaps);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for %u x %zu taps", plan->filter_channels, ntaps);
     }
     for (size_t s = 0; s < plan->filter_channels; s++)
         for (size_t k = 0; k < ntaps; k++)

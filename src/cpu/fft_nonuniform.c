@@ -338,9 +338,9 @@ static gfir_status nu_prepare(const gfir_plan *plan, const float *taps, gfir_fil
     fftwf_free(scratch);
     if (!ok) {
         release_prepared(p);
-        snprintf(why, whylen, "out of host memory for a %zu-tap non-uniformly partitioned filter",
-                 plan->ntaps);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for a %zu-tap non-uniformly partitioned filter",
+                         plan->ntaps);
     }
     f->impl = p;
     f->release = release_prepared;

@@ -139,9 +139,8 @@ static gfir_status uniform_prepare(const gfir_plan *plan, const float *taps, gfi
         fftwf_free(h);
         fftwf_free(x);
         fftwf_free(spec);
-        snprintf(why, whylen, "out of host memory for %zu FFT partitions of %zu taps",
-                 st->nparts, P);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for %zu FFT partitions of %zu taps", st->nparts, P);
     }
     for (size_t s = 0; s < plan->filter_channels; s++) {
         for (size_t j = 0; j < st->nparts; j++) {
