@@ -17,6 +17,7 @@
 #include "cpu/direct.h"
 #include "cpu/tuning.h"
 #include "cpu/engine.h"
+#include "cpu/frames.h"
 #include "cpu/ftz.h"
 #include "cpu/pool.h"
 
@@ -171,14 +172,8 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
     const unsigned ch = plan->channels;
     unsigned csr = gf_ftz_enter();
 
-    for (unsigned c = 0; c < ch; c++) {
-        float *x = st->x + c * st->stride + st->halo;
-        if (in)
-            for (size_t i = 0; i < n; i++)
-                x[i] = in[i * ch + c];
-        else
-            memset(x, 0, n * sizeof *x);
-    }
+    for (unsigned c = 0; c < ch; c++)
+        gf_frames_take(st->x + c * st->stride + st->halo, in, ch, c, n);
 
     st->hr = plan->filter->impl;
     st->hr_new = plan->incoming ? plan->incoming->impl : NULL;
@@ -193,15 +188,9 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
     if (st->hr_new)
         gf_fade_weights(plan, 0, n, st->w);
     for (unsigned c = 0; c < ch; c++) {
-        const float *y = st->y + c * plan->block_frames;
+        const size_t row = c * plan->block_frames;
         float *x = st->x + c * st->stride;
-        if (st->hr_new) {
-            const float *y_new = st->y_new + c * plan->block_frames;
-            for (size_t i = 0; i < n; i++)
-                out[i * ch + c] = (1.0f - st->w[i]) * y[i] + st->w[i] * y_new[i];
-        } else
-            for (size_t i = 0; i < n; i++)
-                out[i * ch + c] = y[i];
+        gf_frames_give(out, ch, c, st->y + row, st->hr_new ? st->y_new + row : NULL, st->w, n);
         memmove(x, x + n, st->halo * sizeof *x);
     }
     gf_ftz_leave(csr);

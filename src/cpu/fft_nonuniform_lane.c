@@ -5,6 +5,7 @@
  */
 #include "cpu/fft_nonuniform_state.h"
 #include "cpu/fft_sliced.h"
+#include "cpu/frames.h"
 
 #include <string.h>
 
@@ -178,25 +179,18 @@ void gf_nu_lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const 
         const size_t left = st->grid - (t & (st->grid - 1)), m = left < n ? left : n;
         const size_t idx = t & (st->ring_len - 1);
         float *x = ring + idx;
-        if (in)
-            for (size_t i = 0; i < m; i++)
-                x[i] = in[i * channels + c];
-        else
-            memset(x, 0, m * sizeof *x);
+        gf_frames_take(x, in, channels, (unsigned)c, m);
         if (idx < st->mirror_len)
             memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
         const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
         segment_output(st, lane, lane->filter, lane->out->block, h, t, m, y);
         if (lane->incoming) {
-            const float *w = lane->w;
-            float *y_new = lane->out->y_new;
-            segment_output(st, lane, lane->incoming, lane->out->block_new, h, t, m, y_new);
+            segment_output(st, lane, lane->incoming, lane->out->block_new, h, t, m,
+                           lane->out->y_new);
             gf_fade_weights(st->plan, t - st->now, m, lane->w);
-            for (size_t i = 0; i < m; i++)
-                y[i] = (1.0f - w[i]) * y[i] + w[i] * y_new[i];
         }
-        for (size_t i = 0; i < m; i++)
-            out[i * channels + c] = y[i];
+        gf_frames_give(out, channels, (unsigned)c, y, lane->incoming ? lane->out->y_new : NULL,
+                       lane->w, m);
         t += m;
         if (in)
             in += m * channels;

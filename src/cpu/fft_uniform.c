@@ -30,6 +30,7 @@
 #include "cpu/engine.h"
 #include "cpu/cmac.h"
 #include "cpu/fftw.h"
+#include "cpu/frames.h"
 #include "cpu/ftz.h"
 #include "cpu/pool.h"
 
@@ -420,28 +421,15 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
         size_t m = P - st->pos < n ? P - st->pos : n;
         /* All of this stretch's input is read before any of its output is
          * written, which makes in == out safe. */
-        for (size_t c = 0; c < ch; c++) {
-            float *x = st->xin + c * 2 * P + P + st->pos;
-            if (in)
-                for (size_t i = 0; i < m; i++)
-                    x[i] = in[i * ch + c];
-            else
-                memset(x, 0, m * sizeof *x);
-        }
-        if (plan->incoming) {
+        for (size_t c = 0; c < ch; c++)
+            gf_frames_take(st->xin + c * 2 * P + P + st->pos, in, (unsigned)ch, (unsigned)c, m);
+        if (plan->incoming)
             gf_fade_weights(plan, done, m, st->w);
-            for (size_t c = 0; c < ch; c++) {
-                const float *q = st->outq + c * P + st->pos;
-                const float *q_new = st->outq_new + c * P + st->pos;
-                for (size_t i = 0; i < m; i++)
-                    out[i * ch + c] = (1.0f - st->w[i]) * q[i] + st->w[i] * q_new[i];
-            }
-        } else
-            for (size_t c = 0; c < ch; c++) {
-                const float *q = st->outq + c * P + st->pos;
-                for (size_t i = 0; i < m; i++)
-                    out[i * ch + c] = q[i];
-            }
+        for (size_t c = 0; c < ch; c++) {
+            const size_t at = c * P + st->pos;
+            gf_frames_give(out, (unsigned)ch, (unsigned)c, st->outq + at,
+                           plan->incoming ? st->outq_new + at : NULL, st->w, m);
+        }
         st->pos += m;
         done += m;
         if (in)
