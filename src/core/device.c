@@ -71,25 +71,23 @@ static gfir_status check_io(gfir_plan *plan, const gf_device_io *io, size_t in_f
     return GFIR_OK;
 }
 
+static gfir_status device_block(gfir_plan *plan, void *arg, size_t n)
+{
+    gf_device_io *io = arg;
+    const gfir_status st = plan->engine->execute_device(plan, io, n);
+    if (io->in)
+        io->in += n * io->in_stride;
+    io->out += n * io->out_stride;
+    return st;
+}
+
 static gfir_status run_device(gfir_plan *plan, gf_device_io io, size_t frames)
 {
     gfir_status st;
     if (frames == 0)
         return GFIR_OK;
     st = check_io(plan, &io, frames, frames);
-    while (st == GFIR_OK && frames > 0) {
-        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
-        st = gf_fade_step(plan, &n);
-        if (st == GFIR_OK)
-            st = plan->engine->execute_device(plan, &io, n);
-        if (st == GFIR_OK)
-            gf_fade_advance(plan, n);
-        if (io.in)
-            io.in += n * io.in_stride;
-        io.out += n * io.out_stride;
-        frames -= n;
-    }
-    return st;
+    return st == GFIR_OK ? gf_fade_blocks(plan, frames, device_block, &io) : st;
 }
 
 gfir_status gfir_plan_execute_device(gfir_plan *plan, const float *in, size_t in_stride,

@@ -116,24 +116,27 @@ static gfir_status run_block(gfir_plan *plan, const float *in, float *out, size_
     return st;
 }
 
+typedef struct host_call {
+    const float *in;
+    float *out;
+} host_call;
+
+static gfir_status host_block(gfir_plan *plan, void *arg, size_t n)
+{
+    host_call *call = arg;
+    const gfir_status st = run_block(plan, call->in, call->out, n);
+    if (call->in)
+        call->in += n * plan->inputs;
+    call->out += n * plan->outputs;
+    return st;
+}
+
 /* A block never straddles the end of a crossfade (swap.h). */
 static gfir_status run_blocks(gfir_plan *plan, const float *in, float *out, size_t frames)
 {
+    host_call call = {in, out};
     plan->detail[0] = '\0';
-    while (frames > 0) {
-        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
-        gfir_status st = gf_fade_step(plan, &n);
-        if (st == GFIR_OK)
-            st = run_block(plan, in, out, n);
-        if (st != GFIR_OK)
-            return st;
-        gf_fade_advance(plan, n);
-        if (in)
-            in += n * plan->inputs;
-        out += n * plan->outputs;
-        frames -= n;
-    }
-    return GFIR_OK;
+    return gf_fade_blocks(plan, frames, host_block, &call);
 }
 
 gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames)

@@ -230,6 +230,21 @@ gfir_status gf_fade_step(gfir_plan *plan, size_t *n)
     return GFIR_OK;
 }
 
+gfir_status gf_fade_blocks(gfir_plan *plan, size_t frames, gf_block_fn block, void *arg)
+{
+    while (frames > 0) {
+        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
+        gfir_status st = gf_fade_step(plan, &n);
+        if (st == GFIR_OK)
+            st = block(plan, arg, n);
+        if (st != GFIR_OK)
+            return st;
+        gf_fade_advance(plan, n);
+        frames -= n;
+    }
+    return GFIR_OK;
+}
+
 void gf_fade_advance(gfir_plan *plan, size_t n)
 {
     if (!plan->incoming)

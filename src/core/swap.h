@@ -12,6 +12,13 @@
  * shortens *n so that the block ends within a fade. GFIR_OK or the
  * engine's failure. */
 gfir_status gf_fade_step(gfir_plan *plan, size_t *n);
+/* One block of n <= block_frames frames of a call, which moves on the
+ * call's own buffers (arg). */
+typedef gfir_status (*gf_block_fn)(gfir_plan *plan, void *arg, size_t n);
+/* The one block-and-fade loop of host and device calls: frames cut into
+ * blocks of at most block_frames, none straddling a fade's end, each
+ * between gf_fade_step and gf_fade_advance. GFIR_OK or the first failure. */
+gfir_status gf_fade_blocks(gfir_plan *plan, size_t frames, gf_block_fn block, void *arg);
 /* After a block of n frames: the fade advances and ends when complete. */
 void gf_fade_advance(gfir_plan *plan, size_t n);
 /* Ends a fade at once (reset, and the device calls that clear the history). */
