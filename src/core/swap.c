@@ -1,7 +1,7 @@
 /*
  * swap.c - filters made off the audio thread, swapped in with a crossfade
  * (gfir.h): their creation, the swap, the retired list, and the fade's
- * progress, which plan.c and device.c drive (swap.h), and a plan's engine
+ * progress, which plan.c and core/device.c drive (swap.h), and a plan's engine
  * built in two phases around its first filter. The engines do the rest
  * through their prepare, fade_begin and fade_end; none calls back here
  * except for the fade's weights.

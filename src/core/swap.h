@@ -1,6 +1,6 @@
 /*
  * swap.h - the plan layer's side of filter swaps (swap.c): the crossfade's
- * progress through the calls, which plan.c and device.c drive block by block.
+ * progress through the calls, which plan.c and core/device.c drive block by block.
  */
 #ifndef GF_CORE_SWAP_H
 #define GF_CORE_SWAP_H

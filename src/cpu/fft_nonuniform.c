@@ -12,9 +12,9 @@
  *                frequency-domain delay line of past input spectra;
  *   the outputs  per output channel: per level the accumulated spectrum and
  *                two time-domain output blocks (one read, one being made).
- * A lane joins one input, one tap set and one output (today lane c is
+ * A path joins one input, one tap set and one output (today path c is
  * channel c with tap set c or 0) and carries the schedule of its levels'
- * blocks. Lanes are independent, so large calls can run one per thread.
+ * blocks. Paths are independent, so large calls can run one per thread.
  *
  * Calls are cut into segments that end on the first level's block
  * boundaries (multiples of N frames). In each segment: the input enters the
@@ -93,14 +93,14 @@ static void nu_destroy(gfir_plan *plan)
                 }
             }
         }
-    if (st->lanes)
+    if (st->paths)
         for (unsigned c = 0; c < plan->channels; c++) {
-            fftwf_free(st->lanes[c].scratch);
-            fftwf_free(st->lanes[c].w);
+            fftwf_free(st->paths[c].scratch);
+            fftwf_free(st->paths[c].w);
         }
     free(st->inputs);
     free(st->outputs);
-    free(st->lanes);
+    free(st->paths);
     free(st);
     plan->impl = NULL;
 }
@@ -243,25 +243,25 @@ static size_t max_part(const nu_state *st)
     return p;
 }
 
-/* Allocates the inputs, outputs and lanes; 0 when out of memory. */
+/* Allocates the inputs, outputs and paths; 0 when out of memory. */
 static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
 {
     const unsigned ch = plan->channels;
     st->inputs = calloc(ch, sizeof *st->inputs);
     st->outputs = calloc(ch, sizeof *st->outputs);
-    st->lanes = calloc(ch, sizeof *st->lanes);
-    if (!st->inputs || !st->outputs || !st->lanes)
+    st->paths = calloc(ch, sizeof *st->paths);
+    if (!st->inputs || !st->outputs || !st->paths)
         return 0;
     for (unsigned c = 0; c < ch; c++) {
         nu_input *in = &st->inputs[c];
         nu_output *out = &st->outputs[c];
-        nu_lane *lane = &st->lanes[c];
+        nu_path *path = &st->paths[c];
         in->ring = gf_fftw_floats(st->ring_len + st->mirror_len, 1, 1);
         out->y = gf_fftw_floats(st->grid, 1, 1);
         out->y_new = gf_fftw_floats(st->grid, 1, 1);
-        lane->scratch = gf_fftw_floats(scratch_floats, 1, 1);
-        lane->w = gf_fftw_floats(st->grid, 1, 1);
-        if (!in->ring || !out->y || !out->y_new || !lane->scratch || !lane->w)
+        path->scratch = gf_fftw_floats(scratch_floats, 1, 1);
+        path->w = gf_fftw_floats(st->grid, 1, 1);
+        if (!in->ring || !out->y || !out->y_new || !path->scratch || !path->w)
             return 0;
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
@@ -279,9 +279,9 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
                     return 0;
             }
         }
-        lane->in = in;
-        lane->out = out;
-        lane->channel = c;
+        path->in = in;
+        path->out = out;
+        path->channel = c;
     }
     return 1;
 }
@@ -347,8 +347,8 @@ static gfir_status nu_prepare(const gfir_plan *plan, const float *taps, gfir_fil
     return GFIR_OK;
 }
 
-/* Each lane's tap set of a prepared filter. */
-static const nu_filter *lane_set(const gfir_plan *plan, const gfir_filter *f, unsigned c)
+/* Each path's tap set of a prepared filter. */
+static const nu_filter *path_set(const gfir_plan *plan, const gfir_filter *f, unsigned c)
 {
     const nu_prepared *p = f->impl;
     return &p->set[plan->filter_channels == 1 ? 0 : c];
@@ -399,7 +399,7 @@ static gfir_status nu_start(gfir_plan *plan)
     nu_state *st = plan->impl;
     unsigned threads;
     for (unsigned c = 0; c < plan->channels; c++)
-        st->lanes[c].filter = lane_set(plan, plan->filter, c);
+        st->paths[c].filter = path_set(plan, plan->filter, c);
     st->channels = plan->channels;
     threads = plan->threads ? plan->threads : gf_cpu_count();
     if (threads > 1 && plan->channels > 1 && plan->block_frames >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
@@ -416,7 +416,7 @@ static gfir_status nu_reset(gfir_plan *plan)
     for (unsigned c = 0; c < plan->channels; c++) {
         nu_input *in = &st->inputs[c];
         nu_output *out = &st->outputs[c];
-        nu_lane *lane = &st->lanes[c];
+        nu_path *path = &st->paths[c];
         memset(in->ring, 0, (st->ring_len + st->mirror_len) * sizeof *in->ring);
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
@@ -428,8 +428,8 @@ static gfir_status nu_reset(gfir_plan *plan)
             out->cur[l] = 0;
             /* Nothing in flight: the block finished at the first boundary
              * is the silence before the input. */
-            lane->done[l] = lv->nunits;
-            lane->start[l] = 0;
+            path->done[l] = lv->nunits;
+            path->start[l] = 0;
         }
     }
     st->now = 0;
@@ -443,8 +443,8 @@ static gfir_status nu_fade_begin(gfir_plan *plan)
     nu_state *st = plan->impl;
     unsigned csr = gf_ftz_enter();
     for (unsigned c = 0; c < plan->channels; c++) {
-        st->lanes[c].incoming = lane_set(plan, plan->incoming, c);
-        gf_nu_lane_catch_up(st, &st->lanes[c]);
+        st->paths[c].incoming = path_set(plan, plan->incoming, c);
+        gf_nu_path_catch_up(st, &st->paths[c]);
     }
     gf_ftz_leave(csr);
     return GFIR_OK;
@@ -454,10 +454,10 @@ static void nu_fade_end(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
     for (unsigned c = 0; c < plan->channels; c++) {
-        nu_lane *lane = &st->lanes[c];
-        nu_output *out = lane->out;
-        lane->filter = lane_set(plan, plan->incoming, c);
-        lane->incoming = NULL;
+        nu_path *path = &st->paths[c];
+        nu_output *out = path->out;
+        path->filter = path_set(plan, plan->incoming, c);
+        path->incoming = NULL;
         for (size_t l = 0; l < st->nlevels; l++) {
             float *t = out->acc[l];
             out->acc[l] = out->acc_new[l];
@@ -473,10 +473,10 @@ static void nu_fade_end(gfir_plan *plan)
 
 /* ---- execute ------------------------------------------------------------------------- */
 
-static void lane_task(void *arg, size_t c)
+static void path_task(void *arg, size_t c)
 {
     const nu_state *st = arg;
-    gf_nu_lane_run(st, &st->lanes[c], st->channels, st->task_in, st->task_out, st->task_n);
+    gf_nu_path_run(st, &st->paths[c], st->channels, st->task_in, st->task_out, st->task_n);
 }
 
 static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
@@ -487,10 +487,10 @@ static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size
         st->task_in = in;
         st->task_out = out;
         st->task_n = n;
-        gf_pool_run(st->pool, lane_task, st, plan->channels);
+        gf_pool_run(st->pool, path_task, st, plan->channels);
     } else
         for (unsigned c = 0; c < plan->channels; c++)
-            gf_nu_lane_run(st, &st->lanes[c], plan->channels, in, out, n);
+            gf_nu_path_run(st, &st->paths[c], plan->channels, in, out, n);
     st->now += n;
     gf_ftz_leave(csr);
     return GFIR_OK;

@@ -1,6 +1,6 @@
 /*
  * fft_nonuniform_state.h - the zero-latency FFT engine's state, shared by
- * its set-up (fft_nonuniform.c) and its lanes' work (fft_nonuniform_lane.c).
+ * its set-up (fft_nonuniform.c) and its paths' work (fft_nonuniform_path.c).
  */
 #ifndef GF_CPU_FFT_NONUNIFORM_STATE_H
 #define GF_CPU_FFT_NONUNIFORM_STATE_H
@@ -24,7 +24,7 @@ typedef struct nu_unit {
     double cost_before;    /* of the units before this one */
 } nu_unit;
 
-/* One level's shape and the work of one of its blocks, shared by every lane. */
+/* One level's shape and the work of one of its blocks, shared by every path. */
 typedef struct nu_level {
     size_t part;           /* P */
     size_t offset;         /* first tap */
@@ -68,7 +68,7 @@ typedef struct nu_output {
     float *block_new[GF_NU_MAX_LEVELS + 1][2];
 } nu_output;
 
-typedef struct nu_lane {
+typedef struct nu_path {
     nu_input *in;
     const nu_filter *filter;
     const nu_filter *incoming;              /* during a crossfade, else NULL */
@@ -78,7 +78,7 @@ typedef struct nu_lane {
     float *w;                               /* one segment's crossfade weights */
     size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
     size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
-} nu_lane;
+} nu_path;
 
 typedef struct nu_state {
     size_t grid;           /* N: the head's length in the scheme, the segments' bound */
@@ -93,19 +93,19 @@ typedef struct nu_state {
     const gfir_plan *plan;  /* for the crossfade's weights */
     nu_input *inputs;
     nu_output *outputs;
-    nu_lane *lanes;
+    nu_path *paths;
     unsigned channels;
     gf_pool *pool;         /* NULL: every call on the calling thread */
-    const float *task_in;  /* the call the pool's lanes work on */
+    const float *task_in;  /* the call the pool's paths work on */
     float *task_out;
     size_t task_n;
 } nu_state;
 
-/* One call of n frames for one lane, from frame st->now on. Each segment's
+/* One call of n frames for one path, from frame st->now on. Each segment's
  * input is read before its output is written, which makes in == out safe. */
-void gf_nu_lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const float *in,
+void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const float *in,
                     float *out, size_t n);
-/* A swap's first call: the incoming filter's share of what the lane holds. */
-void gf_nu_lane_catch_up(const nu_state *st, nu_lane *lane);
+/* A swap's first call: the incoming filter's share of what the path holds. */
+void gf_nu_path_catch_up(const nu_state *st, nu_path *path);
 
 #endif

@@ -114,7 +114,8 @@ static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
         return work >= GF_CPU_FFT_CHANNELS_MIN_WORK
                    ? (plan->channels < st->threads ? plan->channels : st->threads) - 1
                    : 0;
-    return work >= GF_CPU_FFT_BINS_MIN_WORK && st->nparts >= GF_CPU_FFT_BINS_MIN_PARTS && st->nbins > st->chunk
+    return work >= GF_CPU_FFT_BINS_MIN_WORK && st->nparts >= GF_CPU_FFT_BINS_MIN_PARTS &&
+                   st->nbins > st->chunk
                ? st->threads - 1
                : 0;
 }

@@ -190,22 +190,23 @@ double gf_cpu_fft_nonuniform_ns(size_t ntaps)
 }
 
 /*
- * The CPU's time to filter, by a model fitted to measurements. It only has to be right to a factor well under two: it decides
- * whether a GPU's start-up, a third of a second, pays.
+ * The CPU's time to filter, by a model fitted to measurements. It only has to
+ * be right to a factor well under two: it decides whether a GPU's start-up, a
+ * third of a second, pays.
  *
  * Direct convolution: ntaps multiply-adds per frame and channel at
- * DIRECT_MACS_PER_S per thread (tools/bench/cpu.sh, docs/BENCHMARKS.md:
- * 18-22 GMAC/s on one thread of the 2-core development machine from 255 taps
- * up), shared across every thread.
+ * DIRECT_MACS_PER_S per thread (tools/bench/cpu.sh, docs/BENCHMARKS.md: 18-22
+ * GMAC/s on one thread of the 2-core development machine from 255 taps up),
+ * shared across every thread.
  *
  * Uniformly partitioned FFT with partitions of P frames and K = ntaps / P
- * partitions: FFT_LOG_NS * log2(2P) + FFT_PART_NS * K ns per frame and
- * channel on one thread, fitted to `cpu_fft_bench --partition` (same machine,
+ * partitions: FFT_LOG_NS * log2(2P) + FFT_PART_NS * K ns per frame and channel
+ * on one thread, fitted to `cpu_fft_bench --partition` (same machine,
  * 2026-11-23): 512 taps at P = 512 3.5 ns, 65536 at 32768 5.4 ns, 262144 at
  * 32768 6.3 ns (model 8.8) and at 8192 16.0 (model 20.2), 2^20 at 32768 23.3
  * (model 20.8). The engine spreads channels over threads, and a single
- * channel's partitions only when there are many of them. The zero-latency
- * FFT engine's model is its own (gf_cpu_fft_nonuniform_ns()).
+ * channel's partitions only when there are many of them. The zero-latency FFT
+ * engine's model is its own (gf_cpu_fft_nonuniform_ns()).
  */
 #define DIRECT_MACS_PER_S 20e9
 #define FFT_LOG_NS 0.3

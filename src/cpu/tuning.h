@@ -21,10 +21,11 @@
 #define GF_CPU_DIRECT_PARALLEL_MIN_MACS ((size_t)1 << 22)
 
 /*
- * The uniform FFT engine's threads, measured with `cpu_fft_bench --threads` (2-core development VM, the
- * worker pool of pool.h). A plan's blocks all do the same work,
- * channels * P * (K + log2(2P)), so the choice is made once, at create; plans
- * below these thresholds start no threads and their blocks take no locks.
+ * The uniform FFT engine's threads, measured with `cpu_fft_bench --threads`
+ * (2-core development VM, the worker pool of pool.h). A plan's blocks all do
+ * the same work, channels * P * (K + log2(2P)), so the choice is made once, at
+ * create; plans below these thresholds start no threads and their blocks take
+ * no locks.
  * - Several channels: a task per channel. Stereo 2^20-tap filters at blocks
  *   of 4096 and more ran 2x faster on two threads in every run; from about
  *   2^17 (65536 taps at any block size) gains of 1.1-1.4x showed in some
@@ -39,7 +40,7 @@
 #define GF_CPU_FFT_BINS_MIN_PARTS ((size_t)32)
 
 /* The zero-latency FFT engine: calls from this many frames on share their
- * lanes (channels) out to worker threads, when the plan has several channels
+ * paths (channels) out to worker threads, when the plan has several channels
  * and threads; shorter calls, audio callbacks among them, stay on the
  * calling thread and take no lock. */
 #define GF_CPU_NU_PARALLEL_MIN_FRAMES ((size_t)4096)

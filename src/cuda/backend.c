@@ -1,13 +1,13 @@
 /*
- * backend.c - the CUDA backend: its device (available, start-up, the
- * guard), and the entry points its two lane engines share, the direct
- * engine (direct_plan.c) and the whole-signal FFT engine (fft_plan.c):
- * create and start put together the lanes (lanes.c) and the kernel's part;
- * calls on device memory go to device.c. Filters (gfir.h's gfir_filter) are
+ * backend.c - the CUDA backend: its device (available, start-up), and the
+ * entry points its two lane engines share ("cuda-direct", direct_engine.c
+ * over direct_plan.c; "cuda-fft", fft_engine.c over fft_plan.c): create and
+ * start put together the lanes (lanes.c) and the kernel's part; calls on
+ * device memory go to lanes_device.c. Filters (gfir.h's gfir_filter) are
  * prepared here, on a stream of their own, so that a thread may make one
  * while another runs the plan. Every entry point runs inside the one device
- * guard (guard.h). The delay-line engine is fdl.c's; cuda_plan.h says what
- * lives where, tuning.c what was measured.
+ * guard (guard.h). The delay-line engine is fdl_engine.c's; cuda_plan.h
+ * says what lives where, tuning.c what was measured.
  */
 #include "cuda/backend.h"
 #include "cuda/cuda_plan.h"

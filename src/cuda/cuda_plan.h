@@ -7,7 +7,7 @@
  *                  each inside the device guard (guard.h);
  *   lanes.c        the two lanes: each channel's halo on the device, the
  *                  pipelining of big calls, execute and reset;
- *   device.c       calls on device memory (gfir.h's _device functions);
+ *   lanes_device.c calls on device memory (gfir.h's _device functions);
  *   direct_plan.c  the direct engine: what a direct kernel (ours or a
  *                  textbook one) adds;
  *   fft_plan.c     the FFT engine: what the FFT kernel adds.
@@ -41,7 +41,8 @@ typedef struct gf_cuda_lane {
     float *d_x;             /* planar, channels * x_stride: halo then samples */
     float *d_y;             /* planar, channels * sub_frames; direct kernels only */
     float *d_fade;          /* planar, channels * sub_frames: the incoming filter's output */
-    gf_fft_engine *fft;     /* FFT kernel only; lane 0's takes whole blocks (device.c) */
+    gf_fft_engine *fft;     /* FFT kernel only; lane 0's takes whole blocks
+                             * (lanes_device.c) */
     size_t n;               /* frames staged in d_x by the last use */
     float *dest;            /* where its pending output goes; NULL when none */
     int direct;             /* its output was copied to dest by the device itself */
@@ -118,7 +119,7 @@ gfir_status gf_cuda_reset(gfir_plan *plan);
  * on the newest lane, for device calls. */
 gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st);
 
-/* device.c: the device operations of lane plans, inside the guard. */
+/* lanes_device.c: the device operations of lane plans, inside the guard. */
 gfir_status gf_cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n);
 gfir_status gf_cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
                                     size_t start, size_t length);

@@ -20,7 +20,7 @@ size_t gf_cuda_fft_sub_frames(const gfir_plan *plan, size_t sub_frames)
 }
 
 /* Lane 0's engine takes whole blocks: device calls convolve most of a call
- * in one run from the caller's memory (device.c), where sub-blocks would
+ * in one run from the caller's memory (lanes_device.c), where sub-blocks would
  * only add their overlap. */
 static gfir_status fft_lane(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l)
 {

@@ -23,9 +23,10 @@
 
 /*
  * What starting CUDA costs the first plan of a process: creating the device's
- * context and loading the library's kernels. The end-to-end file
- * benchmark on the H100 machine (tools/bench/gpu_files.sh, 2026-11-23) saw 0.3 to 0.4 s of it in every GPU run: a 10-minute stereo file with one
- * tap took 0.60-0.67 s on the GPU against 0.24-0.25 s on the CPU.
+ * context and loading the library's kernels. The end-to-end file benchmark on
+ * the H100 machine (tools/bench/gpu_files.sh, 2026-11-23) saw 0.3 to 0.4 s of
+ * it in every GPU run: a 10-minute stereo file with one tap took 0.60-0.67 s on
+ * the GPU against 0.24-0.25 s on the CPU.
  */
 #define STARTUP_S 0.35
 

@@ -1,6 +1,6 @@
 /*
- * device.c - a lane plan's calls on device memory (gfir.h, "Device memory");
- * the delay-line engine has its own (fdl.c).
+ * lanes_device.c - a lane plan's calls on device memory (gfir.h, "Device
+ * memory"); the delay-line engine has its own (fdl_device.c).
  *
  * A call is ordered after the caller's stream by an event both lanes wait
  * for, and hands back through the lanes' events, which the caller's stream
