@@ -176,7 +176,7 @@ gfir_status gf_cuda_device_exists(gfir_plan *plan)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess)
-        return gf_cuda_fail(e, "cudaSetDevice", plan->detail, sizeof plan->detail);
+        return gf_cuda_fail(e, "cudaGetDeviceCount", plan->detail, sizeof plan->detail);
     if (plan->device < 0 || plan->device >= count)
         return gf_fail(plan, GFIR_ERR_ARG, "device %d does not exist (this machine has %d)",
                        plan->device, count);

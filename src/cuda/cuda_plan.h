@@ -100,6 +100,15 @@ gfir_status gf_cuda_lanes_convolve_device(gfir_plan *plan, const gf_device_io *i
 gfir_status gf_cuda_lanes_set_taps_device(gfir_plan *plan, const float *taps, void *stream);
 gfir_status gf_cuda_lanes_reset(gfir_plan *plan);
 void gf_cuda_lanes_destroy(gfir_plan *plan);
+/* Both lane engines' tables: every entry but what tells them apart. */
+#define GF_CUDA_LANES_ENTRIES                                                                  \
+    .latency = gf_cuda_no_latency, .create = gf_cuda_lanes_create,                             \
+    .start = gf_cuda_lanes_start, .prepare = gf_cuda_lanes_prepare,                            \
+    .fade_begin = gf_cuda_lanes_fade_begin, .fade_end = gf_cuda_lanes_fade_end,                \
+    .execute = gf_cuda_lanes_execute, .execute_device = gf_cuda_lanes_execute_device,          \
+    .convolve_device = gf_cuda_lanes_convolve_device,                                          \
+    .set_taps_device = gf_cuda_lanes_set_taps_device, .reset = gf_cuda_lanes_reset,            \
+    .destroy = gf_cuda_lanes_destroy
 
 /* lanes.c. The frames per sub-block a call is cut into; a lane's stream,
  * events and buffers, its halo zeroed (the kernel's part comes after, from
