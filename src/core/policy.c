@@ -29,6 +29,7 @@
 #include "core/policy.h"
 #include "core/registry.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* Whether engine e applies to the request: plan->engine, kernel and
@@ -81,7 +82,10 @@ static gfir_status choose_on(gfir_plan *plan, const gf_backend *b, gfir_kernel r
         memcpy(plan->detail, why, sizeof why);
         return refused;
     }
-    return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "the %s backend has no kernel '%s'", b->name,
+    char name[16] = "";
+    for (size_t i = 0; b->name[i] && i + 1 < sizeof name; i++)
+        name[i] = (char)toupper((unsigned char)b->name[i]);
+    return gf_fail(plan, GFIR_ERR_UNSUPPORTED, "the %s backend has no kernel '%s'", name,
                    gfir_kernel_name(requested));
 }
 
