@@ -42,9 +42,7 @@ static int try_engine(gfir_plan *plan, const gf_engine *e, gfir_kernel requested
     return e->applies(plan, requested);
 }
 
-/* Sets plan->engine, kernel and partition to backend b's engine for the
- * request, or says in plan->detail why b has none. */
-static gfir_status choose_on(gfir_plan *plan, const gf_backend *b, gfir_kernel requested)
+gfir_status gf_policy_choose_on(gfir_plan *plan, const gf_backend *b, gfir_kernel requested)
 {
     const gf_engine *best = NULL, *fallback = NULL;
     double best_cost = 0.0;
@@ -110,7 +108,7 @@ static int device_worth_it(const gfir_plan *plan, const gf_backend *b, gfir_kern
     if (expected_frames == 0 || !host)
         return 1;
     gfir_plan there = *plan;
-    if (choose_on(&there, host,
+    if (gf_policy_choose_on(&there, host,
                   requested == GFIR_KERNEL_AUTO || requested == GFIR_KERNEL_FFT
                       ? requested
                       : GFIR_KERNEL_DIRECT) != GFIR_OK ||
@@ -136,7 +134,7 @@ gfir_status gf_policy_choose(gfir_plan *plan, const gfir_config *cfg)
             return gf_fail(plan, GFIR_ERR_UNAVAILABLE,
                            "backend '%s' is not available in this build or on this machine",
                            gfir_backend_name(cfg->backend));
-        return choose_on(plan, b, cfg->kernel);
+        return gf_policy_choose_on(plan, b, cfg->kernel);
     }
     for (int any = 0; any < 2; any++) {
         for (size_t i = 0; gf_engines[i]; i++) {
@@ -146,7 +144,7 @@ gfir_status gf_policy_choose(gfir_plan *plan, const gfir_config *cfg)
             if (!any && b->startup_s &&
                 !device_worth_it(plan, b, cfg->kernel, cfg->expected_frames))
                 continue;
-            if (choose_on(plan, b, cfg->kernel) == GFIR_OK)
+            if (gf_policy_choose_on(plan, b, cfg->kernel) == GFIR_OK)
                 return GFIR_OK;
         }
     }

@@ -15,6 +15,13 @@
  * checks the policy against the table (the policy alone, which is fast) and,
  * on every row, its invariants: the latency is within the budget, and for
  * AUTO no engine of the backend that applies costs less than the chosen one.
+ *
+ * In a build with CUDA it also holds the CUDA backend's choices, made by
+ * the policy within that backend whether or not a device is here, to
+ * data/policy_golden_cuda.txt: every kernel by name and AUTO over filter
+ * lengths, call sizes and channels, at the default FFT crossover (no
+ * calibration in the cache). That table was written by the policy before
+ * the engines became objects (its choose_on called directly, at 8beed11).
  */
 #include "gfir.h"
 
@@ -28,6 +35,9 @@
 
 #ifndef GF_POLICY_GOLDEN
 #error "GF_POLICY_GOLDEN names the checked-in table"
+#endif
+#ifndef GF_POLICY_GOLDEN_CUDA
+#error "GF_POLICY_GOLDEN_CUDA names the CUDA backend's checked-in table"
 #endif
 
 static const gfir_kernel kernels[] = {GFIR_KERNEL_AUTO, GFIR_KERNEL_DIRECT, GFIR_KERNEL_GOLD,
@@ -211,9 +221,104 @@ static int check_row(const shape *s, void *arg)
     return 0;
 }
 
+/* ---- the CUDA backend -------------------------------------------------------- */
+
+static const gfir_kernel cuda_kernels[] = {
+    GFIR_KERNEL_AUTO,     GFIR_KERNEL_GOLD,  GFIR_KERNEL_DIRECT, GFIR_KERNEL_BASIC,
+    GFIR_KERNEL_CONSTANT, GFIR_KERNEL_TILED, GFIR_KERNEL_CACHED, GFIR_KERNEL_FFT};
+static const size_t cuda_ntaps[] = {1, 127, 190, 191, 192, 4096, 8192, 8193, 65536};
+static const size_t cuda_blocks[] = {1, 64, 100, 2048, 2049, 4096};
+
+/* Each CUDA row's text, in the table's order, to f; 1 when f says stop. */
+static int each_cuda_row(const gf_backend *cuda, int (*f)(const char *row, void *), void *arg)
+{
+    for (size_t k = 0; k < COUNT(cuda_kernels); k++)
+        for (size_t t = 0; t < COUNT(cuda_ntaps); t++)
+            for (size_t b = 0; b < COUNT(cuda_blocks); b++)
+                for (size_t c = 0; c < COUNT(channels); c++)
+                    for (unsigned shared = 0; shared < 2; shared++) {
+                        gfir_plan plan;
+                        char row[160];
+                        int at;
+                        if (!shared && channels[c] == 1)
+                            continue;
+                        memset(&plan, 0, sizeof plan);
+                        plan.inputs = plan.outputs = plan.channels = channels[c];
+                        plan.filter_channels = shared ? 1 : channels[c];
+                        plan.ntaps = cuda_ntaps[t];
+                        plan.block_frames = cuda_blocks[b];
+                        const gfir_status st = gf_policy_choose_on(&plan, cuda, cuda_kernels[k]);
+                        at = snprintf(row, sizeof row, "cuda %s %zu %zu %u %u -> ",
+                                      gfir_kernel_name(cuda_kernels[k]), plan.ntaps,
+                                      plan.block_frames, plan.channels, plan.filter_channels);
+                        if (st != GFIR_OK)
+                            snprintf(row + at, sizeof row - (size_t)at, "refused %d", (int)st);
+                        else
+                            snprintf(row + at, sizeof row - (size_t)at, "%s %s %zu %zu",
+                                     plan.engine->name, gfir_kernel_name(plan.kernel),
+                                     plan.partition, plan.engine->latency(&plan));
+                        if (f(row, arg))
+                            return 1;
+                    }
+    return 0;
+}
+
+static int write_cuda_row(const char *row, void *arg)
+{
+    fprintf(arg, "%s\n", row);
+    return 0;
+}
+
+static int check_cuda_row(const char *got, void *arg)
+{
+    checking *ck = arg;
+    char want[160];
+    ck->rows++;
+    if (!fgets(want, sizeof want, ck->table)) {
+        fprintf(stderr, "the CUDA table ends at row %zu\n", ck->rows);
+        return 1;
+    }
+    want[strcspn(want, "\n")] = '\0';
+    if (strcmp(want, got)) {
+        fprintf(stderr, "CUDA row %zu:\n  want %s\n  got  %s\n", ck->rows, want, got);
+        ck->failures++;
+    }
+    return 0;
+}
+
+/* The CUDA table against the policy; 0 failures in a build without CUDA. */
+static size_t check_cuda(void)
+{
+    const gf_backend *cuda = gf_find_backend(GFIR_BACKEND_CUDA);
+    checking ck = {NULL, 0, 0};
+    if (!cuda)
+        return 0;
+    ck.table = fopen(GF_POLICY_GOLDEN_CUDA, "r");
+    if (!ck.table) {
+        fprintf(stderr, "cannot read %s\n", GF_POLICY_GOLDEN_CUDA);
+        return 1;
+    }
+    if (each_cuda_row(cuda, check_cuda_row, &ck) || fgetc(ck.table) != EOF)
+        ck.failures++;
+    fclose(ck.table);
+    printf("%zu CUDA rows, %zu failures\n", ck.rows, ck.failures);
+    return ck.failures;
+}
+
 int main(int argc, char **argv)
 {
     setenv("GFIR_FFTW_PLANNER", "estimate", 1);
+    /* no calibrated crossover: the CUDA rows are the default's */
+    setenv("XDG_CACHE_HOME", "/nonexistent/gfir-policy-golden", 1);
+    if (argc == 3 && !strcmp(argv[1], "--write-cuda")) {
+        const gf_backend *cuda = gf_find_backend(GFIR_BACKEND_CUDA);
+        FILE *out = cuda ? fopen(argv[2], "w") : NULL;
+        int failed;
+        if (!out)
+            return 1;
+        failed = each_cuda_row(cuda, write_cuda_row, out);
+        return fclose(out) || failed;
+    }
     if (argc == 3 && !strcmp(argv[1], "--write")) {
         FILE *out = fopen(argv[2], "w");
         int failed;
@@ -235,5 +340,6 @@ int main(int argc, char **argv)
     }
     fclose(ck.table);
     printf("%zu rows, %zu failures\n", ck.rows, ck.failures);
+    ck.failures += check_cuda();
     return ck.failures ? 1 : 0;
 }
