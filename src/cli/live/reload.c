@@ -52,13 +52,6 @@
  * before it to take over (a crossfade, a new plan filling its history):
  * one line says so. */
 #define WAIT_NOTE_S 1.0
-/* Beyond this many taps a CPU FFT plan's filter is not swapped but replaced
- * by a plan of its own: the zero-latency engine makes the new filter's share
- * of its partitions in flight in the first call after a swap, which for
- * longer filters can be more than a short period's time at once
- * (`cpu_nupc_bench --swaps`), while a new plan spreads its work over the
- * calls as it fills its history. */
-#define SWAP_MAX_FFT_TAPS ((size_t)65536)
 
 typedef struct watched {
     int wd;                     /* the directory's watch */
@@ -300,10 +293,9 @@ static int make_change(live_reload *r, const cli_design *d)
                          d->outputs == 1 ? "" : "s", r->outputs);
     r->new_ntaps = d->ntaps;
     r->new_delay = d->delay_frames;
-    r->new_plan = d->ntaps > r->plan_ntaps || !same_layout(r, d) ||
-                  (gfir_plan_backend(r->plan) == GFIR_BACKEND_CPU &&
-                   gfir_plan_kernel(r->plan) == GFIR_KERNEL_FFT &&
-                   r->plan_ntaps > SWAP_MAX_FFT_TAPS);
+    /* the library says whether the running plan takes the filter (gfir.h);
+     * a longer one, another layout or a refusal gets a plan of its own */
+    r->new_plan = d->ntaps > r->plan_ntaps || !same_layout(r, d);
     if (!r->new_plan) {
         float *taps = taps_for_plan(d, r->plan_sets);
         gfir_status st;
@@ -311,7 +303,11 @@ static int make_change(live_reload *r, const cli_design *d)
             return cli_error("out of memory for %zu taps", d->ntaps);
         st = gfir_filter_create(&r->change.filter, r->plan, taps, d->ntaps);
         free(taps);
-        return st == GFIR_OK ? 0 : cli_error("%s", gfir_plan_error_detail(NULL));
+        if (st != GFIR_OK && st != GFIR_ERR_UNSUPPORTED)
+            return cli_error("%s", gfir_plan_error_detail(NULL));
+        r->new_plan = st == GFIR_ERR_UNSUPPORTED;
+        if (!r->new_plan)
+            return 0;
     }
     if (cli_live_plan(r->o, d, r->block, &r->change.plan))
         return 1;
