@@ -78,6 +78,10 @@ static void lanes_destroy(gfir_plan *plan)
 void gf_cuda_lanes_destroy(gfir_plan *plan)
 {
     int theirs;
+    /* a create that failed before any state (on a device that is not there)
+     * leaves nothing to free, and no device to enter */
+    if (!plan->impl)
+        return;
     (void)gf_cuda_enter(plan->device, &theirs);
     lanes_destroy(plan);
     cudaGetLastError();
