@@ -5,12 +5,20 @@
 #include "cuda/guard.h"
 #include "cuda_status.h"
 
+/* Where the thread is on the plan's device already (a live worker's every
+ * call), entering and leaving set nothing: each driver call is time on a
+ * short period's clock, and its tail. *theirs is then -2. */
+#define ALREADY (-2)
+
 cudaError_t gf_cuda_enter(int device, int *theirs)
 {
     cudaError_t e;
     if (cudaGetDevice(theirs) != cudaSuccess) {
         cudaGetLastError();
         *theirs = -1;
+    } else if (*theirs == device) {
+        *theirs = ALREADY;
+        return cudaSuccess;
     }
     e = cudaSetDevice(device);
     if (e != cudaSuccess)
