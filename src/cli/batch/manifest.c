@@ -352,6 +352,11 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         failed |= parse_seed(r, v, &seed);
     if (failed)
         return 1;
+    /* the receipt is JSON, which is Unicode text: a name it cannot hold
+     * could not be vouched for */
+    if (!json_utf8_valid(input) || !json_utf8_valid(output) || (id && !json_utf8_valid(id)))
+        return bad(r, "the input, output or id is not UTF-8 (a receipt, being JSON, cannot hold "
+                      "it)");
     if (!ir && !preset && !taps && bo->nstages == 0)
         return bad(r, "no filter: give ir, preset or taps, or a filter on the command line");
     if (check_files(r, input, output))
@@ -377,7 +382,10 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
     if (failed || check_read(r, j->ir, ROLE_IR, output) ||
         check_read(r, j->taps, ROLE_TAPS, output))
         return 1;
-    return describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir);
+    if (describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir))
+        return 1;
+    return json_utf8_valid(j->recipe) ? 0 : bad(r, "the filter names a file that is not UTF-8 (a "
+                                                   "receipt, being JSON, cannot hold it)");
 }
 
 static int check_header(reader *r)

@@ -53,17 +53,17 @@ static int index_insert(receipt_book *b, size_t item)
     return 0;
 }
 
-static const char *text_of(const json_object *o, const char *key)
+static const char *text_of(const json_record *o, const char *key)
 {
     const json_field *f = json_get(o, key);
-    return f && f->kind == JSON_STRING ? f->text : NULL;
+    return f && f->kind == JSON_KIND_STRING ? f->text : NULL;
 }
 
-static int number_of(const json_object *o, const char *key, int64_t *v)
+static int number_of(const json_record *o, const char *key, int64_t *v)
 {
     const json_field *f = json_get(o, key);
     char *end;
-    if (!f || f->kind != JSON_NUMBER)
+    if (!f || f->kind != JSON_KIND_NUMBER)
         return 1;
     errno = 0;
     *v = strtoll(f->text, &end, 10);
@@ -73,7 +73,7 @@ static int number_of(const json_object *o, const char *key, int64_t *v)
 /* One receipt line into the book; 1 when it is not a receipt. */
 static int add_line(receipt_book *b, const char *line, size_t len)
 {
-    json_object o;
+    json_record o;
     const char *err, *output, *input, *recipe;
     size_t col;
     int64_t bytes, mtime;
@@ -113,7 +113,7 @@ static int add_line(receipt_book *b, const char *line, size_t len)
     b->nitems++;
     rc = 0;
 done:
-    json_object_free(&o);
+    json_record_free(&o);
     return rc;
 }
 
