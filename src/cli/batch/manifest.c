@@ -21,8 +21,9 @@
 /* Bad lines shown before the rest are only counted. */
 #define SHOW_ERRORS 20
 
-static const char *const known_fields[] = {"id",   "input", "output", "ir",   "preset",
-                                           "taps", "gain",  "align",  "format", "seed"};
+static const char *const known_fields[] = {"id",   "input",  "output",   "ir",    "preset",
+                                           "taps", "gain",   "align",    "format", "seed",
+                                           "offset", "duration", "start", "end"};
 static const char *const align_names[] = {"same", "causal", "full"};
 
 /* ---- reading --------------------------------------------------------------- */
@@ -171,6 +172,12 @@ static int describe(const batch_options *bo, manifest_job *j, int has_ir)
         append_option(&b, "--format", j->format);
     if (bo->engine.no_dither)
         append_option(&b, "--no-dither", NULL);
+    if (j->seg.unit != SEGMENT_NONE) {
+        char seg[96];
+        segment_describe(&j->seg, seg, sizeof seg);
+        json_buf_raw(&b, " ", 1);
+        json_buf_raw(&b, seg, strlen(seg));
+    }
     j->recipe = b.failed ? NULL : strdup(b.text);
     json_buf_free(&b);
     return j->filter && j->recipe ? 0 : cli_error("out of memory");
@@ -207,6 +214,20 @@ static int parse_align(reader *r, const char *v, cli_align *align)
         }
     }
     return bad(r, "align '%s' is not same, causal or full", v);
+}
+
+/* offset/duration or start/end, into seg; 1 when the line is bad. */
+static int read_segment(reader *r, segment *seg)
+{
+    static const char *const keys[] = {"offset", "duration", "start", "end"};
+    const char *v[4] = {NULL, NULL, NULL, NULL};
+    char why[160];
+    int failed = 0;
+    for (int i = 0; i < 4; i++)
+        field(r, keys[i], &v[i], &failed);
+    if (failed)
+        return 1;
+    return segment_parse(v[0], v[1], v[2], v[3], seg, why, sizeof why) ? bad(r, "%s", why) : 0;
 }
 
 /* The preset loads (cached: rows mostly share one); *has_ir: it has an IR
@@ -350,6 +371,7 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         failed |= parse_align(r, v, &j->align);
     if (field(r, "seed", &v, &failed))
         failed |= parse_seed(r, v, &seed);
+    failed |= read_segment(r, &j->seg);
     if (failed)
         return 1;
     /* the receipt is JSON, which is Unicode text: a name it cannot hold
@@ -397,7 +419,7 @@ static int check_header(reader *r)
         has_output |= !strcmp(c, "output");
         if (!is_known(c))
             failed = bad(r, "unknown column '%s' (columns: id, input, output, ir, preset, taps, "
-                         "gain, align, format, seed)", c);
+                         "gain, align, format, seed, offset, duration, start, end)", c);
     }
     if (!has_input || !has_output)
         failed = bad(r, "the header needs an input and an output column");

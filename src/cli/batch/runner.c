@@ -208,6 +208,27 @@ static int refuse_special(const char *output)
     return 0;
 }
 
+/* A segment's row: INPUT seeked to the first frame it needs, and t told
+ * how much to read, drop and write. 0, or 1 after one line. */
+static int seek_segment(const manifest_job *j, SNDFILE *in, const SF_INFO *info,
+                        const cli_chain *chain, render_target *t)
+{
+    segment_plan p;
+    char why[160];
+    if (j->seg.unit == SEGMENT_NONE)
+        return 0;
+    if (segment_resolve(&j->seg, (unsigned)info->samplerate, cli_input_frames(info), j->align,
+                        chain->ntaps, &p, why, sizeof why))
+        return cli_error("INPUT '%s': %s", j->input, why);
+    if (sf_seek(in, (sf_count_t)p.seek, SEEK_SET) != (sf_count_t)p.seek)
+        return cli_error("cannot seek INPUT '%s' to frame %llu: %s", j->input,
+                         (unsigned long long)p.seek, sf_strerror(in));
+    t->seg_read = p.read;
+    t->seg_drop = p.drop;
+    t->seg_frames = p.frames;
+    return 0;
+}
+
 static void run_job(worker *w, const manifest_job *j, outcome *out)
 {
     const batch_options *bo = w->r->bo;
@@ -218,7 +239,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     char *dir = dirs_parent(j->output);
     /* no output from a damaged INPUT: the job fails, with the reason */
     render_target t = {j->output, &out_info, &meta, j->align, bo->engine.no_dither,
-                       w->r->block, 1};
+                       w->r->block, 1, 0, 0, 0};
     render_result res;
     cli_chain *chain;
     uint64_t cut_bytes = 0;
@@ -241,7 +262,8 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
     chain = chain_for(w, j, &in_info);
-    if (!chain || render_route_format(j->format, j->output, &in_info, chain, &meta, &out_info))
+    if (!chain || render_route_format(j->format, j->output, &in_info, chain, &meta, &out_info) ||
+        seek_segment(j, in, &in_info, chain, &t))
         goto done;
     if (render_file(in, j->input, (unsigned)in_info.channels, chain, &t, NULL, &res))
         goto done;

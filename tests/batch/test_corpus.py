@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""`gfir batch` for corpus builders (issue 31): a row's segment of its input
+(offset/duration in seconds, start/end in frames) is exactly those frames of
+the whole reverberated file, and only the frames it needs are read.
+
+    test_corpus.py GFIR GROUP    runs one group: segments
+
+Exit status 77 (skipped) when NumPy or SciPy is missing.
+"""
+import os
+import sys
+
+try:
+    import numpy as np
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import test_batch
+    from batchlib import RATE, loudest, read_receipts, read_wav, reference, rel_l2, room, write_wav
+    from test_batch import test
+except ImportError:
+    print("test_corpus: needs numpy and scipy (Debian: python3-numpy python3-scipy)")
+    sys.exit(77)
+
+# float32 filtering against float64, as batchlib's REL_L2 says why
+REL_L2 = 1e-5
+
+
+def whole_frames(n, taps, align, start, end):
+    """The frames of the whole reverberated file (as align lays it out) that
+    the segment [start, end) of n input frames makes."""
+    return slice(start, end + (taps - 1 if align == "full" else 0))
+
+
+@test("segments")
+def segments_equal_the_whole_files_frames(d):
+    """Segments at the start (less history than the IR is long), in the
+    middle and at the end, in seconds and in frames, for every alignment and
+    an odd and an even IR: each equals the same frames of the whole file's
+    float64 reference, and of gfir's own whole output."""
+    d.corpus(2, frames=(7001, 9000))
+    irs = {"ir701.wav": room(d.rng, 701), "ir400.wav": room(d.rng, 400)}
+    for name, h in irs.items():
+        write_wav(d.p(name), h)
+    rows, want = [], {}
+    for i, x in enumerate(("in/u0000.wav", "in/u0001.wav")):
+        _, sig = read_wav(d.p(x))
+        n = len(sig)
+        for ir, h in irs.items():
+            for align in ("full", "causal", "same"):
+                whole = f"out/{i}-{ir[:-4]}-{align}.wav"
+                rows.append(dict(input=x, output=whole, ir=ir, align=align))
+                ref = reference(sig, h / loudest(h), align)
+                # (start, end) in frames; seconds at 16 kHz are whole frames
+                for k, (s, e) in enumerate([(0, 333), (123, 1501), (2000, 4999), (n - 777, n)]):
+                    out = f"out/{i}-{ir[:-4]}-{align}-{k}.wav"
+                    if k % 2:
+                        rows.append(dict(input=x, output=out, ir=ir, align=align,
+                                         offset=s / RATE, duration=(e - s) / RATE))
+                    else:
+                        rows.append(dict(input=x, output=out, ir=ir, align=align, start=s,
+                                         end=e))
+                    want[out] = (ref[whole_frames(n, len(h), align, s, e)], whole)
+    d.manifest("jobs.jsonl", rows)
+    d.gfir("--manifest", "jobs.jsonl")
+    worst = 0
+    for out, (ref, whole) in want.items():
+        _, y = read_wav(d.p(out))
+        worst = max(worst, rel_l2(y, ref))
+        assert rel_l2(y, ref) < REL_L2, f"{out}: rel L2 {rel_l2(y, ref)}"
+    # and the segment is gfir's whole output's frames (both float32)
+    for out, (ref, whole) in want.items():
+        _, y = read_wav(d.p(out))
+        _, w = read_wav(d.p(whole))
+        s = [r for r in rows if r["output"] == out][0]
+        start = s.get("start", round(s.get("offset", 0) * RATE))
+        assert rel_l2(y, w[start:start + len(y)]) < REL_L2, out
+    receipts = {r["output"]: r for r in read_receipts(d.p("jobs.jsonl.receipts"))}
+    for out, (ref, _) in want.items():
+        assert receipts[out]["frames"] == len(ref), receipts[out]
+    print(f"      worst segment rel L2 {worst:.2e} over {len(want)} segments")
+
+
+@test("segments")
+def segments_read_only_what_they_need(d):
+    """An input whose frames before the segment's history and after what it
+    needs are NaN: the segment never reads them (no non-finite input in its
+    receipt), and still equals the reference."""
+    taps, n, s, e = 501, 9001, 3000, 5000
+    h = room(d.rng, taps)
+    write_wav(d.p("ir.wav"), h)
+    x = d.rng.standard_normal(n) * 0.1
+    for align, last in (("causal", e), ("full", e + taps - 1), ("same", e + (taps - 1) // 2)):
+        first = s + ((taps - 1) // 2 if align == "same" else 0) - (taps - 1)
+        poisoned = x.copy()
+        poisoned[:first] = np.nan
+        poisoned[last:] = np.nan
+        write_wav(d.p(f"in/{align}.wav"), poisoned)
+        rows = [dict(input=f"in/{align}.wav", output=f"out/{align}.wav", ir="ir.wav",
+                     align=align, start=s, end=e)]
+        d.manifest(f"{align}.tsv", rows)
+        d.gfir("--manifest", f"{align}.tsv")
+        (r,) = read_receipts(d.p(f"{align}.tsv.receipts"))
+        assert r["nonfinite_in"] == 0, r
+        _, y = read_wav(d.p(f"out/{align}.wav"))
+        ref = reference(x, h / loudest(h), align)[whole_frames(n, taps, align, s, e)]
+        assert rel_l2(y, ref) < REL_L2
+        # one frame more each side is read, and counted
+        poisoned[first] = np.nan
+        write_wav(d.p(f"in/{align}.wav"), poisoned)
+        os.remove(d.p(f"{align}.tsv.receipts/shard-0-of-1.jsonl"))
+        d.gfir("--manifest", f"{align}.tsv")
+        (r,) = read_receipts(d.p(f"{align}.tsv.receipts"))
+        assert r["nonfinite_in"] == (1 if first > 0 else 0), r
+
+
+@test("segments")
+def bad_segments(d):
+    """Seconds and frames together, an empty or negative segment: bad lines
+    before anything runs; a segment past the input's end: that job fails."""
+    d.corpus(1, frames=(4000, 4001))
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    rows = [dict(input="in/u0000.wav", output="out/a.wav", ir="ir.wav", offset=0.1, start=5),
+            dict(input="in/u0000.wav", output="out/b.wav", ir="ir.wav", start=50, end=50),
+            dict(input="in/u0000.wav", output="out/c.wav", ir="ir.wav", offset=-1),
+            dict(input="in/u0000.wav", output="out/d.wav", ir="ir.wav", start="1.5")]
+    d.manifest("bad.tsv", rows)
+    r = d.gfir("--manifest", "bad.tsv", expect=1)
+    assert "bad.tsv:2: a segment is offset and duration (seconds) or start and end" in r.stderr
+    assert "bad.tsv:3: end 50 is not after start 50" in r.stderr, r.stderr
+    assert "bad.tsv:4: offset '-1' is not a number of seconds" in r.stderr, r.stderr
+    assert "bad.tsv:5: start '1.5' is not a frame number" in r.stderr, r.stderr
+    rows = [dict(input="in/u0000.wav", output="out/e.wav", ir="ir.wav", start=3000, end=4001),
+            dict(input="in/u0000.wav", output="out/f.wav", ir="ir.wav", start=3000, end=4000)]
+    d.manifest("past.tsv", rows)
+    r = d.gfir("--manifest", "past.tsv", expect=1)
+    assert "the segment ends at frame 4001, after INPUT's 4000 frames" in r.stderr, r.stderr
+    assert not os.path.exists(d.p("out/e.wav")) and os.path.exists(d.p("out/f.wav"))
+    # NeMo's duration of the whole file, with no offset: the whole file
+    d.manifest("nemo.jsonl", [dict(input="in/u0000.wav", output="out/g.wav", ir="ir.wav",
+                                   duration=0.3)])
+    d.gfir("--manifest", "nemo.jsonl")
+    assert len(read_wav(d.p("out/g.wav"))[1]) == 4000 + 99
+
+
+if __name__ == "__main__":
+    sys.exit(test_batch.main())
