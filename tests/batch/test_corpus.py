@@ -141,5 +141,19 @@ def bad_segments(d):
     assert len(read_wav(d.p("out/g.wav"))[1]) == 4000 + 99
 
 
+@test("segments")
+def changed_segment_is_redone(d):
+    """The segment is part of the receipt's recipe: a rerun with another
+    segment of the same row writes it again, one with the same skips it."""
+    d.corpus(1, frames=(5000, 5001))
+    write_wav(d.p("ir.wav"), room(d.rng, 100))
+    for end, runs in ((1000, "1 written"), (1000, "1 done before"), (2000, "1 written")):
+        d.manifest("jobs.tsv", [dict(input="in/u0000.wav", output="out/a.wav", ir="ir.wav",
+                                     start=10, end=end)])
+        r = d.gfir("--manifest", "jobs.tsv")
+        assert runs in r.stderr, r.stderr
+        assert len(read_wav(d.p("out/a.wav"))[1]) == end - 10 + 99
+
+
 if __name__ == "__main__":
     sys.exit(test_batch.main())
