@@ -1,20 +1,31 @@
 #!/usr/bin/python3
 """`gfir batch` for corpus builders (issue 31): a row's segment of its input
 (offset/duration in seconds, start/end in frames) is exactly those frames of
-the whole reverberated file, and only the frames it needs are read.
+the whole reverberated file, and only the frames it needs are read; tar
+shards (--tar) read back with Python's tarfile hold every key once, whole,
+after a SIGKILL and a rerun too.
 
-    test_corpus.py GFIR GROUP    runs one group: segments
+    test_corpus.py GFIR GROUP    runs one group: segments, tar
 
 Exit status 77 (skipped) when NumPy or SciPy is missing.
 """
+import glob
+import io
+import json
 import os
+import signal
+import subprocess
 import sys
+import tarfile
+import time
 
 try:
     import numpy as np
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import test_batch
-    from batchlib import RATE, loudest, read_receipts, read_wav, reference, rel_l2, room, write_wav
+    import scipy.io.wavfile as wavfile
+    from batchlib import (RATE, loudest, read_receipts, read_wav, reference, rel_l2, room,
+                          temporaries, write_wav)
     from test_batch import test
 except ImportError:
     print("test_corpus: needs numpy and scipy (Debian: python3-numpy python3-scipy)")
@@ -153,6 +164,112 @@ def changed_segment_is_redone(d):
         r = d.gfir("--manifest", "jobs.tsv")
         assert runs in r.stderr, r.stderr
         assert len(read_wav(d.p("out/a.wav"))[1]) == end - 10 + 99
+
+
+def read_shards(d, directory="shards"):
+    """{key: (wav bytes, receipt dict, shard)} from every tar shard; each
+    key's members once in all of them."""
+    got = {}
+    for path in sorted(glob.glob(d.p(directory, "*.tar"))):
+        with tarfile.open(path) as tf:
+            for m in tf.getmembers():
+                key, ext = os.path.splitext(m.name)
+                data = tf.extractfile(m).read()
+                assert len(data) == m.size, f"{path}: {m.name} cut short"
+                entry = got.setdefault(key, {})
+                assert ext not in entry, f"{m.name} twice (again in {path})"
+                entry[ext] = (data, path)
+    return got
+
+
+def check_shards(d, rows, h, directory="shards"):
+    """Every row's key once, its audio the float64 reference, its KEY.json
+    its receipt; the receipts name the shard each is in, and each shard's
+    line lists its keys."""
+    got = read_shards(d, directory)
+    assert sorted(got) == sorted(r["output"][:-4] for r in rows), sorted(got)
+    receipts = read_receipts(d.p("jobs.tsv.receipts"))
+    by_output = {r["output"]: r for r in receipts if "output" in r}
+    lists = {r["tar"]: r["keys"] for r in receipts if "keys" in r}
+    for row in rows:
+        key = row["output"][:-4]
+        (wav, shard), (js, shard2) = got[key][".wav"], got[key][".json"]
+        assert shard == shard2
+        rate, y = wavfile.read(io.BytesIO(wav))
+        _, x = read_wav(d.p(row["input"]))
+        want = reference(x, h / loudest(h), "full")
+        assert rel_l2(y.astype(np.float64), want) < REL_L2, key
+        member = json.loads(js)
+        assert member["output"] == row["output"] and member["frames"] == len(y), member
+        r = by_output[row["output"]]
+        assert d.p(r["tar"]) == shard and r["frames"] == len(y), r
+        assert r["bytes"] == os.path.getsize(shard), r
+        assert key in lists[r["tar"]]
+    assert sorted(k for keys in lists.values() for k in keys) == sorted(got)
+    assert not temporaries(d.p(directory)), temporaries(d.p(directory))
+    return got
+
+
+@test("tar")
+def tar_shards_read_back(d):
+    """23 outputs in shards of 5 (and of 40 KiB): every key once, every
+    member whole and equal to the reference; a rerun adds nothing."""
+    inputs = d.corpus(23, frames=(2001, 4000))
+    h = room(d.rng, 301)
+    write_wav(d.p("ir.wav"), h)
+    rows = [dict(input=x, output=f"utt/{os.path.basename(x)}", ir="ir.wav") for x in inputs]
+    d.manifest("jobs.tsv", rows)
+    d.gfir("--manifest", "jobs.tsv", "--tar", "shards", "--shard-size", "5")
+    check_shards(d, rows, h)
+    assert len(glob.glob(d.p("shards", "*.tar"))) == 5
+    assert not os.path.exists(d.p("utt")), "outputs were written as files too"
+    r = d.gfir("--manifest", "jobs.tsv", "--tar", "shards", "--shard-size", "5")
+    assert "0 written, 23 done before" in r.stderr, r.stderr
+    assert len(glob.glob(d.p("shards", "*.tar"))) == 5
+    # by size: a shard ends once its members hold 40 KiB
+    d.manifest("jobs.tsv", rows)
+    os.rename(d.p("jobs.tsv.receipts"), d.p("old.receipts"))
+    d.gfir("--manifest", "jobs.tsv", "--tar", "big", "--shard-size", "40K")
+    check_shards(d, rows, h, "big")
+    sizes = []
+    for path in sorted(glob.glob(d.p("big", "*.tar"))):
+        with tarfile.open(path) as tf:
+            sizes.append(sum(m.size for m in tf.getmembers()))
+    assert all(s >= 40 * 1024 for s in sizes[:-1]) and len(sizes) > 1, sizes
+    r = d.gfir("--manifest", "jobs.tsv", "--shard-size", "5", expect=2)
+    assert "--shard-size applies only with --tar" in r.stderr
+
+
+@test("tar")
+def tar_shards_survive_sigkill(d):
+    """Killed (SIGKILL) once a shard is whole and more are being packed, then
+    run again: every key once, every member whole, no temporary left. A
+    whole shard without receipts (killed between its rename and them) is
+    removed by the rerun, its jobs made again."""
+    inputs = d.corpus(120, frames=(8001, 16000))
+    h = room(d.rng, 2001)
+    write_wav(d.p("ir.wav"), h)
+    rows = [dict(input=x, output=f"utt/{os.path.basename(x)}", ir="ir.wav") for x in inputs]
+    d.manifest("jobs.tsv", rows)
+    env = dict(os.environ, GFIR_FFTW_PLANNER="estimate", HOME=d.path)
+    proc = subprocess.Popen([test_batch.GFIR, "batch", "--manifest", "jobs.tsv", "--tar",
+                             "shards", "--shard-size", "7", "-j", "2"], cwd=d.path, env=env,
+                            stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(glob.glob(d.p("shards", "*.tar"))) < 2:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    whole = glob.glob(d.p("shards", "*.tar"))
+    assert 2 <= len(whole) < 120 // 7, f"killed with {len(whole)} shards"
+    # a whole shard that no receipt names, as if killed after its rename
+    with open(sorted(whole)[0], "rb") as f:
+        data = f.read()
+    with open(d.p("shards", "shard-0-of-1-000777.tar"), "wb") as f:
+        f.write(data)
+    r = d.gfir("--manifest", "jobs.tsv", "--tar", "shards", "--shard-size", "7")
+    assert "shard-0-of-1-000777.tar: a tar shard without receipts" in r.stderr, r.stderr
+    check_shards(d, rows, h)
 
 
 if __name__ == "__main__":

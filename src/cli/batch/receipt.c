@@ -83,6 +83,10 @@ static int add_line(receipt_book *b, const char *line, size_t len)
     if (json_parse_object(line, len, &o, &err, &col))
         return 1;
     output = text_of(&o, "output");
+    if (!output && text_of(&o, "tar") && json_get(&o, "keys")) { /* a tar shard's list */
+        rc = 0;
+        goto done;
+    }
     input = text_of(&o, "input");
     recipe = text_of(&o, "filter");
     if (!output || !input || !recipe || number_of(&o, "bytes", &bytes) ||
@@ -101,6 +105,7 @@ static int add_line(receipt_book *b, const char *line, size_t len)
     r->input = strdup(input);
     r->recipe = strdup(recipe);
     r->text = strndup(line, len);
+    r->tar = text_of(&o, "tar") ? strdup(text_of(&o, "tar")) : NULL;
     r->bytes = (uint64_t)bytes;
     r->mtime_ns = mtime;
     if (!r->output || !r->input || !r->recipe || !r->text || index_insert(b, b->nitems)) {
@@ -108,6 +113,7 @@ static int add_line(receipt_book *b, const char *line, size_t len)
         free(r->input);
         free(r->recipe);
         free(r->text);
+        free(r->tar);
         goto done;
     }
     b->nitems++;
@@ -245,9 +251,13 @@ const receipt *receipts_find(const receipt_book *b, const manifest_job *j)
         if (strcmp(r->output, j->output) || strcmp(r->input, j->input) ||
             strcmp(r->recipe, j->recipe))
             continue;
-        if (!stated && stat(j->output, &sb) != 0)
+        if (r->tar) { /* a member of a tar shard: that file as recorded */
+            if (stat(r->tar, &sb) != 0)
+                continue;
+        } else if (!stated && stat(j->output, &sb) != 0) {
             return NULL;
-        stated = 1;
+        }
+        stated = !r->tar;
         if ((uint64_t)sb.st_size == r->bytes &&
             (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec == r->mtime_ns)
             return r;
@@ -263,6 +273,10 @@ void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f
     json_buf_string(out, j->input);
     json_buf_raw(out, ",\"output\":", 10);
     json_buf_string(out, j->output);
+    if (f->tar) {
+        json_buf_raw(out, ",\"tar\":", 7);
+        json_buf_string(out, f->tar);
+    }
     json_buf_raw(out, ",\"filter\":", 10);
     json_buf_string(out, j->recipe);
     json_buf_printf(out, ",\"frames\":%" PRIu64 ",\"rate\":%u,\"channels\":%u,\"duration\":%.6f,",
@@ -313,6 +327,7 @@ void receipts_close(receipt_book *b)
         free(b->items[i].input);
         free(b->items[i].recipe);
         free(b->items[i].text);
+        free(b->items[i].tar);
     }
     free(b->items);
     free(b->index);
