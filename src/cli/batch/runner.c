@@ -247,7 +247,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     char *dir = dirs_parent(output);
     /* no output from a damaged INPUT: the job fails, with the reason */
     render_target t = {output, &out_info, &meta, j->align, bo->engine.no_dither,
-                       w->r->block, 1, 0, 0, 0};
+                       w->r->block, 1, 0, 0, 0, output == scratch};
     render_result res;
     cli_chain *chain;
     uint64_t cut_bytes = 0;

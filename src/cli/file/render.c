@@ -251,7 +251,10 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     in_subtype = in_info.format & SF_FORMAT_SUBMASK;
     r.scan_input = in_subtype == SF_FORMAT_FLOAT || in_subtype == SF_FORMAT_DOUBLE;
     r.promised = t->seg_frames ? t->seg_read : cli_input_frames(&in_info);
-    if (output_begin(&of, t->output) || open_output(&r, &of, &info, &in_info))
+    if (output_begin(&of, t->output))
+        goto done;
+    of.scratch = t->scratch;
+    if (open_output(&r, &of, &info, &in_info))
         goto done;
     if (format_configure(r.out, &info, t->output))
         goto done;

@@ -35,6 +35,7 @@ typedef struct render_target {
      * and writes seg_frames frames, the tail that seg_read's end owes
      * included. seg_frames 0: the whole file, as align says. */
     uint64_t seg_read, seg_drop, seg_frames;
+    int scratch;                /* OUTPUT is a scratch file (output_file.scratch) */
 } render_target;
 
 typedef struct render_result {
