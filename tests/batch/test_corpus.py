@@ -3,9 +3,10 @@
 (offset/duration in seconds, start/end in frames) is exactly those frames of
 the whole reverberated file, and only the frames it needs are read; tar
 shards (--tar) read back with Python's tarfile hold every key once, whole,
-after a SIGKILL and a rerun too.
+after a SIGKILL and a rerun too; --emit-manifest's NeMo/Lhotse lines, read
+with the json module, give the files' exact lengths, with --describe too.
 
-    test_corpus.py GFIR GROUP    runs one group: segments, tar
+    test_corpus.py GFIR GROUP    runs one group: segments, tar, emit
 
 Exit status 77 (skipped) when NumPy or SciPy is missing.
 """
@@ -270,6 +271,82 @@ def tar_shards_survive_sigkill(d):
     r = d.gfir("--manifest", "jobs.tsv", "--tar", "shards", "--shard-size", "7")
     assert "shard-0-of-1-000777.tar: a tar shard without receipts" in r.stderr, r.stderr
     check_shards(d, rows, h)
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+@test("emit")
+def emitted_manifest_lengths_match_the_files(d):
+    """--describe before the run and --emit-manifest after it: one line per
+    output in manifest order, whose NeMo duration and Lhotse num_samples are
+    the files' (odd lengths, every alignment, a segment, a stereo input), and
+    whose provenance is the row's."""
+    inputs = d.corpus(4, frames=(3001, 5000))
+    write_wav(d.p("in/stereo.wav"), d.rng.standard_normal((4321, 2)) * 0.1)
+    d.corpus(3, rooms=3, room_taps=257, prefix="unused")
+    rows = [dict(id=f"utt{i}", input=x, output=f"out/{i}.wav", ir="rooms", seed=7 + i,
+                 align=a, gain=g)
+            for i, (x, a, g) in enumerate(zip(inputs + ["in/stereo.wav"],
+                                              ["full", "causal", "same", "full", "same"],
+                                              [0, -3, 1.5, 0, -6]))]
+    rows.append(dict(id="seg", input=inputs[0], output="out/seg.wav", ir="rooms", seed=1,
+                     offset=0.0625, duration=0.1))
+    d.manifest("jobs.jsonl", rows)
+    d.gfir("--manifest", "jobs.jsonl", "--emit-manifest", "described.jsonl", "--describe")
+    assert not os.path.exists(d.p("out")), "--describe ran jobs"
+    r = d.gfir("--manifest", "jobs.jsonl", "--emit-manifest", "early.jsonl", expect=1)
+    assert "6 of 6 jobs could not be found in the receipts" in r.stderr, r.stderr
+    assert not os.path.exists(d.p("early.jsonl"))
+    d.gfir("--manifest", "jobs.jsonl")
+    d.gfir("--manifest", "jobs.jsonl", "--emit-manifest", "after.jsonl")
+    described, after = read_jsonl(d.p("described.jsonl")), read_jsonl(d.p("after.jsonl"))
+    assert described == after, (described, after)
+    receipts = {r["output"]: r for r in read_receipts(d.p("jobs.jsonl.receipts"))}
+    assert [e["audio_filepath"] for e in after] == [r["output"] for r in rows]
+    for row, e in zip(rows, after):
+        rate, y = read_wav(d.p(e["audio_filepath"]))
+        channels = 1 if y.ndim == 1 else y.shape[1]
+        rec = e["recording"]
+        assert rec["num_samples"] == len(y) and rec["sampling_rate"] == rate, (e, y.shape)
+        assert e["duration"] == rec["duration"] == len(y) / rate, e
+        assert rec["channel_ids"] == list(range(channels)), e
+        assert rec["sources"] == [dict(type="file", channels=list(range(channels)),
+                                       source=row["output"])], e
+        assert rec["id"] == row["id"]
+        g = e["gfir"]
+        assert g["input"] == row["input"] and g["seed"] == row["seed"], g
+        assert g["ir"] == test_batch.ir_of(receipts[row["output"]]), g
+        assert g["gain_db"] == float(row.get("gain", 0)) and g["version"], g
+        assert g["align"] == row.get("align", "full"), g
+    assert after[-1]["gfir"]["segment"] == "--offset 0.0625 --duration 0.1"
+    r = d.gfir("--manifest", "jobs.jsonl", "--describe", expect=2)
+    assert "--describe applies only with --emit-manifest" in r.stderr
+    r = d.gfir("--manifest", "jobs.jsonl", "--emit-manifest", "jobs.jsonl", expect=1)
+    assert "is the manifest" in r.stderr
+
+
+@test("emit")
+def emitted_manifest_of_tar_shards(d):
+    """With --tar: audio_filepath is the member's name, tar the shard that
+    holds it, and num_samples the member's length."""
+    inputs = d.corpus(5, frames=(2001, 3000))
+    write_wav(d.p("ir.wav"), room(d.rng, 99))
+    rows = [dict(input=x, output=f"utt/{i}.wav") for i, x in enumerate(inputs)]
+    d.manifest("jobs.tsv", rows)
+    d.gfir("--manifest", "jobs.tsv", "--ir", "ir.wav", "--tar", "shards", "--shard-size", "2")
+    d.gfir("--manifest", "jobs.tsv", "--ir", "ir.wav", "--tar", "shards", "--emit-manifest",
+           "m.jsonl")
+    got = read_shards(d)
+    for row, e in zip(rows, read_jsonl(d.p("m.jsonl"))):
+        key = row["output"][:-4]
+        wav, shard = got[key][".wav"]
+        assert e["audio_filepath"] == row["output"] and d.p(e["tar"]) == shard, e
+        assert e["gfir"]["ir"] == "ir.wav", e
+        rate, y = wavfile.read(io.BytesIO(wav))
+        assert e["recording"]["num_samples"] == len(y), e
 
 
 if __name__ == "__main__":

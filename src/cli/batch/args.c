@@ -58,6 +58,12 @@ static void print_help(void)
 "                       FILE is none of the batch's own files; options that\n"
 "                       only run jobs (--shard, -j, -b, -k, --block, ...) are\n"
 "                       refused with it\n"
+"      --emit-manifest FILE  write, in manifest order, one JSON object per output\n"
+"                       for NeMo (audio_filepath, duration) and Lhotse (its\n"
+"                       recording), with provenance (input, ir, seed, gain,\n"
+"                       align, version); from the receipts, as --merge\n"
+"      --describe       with --emit-manifest: run nothing, work the lengths out\n"
+"                       from INPUT's header and the filter, exactly\n"
 "      --tar DIR        pack the outputs into tar shards in DIR, DIR/shard-K-of-N-\n"
 "                       PPPPPP.tar, members KEY.EXT (KEY: the row's output less\n"
 "                       its extension) and KEY.json (its receipt)\n"
@@ -119,7 +125,8 @@ static int parse_shard_size(const char *arg, batch_options *bo)
 
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
-    OPT_NO_DITHER, OPT_NO_FOLD, OPT_MAX_TAPS, OPT_TAR, OPT_SHARD_SIZE, OPT_END
+    OPT_NO_DITHER, OPT_NO_FOLD, OPT_MAX_TAPS, OPT_TAR, OPT_SHARD_SIZE, OPT_EMIT, OPT_DESCRIBE,
+    OPT_END
 };
 
 /* What --merge does not do (run jobs: choose a shard, filter), so options
@@ -157,6 +164,8 @@ static const struct option long_options[] = {
     {"max-taps", required_argument, NULL, OPT_MAX_TAPS},
     {"tar", required_argument, NULL, OPT_TAR},
     {"shard-size", required_argument, NULL, OPT_SHARD_SIZE},
+    {"emit-manifest", required_argument, NULL, OPT_EMIT},
+    {"describe", no_argument, NULL, OPT_DESCRIBE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -212,6 +221,12 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         return 0;
     case OPT_SHARD_SIZE:
         return parse_shard_size(arg, bo);
+    case OPT_EMIT:
+        bo->emit = arg;
+        return 0;
+    case OPT_DESCRIBE:
+        bo->describe = 1;
+        return 0;
     case 'j':
         if (cli_arg_whole(&parsing, "--jobs", arg, 1, BATCH_MAX_JOBS, &v))
             return 2;
@@ -302,6 +317,14 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
                            argv[optind]);
     if (!bo->manifest)
         return cli_usage_error(&parsing, "no --manifest given");
+    if (bo->describe && !bo->emit)
+        return cli_usage_error(&parsing, "--describe applies only with --emit-manifest");
+    if (bo->emit && bo->merge)
+        return cli_usage_error(&parsing, "--emit-manifest and --merge are two runs: give one");
+    for (size_t i = 0; bo->emit && i < sizeof run_only / sizeof run_only[0]; i++)
+        if (seen[run_only[i].opt])
+            return cli_usage_error(&parsing, "%s applies only to running jobs, not to "
+                                   "--emit-manifest", run_only[i].name);
     if (seen[OPT_SHARD_SIZE] && !bo->tar)
         return cli_usage_error(&parsing, "--shard-size applies only with --tar");
     if (bo->tar && !bo->shard_members && !bo->shard_bytes)

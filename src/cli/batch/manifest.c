@@ -97,16 +97,6 @@ static int field(reader *r, const char *key, const char **v, int *failed)
     return got;
 }
 
-/* The shortest decimal that reads back as v, so equal gains give equal text. */
-static void format_double(char *buf, size_t n, double v)
-{
-    for (int digits = 6; digits <= 17; digits++) {
-        snprintf(buf, n, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 /* A word as a shell would read it back: quoted when it holds anything but
  * letters, digits and a few safe marks. */
 static void append_word(json_buf *b, const char *w)
@@ -159,7 +149,7 @@ static int describe(const batch_options *bo, manifest_job *j, int has_ir)
             append_option(&b, kind_option[bo->stages[i].kind], bo->stages[i].spec);
     }
     if (j->gain_db != 0) {
-        format_double(gain, sizeof gain, j->gain_db);
+        segment_shortest(gain, sizeof gain, j->gain_db);
         append_option(&b, "--gain", gain);
     }
     if (bo->normalize != CLI_NORMALIZE_DEFAULT)
@@ -389,6 +379,7 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         return 1;
     j->line = r->t.line;
     j->index = r->m->total;
+    j->seed = seed;
     j->id = dup_or_null(id ? id : output, &failed);
     j->input = dup_or_null(input, &failed);
     j->output = dup_or_null(output, &failed);

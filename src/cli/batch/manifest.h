@@ -37,6 +37,7 @@ typedef struct manifest_job {
     char *filter;               /* the filter as gfir options: the plans' key */
     char *recipe;               /* filter plus alignment and format: what a receipt records */
     segment seg;                /* the part of INPUT (offset/duration or start/end), if any */
+    uint64_t seed;              /* the row's seed, else --seed's */
 } manifest_job;
 
 typedef struct manifest {

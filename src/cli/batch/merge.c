@@ -11,21 +11,20 @@
 
 #define SHOW_MISSING 20
 
-/* path is no file that the batch reads or writes: not the manifest, nothing
- * in the receipts directory, no job's input, output, IR or taps file, by
- * identity (output.h), however spelt. One line and 1 when it is one. */
-static int check_target(const manifest *m, const receipt_book *book, const char *path)
+int batch_check_target(const manifest *m, const receipt_book *book, const char *path,
+                       const char *what)
 {
     char key[OUTPUT_PATH_LEN], other[OUTPUT_PATH_LEN], last[OUTPUT_PATH_LEN] = "";
     output_identity(path, key, NULL);
     output_identity(m->path, other, NULL);
     if (!strcmp(key, other))
-        return cli_error("--merge '%s' is the manifest '%s'", path, m->path);
+        return cli_error("%s '%s' is the manifest '%s'", what, path, m->path);
     if (strcmp(path, "-")) {
         output_canonical(book->dir, other);
         output_canonical(path, last);
         if (output_within(last, other))
-            return cli_error("--merge '%s' is in the receipts directory '%s'", path, book->dir);
+            return cli_error("%s '%s' is in the receipts directory '%s'", what, path,
+                             book->dir);
     }
     for (size_t i = 0; i < m->njobs; i++) {
         const manifest_job *j = &m->jobs[i];
@@ -36,9 +35,9 @@ static int check_target(const manifest *m, const receipt_book *book, const char 
                 continue;
             output_identity(files[f], other, NULL);
             if (!strcmp(key, other))
-                return cli_error("--merge '%s' is the %s of %s:%zu ('%s'); gfir never "
-                                 "overwrites a job's files", path, roles[f], m->path, j->line,
-                                 files[f]);
+                return cli_error("%s '%s' is the %s of %s:%zu ('%s'); gfir never "
+                                 "overwrites a job's files", what, path, roles[f], m->path,
+                                 j->line, files[f]);
         }
     }
     return 0;
@@ -51,7 +50,7 @@ int batch_merge(const manifest *m, const receipt_book *book, const char *path)
     size_t missing = 0;
     int rc = 1;
 
-    if (check_target(m, book, path))
+    if (batch_check_target(m, book, path, "--merge"))
         return 1;
     for (size_t i = 0; i < m->njobs; i++) {
         const manifest_job *j = &m->jobs[i];

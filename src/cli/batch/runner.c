@@ -107,7 +107,7 @@ static char *chain_key(const manifest_job *j, int rate_hz, int channels)
     return key;
 }
 
-static cli_filter *filter_for(const batch_options *bo, const manifest_job *j)
+cli_filter *batch_filter_for(const batch_options *bo, const manifest_job *j)
 {
     cli_filter *f = cli_filter_new();
     int rc = 0;
@@ -184,7 +184,7 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     expected = cli_input_frames(info) < SIZE_MAX / 2 / remaining
                    ? cli_input_frames(info) * remaining : SIZE_MAX / 2;
     pthread_mutex_lock(&r->build_mu);
-    o.filter = filter_for(r->bo, j);
+    o.filter = batch_filter_for(r->bo, j);
     o.quiet = 1;
     if (o.filter)
         rc = cli_chain_create(&o, info->samplerate, (unsigned)info->channels, r->block, expected,

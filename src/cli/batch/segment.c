@@ -107,15 +107,27 @@ int segment_resolve(const segment *s, unsigned rate_hz, uint64_t frames, cli_ali
     return 0;
 }
 
+void segment_shortest(char *buf, size_t n, double x)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, n, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
 void segment_describe(const segment *s, char *buf, size_t n)
 {
+    char a[32], b[32];
     buf[0] = '\0';
     if (s->unit == SEGMENT_SECONDS) {
         size_t len = 0;
+        segment_shortest(a, sizeof a, s->offset_s);
+        segment_shortest(b, sizeof b, s->duration_s);
         if (s->has_from)
-            len += (size_t)snprintf(buf, n, "--offset %.17g", s->offset_s);
+            len += (size_t)snprintf(buf, n, "--offset %s", a);
         if (s->has_to && len < n)
-            snprintf(buf + len, n - len, "%s--duration %.17g", len ? " " : "", s->duration_s);
+            snprintf(buf + len, n - len, "%s--duration %s", len ? " " : "", b);
     } else if (s->unit == SEGMENT_FRAMES) {
         size_t len = 0;
         if (s->has_from)

@@ -46,5 +46,8 @@ int segment_resolve(const segment *s, unsigned rate_hz, uint64_t frames, cli_ali
 /* The segment as it enters a receipt's recipe ("--offset 1.5 --duration 2"),
  * written to buf; "" for none. */
 void segment_describe(const segment *s, char *buf, size_t n);
+/* x in the fewest digits (6 at least) that read back as x, as the recipes
+ * write numbers. */
+void segment_shortest(char *buf, size_t n, double x);
 
 #endif
