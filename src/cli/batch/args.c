@@ -58,6 +58,9 @@ static void print_help(void)
 "                       FILE is none of the batch's own files; options that\n"
 "                       only run jobs (--shard, -j, -b, -k, --block, ...) are\n"
 "                       refused with it\n"
+"      --early-ms MS    also write KEY.early.EXT: the input through the IR cut\n"
+"                       MS ms after its direct path (its first tap within 20 dB\n"
+"                       of the peak), same length and alignment as KEY.EXT\n"
 "      --emit-manifest FILE  write, in manifest order, one JSON object per output\n"
 "                       for NeMo (audio_filepath, duration) and Lhotse (its\n"
 "                       recording), with provenance (input, ir, seed, gain,\n"
@@ -126,7 +129,7 @@ static int parse_shard_size(const char *arg, batch_options *bo)
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
     OPT_NO_DITHER, OPT_NO_FOLD, OPT_MAX_TAPS, OPT_TAR, OPT_SHARD_SIZE, OPT_EMIT, OPT_DESCRIBE,
-    OPT_END
+    OPT_EARLY_MS, OPT_END
 };
 
 /* What --merge does not do (run jobs: choose a shard, filter), so options
@@ -166,6 +169,7 @@ static const struct option long_options[] = {
     {"shard-size", required_argument, NULL, OPT_SHARD_SIZE},
     {"emit-manifest", required_argument, NULL, OPT_EMIT},
     {"describe", no_argument, NULL, OPT_DESCRIBE},
+    {"early-ms", required_argument, NULL, OPT_EARLY_MS},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -226,6 +230,13 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         return 0;
     case OPT_DESCRIBE:
         bo->describe = 1;
+        return 0;
+    case OPT_EARLY_MS:
+        if (cli_arg_double(&parsing, "--early-ms", arg, &bo->early_ms))
+            return 2;
+        if (!(bo->early_ms > 0 && bo->early_ms <= 10000))
+            return cli_usage_error(&parsing, "--early-ms %s: give milliseconds above 0, at most "
+                                   "10000", arg);
         return 0;
     case 'j':
         if (cli_arg_whole(&parsing, "--jobs", arg, 1, BATCH_MAX_JOBS, &v))

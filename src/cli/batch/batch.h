@@ -53,6 +53,7 @@ typedef struct batch_options {
     const char *emit;           /* --emit-manifest FILE, or NULL (emit.h); like --merge, it
                                    runs no jobs */
     int describe;               /* --describe: --emit-manifest's lengths without a run */
+    double early_ms;            /* --early-ms: also KEY.early.EXT (early.h); 0: not */
 } batch_options;
 
 /* The whole of `gfir batch ARGS` (argv[0] is "batch"): the exit code. */

@@ -4,6 +4,7 @@
  */
 #include "batch/manifest.h"
 #include "batch/claims.h"
+#include "batch/early.h"
 #include "batch/irset.h"
 #include "batch/table.h"
 #include "file/format.h"
@@ -162,6 +163,11 @@ static int describe(const batch_options *bo, manifest_job *j, int has_ir)
         append_option(&b, "--format", j->format);
     if (bo->engine.no_dither)
         append_option(&b, "--no-dither", NULL);
+    if (bo->early_ms > 0) {
+        char ms[32];
+        segment_shortest(ms, sizeof ms, bo->early_ms);
+        append_option(&b, "--early-ms", ms);
+    }
     if (j->seg.unit != SEGMENT_NONE) {
         char seg[96];
         segment_describe(&j->seg, seg, sizeof seg);
@@ -334,6 +340,17 @@ static int check_read(reader *r, const char *path, file_role role, const char *o
                : 0;
 }
 
+/* --early-ms: the early twin is an output of the row too, claimed as one. */
+static int check_early(reader *r, const char *input, const char *output)
+{
+    char early[4096];
+    if (!(r->bo->early_ms > 0) || r->bo->tar)
+        return 0;
+    if (early_path(output, early, sizeof early))
+        return bad(r, "the output's early twin has too long a name");
+    return check_files(r, input, early);
+}
+
 /* One record into j; 1 when the line is bad (said why). default_has_ir:
  * the command line's filter has an IR stage. */
 static int read_job(reader *r, manifest_job *j, int default_has_ir)
@@ -393,7 +410,7 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         j->ir = dup_or_null(ir, &failed);
     }
     if (failed || check_read(r, j->ir, ROLE_IR, output) ||
-        check_read(r, j->taps, ROLE_TAPS, output))
+        check_read(r, j->taps, ROLE_TAPS, output) || check_early(r, input, output))
         return 1;
     if (describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir))
         return 1;

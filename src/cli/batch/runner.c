@@ -5,6 +5,7 @@
 #include "batch/runner.h"
 #include "batch/bar.h"
 #include "batch/dirs.h"
+#include "batch/early.h"
 #include "batch/sweep.h"
 #include "batch/tar.h"
 #include "chain.h"
@@ -211,27 +212,6 @@ static int refuse_special(const char *output)
     return 0;
 }
 
-/* A segment's row: INPUT seeked to the first frame it needs, and t told
- * how much to read, drop and write. 0, or 1 after one line. */
-static int seek_segment(const manifest_job *j, SNDFILE *in, const SF_INFO *info,
-                        const cli_chain *chain, render_target *t)
-{
-    segment_plan p;
-    char why[160];
-    if (j->seg.unit == SEGMENT_NONE)
-        return 0;
-    if (segment_resolve(&j->seg, (unsigned)info->samplerate, cli_input_frames(info), j->align,
-                        chain->ntaps, &p, why, sizeof why))
-        return cli_error("INPUT '%s': %s", j->input, why);
-    if (sf_seek(in, (sf_count_t)p.seek, SEEK_SET) != (sf_count_t)p.seek)
-        return cli_error("cannot seek INPUT '%s' to frame %llu: %s", j->input,
-                         (unsigned long long)p.seek, sf_strerror(in));
-    t->seg_read = p.read;
-    t->seg_drop = p.drop;
-    t->seg_frames = p.frames;
-    return 0;
-}
-
 static void run_job(worker *w, const manifest_job *j, outcome *out)
 {
     const batch_options *bo = w->r->bo;
@@ -271,7 +251,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         goto done;
     chain = chain_for(w, j, &in_info);
     if (!chain || render_route_format(j->format, output, &in_info, chain, &meta, &out_info) ||
-        seek_segment(j, in, &in_info, chain, &t))
+        segment_seek(&j->seg, j->input, j->align, in, &in_info, chain->ntaps, &t))
         goto done;
     if (render_file(in, j->input, (unsigned)in_info.channels, chain, &t, NULL, &res))
         goto done;
@@ -280,6 +260,10 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
                   output);
         goto done;
     }
+    /* its early twin, before the receipt that vouches for both */
+    if (bo->early_ms > 0 &&
+        early_render(bo, j, output, output == scratch, w->r->block, &out_info, &meta))
+        goto done;
     /* bytes and time of the file as written, not of whatever the name holds
      * by now */
     out->facts = (receipt_facts){

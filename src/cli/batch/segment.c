@@ -2,6 +2,8 @@
  * segment.c - a row's part of INPUT, from its fields to frames (segment.h).
  */
 #include "batch/segment.h"
+#include "file/file.h"
+#include "message.h"
 
 #include <errno.h>
 #include <math.h>
@@ -104,6 +106,25 @@ int segment_resolve(const segment *s, unsigned rate_hz, uint64_t frames, cli_ali
     p->read = (b < frames ? b : frames) - p->seek;
     p->drop = a - p->seek;
     p->frames = b - a;
+    return 0;
+}
+
+int segment_seek(const segment *s, const char *input, cli_align align, SNDFILE *in,
+                 const SF_INFO *info, size_t ntaps, render_target *t)
+{
+    segment_plan p;
+    char why[160];
+    if (s->unit == SEGMENT_NONE)
+        return 0;
+    if (segment_resolve(s, (unsigned)info->samplerate, cli_input_frames(info), align, ntaps, &p,
+                        why, sizeof why))
+        return cli_error("INPUT '%s': %s", input, why);
+    if (sf_seek(in, (sf_count_t)p.seek, SEEK_SET) != (sf_count_t)p.seek)
+        return cli_error("cannot seek INPUT '%s' to frame %llu: %s", input,
+                         (unsigned long long)p.seek, sf_strerror(in));
+    t->seg_read = p.read;
+    t->seg_drop = p.drop;
+    t->seg_frames = p.frames;
     return 0;
 }
 

@@ -12,6 +12,9 @@
 #define GFIR_CLI_BATCH_SEGMENT_H
 
 #include "cli.h"
+#include "file/render.h"
+
+#include <sndfile.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +45,12 @@ typedef struct segment_plan {
 /* 0, or 1 with why (the segment is empty or ends after INPUT). */
 int segment_resolve(const segment *s, unsigned rate_hz, uint64_t frames, cli_align align,
                     size_t ntaps, segment_plan *p, char *why, size_t nwhy);
+
+/* A segment's row (else nothing): INPUT (named input, open as in) seeked
+ * to the first frame the segment needs, and t told how much to read, drop
+ * and write. 0, or 1 after one line. */
+int segment_seek(const segment *s, const char *input, cli_align align, SNDFILE *in,
+                 const SF_INFO *info, size_t ntaps, render_target *t);
 
 /* The segment as it enters a receipt's recipe ("--offset 1.5 --duration 2"),
  * written to buf; "" for none. */

@@ -3,6 +3,7 @@
  */
 #include "batch/tar.h"
 #include "batch/dirs.h"
+#include "batch/early.h"
 #include "file/output.h"
 #include "message.h"
 
@@ -218,41 +219,50 @@ static int close_shard(tar_packer *tp, receipt_book *book)
     return rc;
 }
 
+/* The scratch file into the shard as member `name`, then removed. */
+static int pack_file(tar_packer *tp, const char *scratch, const char *name)
+{
+    char *data = NULL;
+    size_t size = 0;
+    int rc = read_whole(scratch, &data, &size);
+    unlink(scratch);
+    rc = rc || add_member(tp, name, data, size);
+    free(data);
+    return rc;
+}
+
 int tar_take(tar_packer *tp, receipt_book *book, const manifest_job *j, const receipt_facts *f)
 {
-    char scratch[4096], name[4096], *data = NULL;
+    char scratch[4096], early[4096], name[4096];
     const char *ext = extension(j->output);
     json_buf receipt = {0};
-    size_t size = 0;
     int rc;
 
     tar_scratch_path(tp, j, scratch, sizeof scratch);
-    if (read_whole(scratch, &data, &size)) {
-        unlink(scratch);
-        return 1;
-    }
-    unlink(scratch);
     if (!tp->a && start_shard(tp)) {
-        free(data);
+        unlink(scratch);
         return 1;
     }
     if (tp->njobs == tp->cap) {
         size_t cap = tp->cap ? 2 * tp->cap : 64;
         pending *p = realloc(tp->jobs, cap * sizeof *p);
         if (!p) {
-            free(data);
+            unlink(scratch);
             return cli_error("out of memory");
         }
         tp->jobs = p;
         tp->cap = cap;
     }
     receipt_format(&receipt, j, f);
-    snprintf(name, sizeof name, "%.*s%s", (int)(strlen(j->output) - strlen(ext)), j->output, ext);
-    rc = add_member(tp, name, data, size);
+    rc = pack_file(tp, scratch, j->output);
+    if (tp->bo->early_ms > 0) { /* KEY.early.EXT, from its scratch twin */
+        early_path(scratch, early, sizeof early);
+        early_path(j->output, name, sizeof name);
+        rc = pack_file(tp, early, name) || rc;
+    }
     snprintf(name, sizeof name, "%.*s.json", (int)(strlen(j->output) - strlen(ext)), j->output);
     rc = rc || receipt.failed || add_member(tp, name, receipt.text, receipt.len);
     json_buf_free(&receipt);
-    free(data);
     if (rc)
         return 1;
     tp->jobs[tp->njobs++] = (pending){j, *f};
