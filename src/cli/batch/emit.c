@@ -7,11 +7,9 @@
 #include "batch/runner.h"
 #include "chain.h"
 #include "file/file.h"
-#include "file/output.h"
 #include "filter/filter.h"
 #include "message.h"
 
-#include <errno.h>
 #include <gfir.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -151,7 +149,6 @@ static json_t *entry(const batch_options *bo, const manifest_job *j, const shape
 
 int batch_emit(const batch_options *bo, const manifest *m, const receipt_book *book)
 {
-    output_file of = OUTPUT_FILE_INIT;
     json_buf out = {0};
     size_t missing = 0;
     int rc = 1;
@@ -192,17 +189,8 @@ int batch_emit(const batch_options *bo, const manifest *m, const receipt_book *b
         cli_error("out of memory for --emit-manifest");
         goto done;
     }
-    output_catch_signals();
-    if (output_check_named("--emit-manifest", NULL, bo->emit) ||
-        output_begin_named(&of, "--emit-manifest", bo->emit))
-        goto done;
-    if (output_write_all(of.fd, out.text ? out.text : "", out.len)) {
-        cli_error("cannot write --emit-manifest '%s': %s", bo->emit, strerror(errno));
-        goto done;
-    }
-    rc = output_commit(&of);
+    rc = batch_write_whole("--emit-manifest", bo->emit, &out);
 done:
-    output_end(&of);
     json_buf_free(&out);
     return rc;
 }

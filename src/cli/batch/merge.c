@@ -43,9 +43,26 @@ int batch_check_target(const manifest *m, const receipt_book *book, const char *
     return 0;
 }
 
-int batch_merge(const manifest *m, const receipt_book *book, const char *path)
+int batch_write_whole(const char *what, const char *path, const json_buf *text)
 {
     output_file of = OUTPUT_FILE_INIT;
+    int rc = 1;
+    /* before the temporary file exists: a signal then removes it */
+    output_catch_signals();
+    if (output_check_named(what, NULL, path) || output_begin_named(&of, what, path))
+        goto done;
+    if (output_write_all(of.fd, text->text ? text->text : "", text->len)) {
+        cli_error("cannot write %s '%s': %s", what, path, strerror(errno));
+        goto done;
+    }
+    rc = output_commit(&of);
+done:
+    output_end(&of);
+    return rc;
+}
+
+int batch_merge(const manifest *m, const receipt_book *book, const char *path)
+{
     json_buf out = {0};
     size_t missing = 0;
     int rc = 1;
@@ -73,17 +90,8 @@ int batch_merge(const manifest *m, const receipt_book *book, const char *path)
         cli_error("out of memory merging %zu receipts", m->njobs);
         goto done;
     }
-    /* before the temporary file exists: a signal then removes it */
-    output_catch_signals();
-    if (output_check_named("--merge", NULL, path) || output_begin_named(&of, "--merge", path))
-        goto done;
-    if (output_write_all(of.fd, out.text ? out.text : "", out.len)) {
-        cli_error("cannot write --merge '%s': %s", path, strerror(errno));
-        goto done;
-    }
-    rc = output_commit(&of);
+    rc = batch_write_whole("--merge", path, &out);
 done:
-    output_end(&of);
     json_buf_free(&out);
     return rc;
 }

@@ -19,6 +19,9 @@ int batch_merge(const manifest *m, const receipt_book *book, const char *path);
  * not the manifest, nothing in the receipts directory, no job's input,
  * output, IR or taps file, by identity (output.h), however spelt. One line
  * and 1 when it is one. */
+/* text into path (named `what` in messages), whole or not at all: a
+ * temporary file renamed, removed on a signal. 0, or 1 after one line. */
+int batch_write_whole(const char *what, const char *path, const json_buf *text);
 int batch_check_target(const manifest *m, const receipt_book *book, const char *path,
                        const char *what);
 
