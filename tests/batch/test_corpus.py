@@ -245,6 +245,12 @@ def tar_shards_read_back(d):
     assert all(s >= 40 * 1024 for s in sizes[:-1]) and len(sizes) > 1, sizes
     r = d.gfir("--manifest", "jobs.tsv", "--shard-size", "5", expect=2)
     assert "--shard-size applies only with --tar" in r.stderr
+    # two outputs with one key would share KEY.json: refused before anything runs
+    d.manifest("dup.tsv", [dict(input=inputs[0], output="k/a.wav", ir="ir.wav"),
+                           dict(input=inputs[1], output="k/a.flac", ir="ir.wav")])
+    r = d.gfir("--manifest", "dup.tsv", "--tar", "dup", expect=1)
+    assert "dup.tsv:3: with --tar, its key 'k/a' names another row's output too" in r.stderr
+    assert not glob.glob(d.p("dup", "*.tar"))
 
 
 @test("tar")

@@ -340,11 +340,30 @@ static int check_read(reader *r, const char *path, file_role role, const char *o
                : 0;
 }
 
-/* --early-ms: the early twin is an output of the row too, claimed as one. */
-static int check_early(reader *r, const char *input, const char *output)
+/* --tar: the row's key (its output less the extension) is its alone, as
+ * its KEY.json member says (a.wav and a.flac would share a.json). */
+static int check_key(reader *r, const char *input, const char *output)
+{
+    const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
+    char member[4096], why[1024];
+    size_t stem = dot && (!slash || dot > slash) && dot != output ? (size_t)(dot - output)
+                                                                  : strlen(output);
+    if (snprintf(member, sizeof member, "%.*s.json", (int)stem, output) >= (int)sizeof member)
+        return bad(r, "the output's name is too long for a tar member");
+    if (claims_row(&r->files, r->t.line, input, member, why, sizeof why))
+        return bad(r, "with --tar, its key '%.*s' names another row's output too (%s)", (int)stem,
+                   output, why);
+    return 0;
+}
+
+/* The row's other names: its tar key (--tar), else its early twin
+ * (--early-ms), an output of the row too, claimed as one. */
+static int check_other_names(reader *r, const char *input, const char *output)
 {
     char early[4096];
-    if (!(r->bo->early_ms > 0) || r->bo->tar)
+    if (r->bo->tar)
+        return check_key(r, input, output);
+    if (!(r->bo->early_ms > 0))
         return 0;
     if (early_path(output, early, sizeof early))
         return bad(r, "the output's early twin has too long a name");
@@ -410,7 +429,7 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         j->ir = dup_or_null(ir, &failed);
     }
     if (failed || check_read(r, j->ir, ROLE_IR, output) ||
-        check_read(r, j->taps, ROLE_TAPS, output) || check_early(r, input, output))
+        check_read(r, j->taps, ROLE_TAPS, output) || check_other_names(r, input, output))
         return 1;
     if (describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir))
         return 1;
