@@ -163,6 +163,9 @@ static int describe(const batch_options *bo, manifest_job *j, int has_ir)
         append_option(&b, "--format", j->format);
     if (bo->engine.no_dither)
         append_option(&b, "--no-dither", NULL);
+    /* a file and a tar member are different products: neither vouches for the other */
+    if (bo->tar)
+        append_option(&b, "--tar", NULL);
     if (bo->early_ms > 0) {
         char ms[32];
         segment_shortest(ms, sizeof ms, bo->early_ms);
