@@ -411,6 +411,13 @@ def early_reverb_outputs(d):
         assert len(e) == len(y), (len(e), len(y))
         assert rel_l2(e, want) < REL_L2, (row, rel_l2(e, want))
         assert rel_l2(e, y) > 0.1, "the early output is the whole reverberation"
+    # the emitted manifest names each twin, as long as its output
+    d.gfir("--manifest", "jobs.tsv", "--ir", "ir.wav", "--early-ms", "50", "--emit-manifest",
+           "m.jsonl")
+    for row, e in zip(rows, read_jsonl(d.p("m.jsonl"))):
+        assert e["early_filepath"] == row["output"][:-4] + ".early.wav", e
+        rate, y = read_wav(d.p(e["early_filepath"]))
+        assert e["recording"]["num_samples"] == len(y), e
     # a second run skips them; another --early-ms is another recipe
     r = d.gfir("--manifest", "jobs.tsv", "--ir", "ir.wav", "--early-ms", "50")
     assert "0 written, 4 done before" in r.stderr, r.stderr

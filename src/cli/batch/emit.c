@@ -3,6 +3,7 @@
  * jansson.
  */
 #include "batch/emit.h"
+#include "batch/early.h"
 #include "batch/merge.h"
 #include "batch/runner.h"
 #include "chain.h"
@@ -114,6 +115,11 @@ static json_t *entry(const batch_options *bo, const manifest_job *j, const shape
     /* with --tar, the output's name is the member's, KEY.EXT */
     json_object_set_new(o, "audio_filepath", json_string(j->output));
     json_object_set_new(o, "duration", json_real(duration));
+    if (bo->early_ms > 0) { /* its early twin: the same length */
+        char early[4096];
+        if (!early_path(j->output, early, sizeof early))
+            json_object_set_new(o, "early_filepath", json_string(early));
+    }
     if (bo->tar && s->tar[0])
         json_object_set_new(o, "tar", json_string(s->tar));
     json_object_set_new(rec, "id", json_string(j->id));

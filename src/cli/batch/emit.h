@@ -11,7 +11,8 @@
  * header and the filter's length as the run would (Lhotse's maintainers ask
  * for a reverberated cut's length before the convolution). With --tar,
  * audio_filepath is the member's name (KEY.EXT), as NeMo's tarred manifests
- * have it, and "tar" names the shard once it is known.
+ * have it, and "tar" names the shard once it is known. With --early-ms,
+ * early_filepath names the early twin (as long as the output).
  */
 #ifndef GFIR_CLI_BATCH_EMIT_H
 #define GFIR_CLI_BATCH_EMIT_H
