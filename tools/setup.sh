@@ -25,6 +25,7 @@ packages=(
   build-essential cmake ninja-build pkg-config      # the build
   libsndfile1-dev libinih-dev libfftw3-dev          # files, presets, FFT
   portaudio19-dev libsoxr-dev                       # live audio, IR resampling
+  libjansson-dev libarchive-dev                     # gfir batch's JSON, tar shards
   python3 python3-numpy python3-pip                 # the Python package and its install
   sox man-db bash-completion                        # the demo's signal, man gfir, completion
   lv2-dev                                           # the LV2 plugins (gfir.lv2)

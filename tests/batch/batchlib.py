@@ -21,7 +21,8 @@ RATE = 16000
 # sqrt(ntaps) * 2^-24 of its size; 1e-5 relative L2 leaves margin for the
 # few thousand taps used here and still catches a lost block or a shift.
 REL_L2 = 1e-5
-FIELDS = ("id", "input", "output", "ir", "preset", "taps", "gain", "align", "format", "seed")
+FIELDS = ("id", "input", "output", "ir", "preset", "taps", "gain", "align", "format", "seed",
+          "offset", "duration", "start", "end")
 
 
 def write_wav(path, data, rate=RATE):

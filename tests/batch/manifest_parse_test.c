@@ -1,7 +1,8 @@
 /*
  * manifest_parse_test.c - the text layers under `gfir batch`, on their own:
- * JSON objects (escapes, surrogates, nesting, every error with its column,
- * and random byte strings written and read back), manifests as TSV, CSV and
+ * JSON objects through jansson (escapes, surrogates, nesting, errors with
+ * their column, random Unicode strings written and read back, bytes that
+ * are not UTF-8 refused), manifests as TSV, CSV and
  * JSONL records (byte order mark, CRLF, quoting, bad lines that do not stop
  * the lines after them), and how a shard is chosen from --shard, Slurm's
  * array variables and Kubernetes' completion index.
@@ -23,9 +24,9 @@
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static json_object parse_ok(const char *text)
+static json_record parse_ok(const char *text)
 {
-    json_object o;
+    json_record o;
     const char *err = NULL;
     size_t col = 0;
     if (json_parse_object(text, strlen(text), &o, &err, &col))
@@ -33,7 +34,7 @@ static json_object parse_ok(const char *text)
     return o;
 }
 
-static void want_field(const json_object *o, const char *key, json_kind kind, const char *text)
+static void want_field(const json_record *o, const char *key, json_kind kind, const char *text)
 {
     const json_field *f = json_get(o, key);
     if (!f)
@@ -48,29 +49,32 @@ static void want_field(const json_object *o, const char *key, json_kind kind, co
 static void test_json_values(void **state)
 {
     (void)state;
-    json_object o = parse_ok(" {\"a\": \"x\\ty\\\"z\\\\\\/\", \"n\" : -12.5e+3, \"t\":true,"
+    json_record o = parse_ok(" {\"a\": \"x\\ty\\\"z\\\\\\/\", \"n\" : -12.5e+3, \"t\":true,"
                              "\"f\":false, \"z\":null, \"deep\": {\"k\": [1, [2, {\"q\": []}]]},"
-                             "\"u\": \"\\u00e9\\ud83d\\ude00\", \"e\": \"\", \"zero\": 0} \r\n");
-    assert_int_equal(o.nfields, 9);
-    want_field(&o, "a", JSON_STRING, "x\ty\"z\\/");
-    want_field(&o, "n", JSON_NUMBER, "-12.5e+3");
-    want_field(&o, "t", JSON_TRUE, NULL);
-    want_field(&o, "f", JSON_FALSE, NULL);
-    want_field(&o, "z", JSON_NULL, NULL);
-    want_field(&o, "deep", JSON_NESTED, NULL);
-    want_field(&o, "u", JSON_STRING, "\xc3\xa9\xf0\x9f\x98\x80");
-    want_field(&o, "e", JSON_STRING, "");
-    want_field(&o, "zero", JSON_NUMBER, "0");
+                             "\"u\": \"\\u00e9\\ud83d\\ude00\", \"e\": \"\", \"zero\": 0, \"r\": 0.1,"
+                             "\"big\": -9007199254740993} \r\n");
+    assert_int_equal(o.nfields, 11);
+    want_field(&o, "r", JSON_KIND_NUMBER, "0.1");
+    want_field(&o, "big", JSON_KIND_NUMBER, "-9007199254740993"); /* an integer, not a double */
+    want_field(&o, "a", JSON_KIND_STRING, "x\ty\"z\\/");
+    want_field(&o, "n", JSON_KIND_NUMBER, "-12500"); /* a real, in its shortest exact digits */
+    want_field(&o, "t", JSON_KIND_TRUE, NULL);
+    want_field(&o, "f", JSON_KIND_FALSE, NULL);
+    want_field(&o, "z", JSON_KIND_NULL, NULL);
+    want_field(&o, "deep", JSON_KIND_NESTED, NULL);
+    want_field(&o, "u", JSON_KIND_STRING, "\xc3\xa9\xf0\x9f\x98\x80");
+    want_field(&o, "e", JSON_KIND_STRING, "");
+    want_field(&o, "zero", JSON_KIND_NUMBER, "0");
     assert_null(json_get(&o, "missing"));
-    json_object_free(&o);
+    json_record_free(&o);
     o = parse_ok("{}");
     assert_int_equal(o.nfields, 0);
-    json_object_free(&o);
+    json_record_free(&o);
 }
 
 static void want_error(const char *text, size_t column, const char *words)
 {
-    json_object o;
+    json_record o;
     const char *err = NULL;
     size_t col = 0;
     if (!json_parse_object(text, strlen(text), &o, &err, &col))
@@ -86,73 +90,127 @@ static void want_error(const char *text, size_t column, const char *words)
 static void test_json_errors(void **state)
 {
     (void)state;
+    /* gfir's own sentence where the line is no object; else jansson's, at
+     * the byte where it stopped */
     want_error("", 1, "not a JSON object");
-    want_error("[1, 2]", 1, "not a JSON object");
-    want_error("{\"a\": \"open", 12, "not closed");
-    want_error("{\"a\": 1} x", 10, "text follows");
-    want_error("{\"a\": 1, \"a\": 2}", 16, "twice");
-    want_error("{\"a\": \"\\q\"}", 9, "unknown escape");
-    want_error("{\"a\" 1}", 6, "':'");
-    want_error("{a: 1}", 2, "key must be a string");
-    want_error("{\"a\": 1,}", 9, "key must be a string");
-    want_error("{\"a\": 1 \"b\": 2}", 9, "',' or '}'");
-    want_error("{\"a\": \"\\udc00\"}", 14, "low surrogate");
-    want_error("{\"a\": \"\\ud83d\"}", 14, "low half");
-    want_error("{\"a\": \"\\u12g4\"}", 12, "hexadecimal");
-    want_error("{\"a\": \"\\u0000\"}", 14, "\\u0000");
-    want_error("{\"a\": \"tab\there\"}", 11, "control character");
-    want_error("{\"a\": 01}", 8, "',' or '}'");
-    want_error("{\"a\": 1.}", 9, "after its '.'");
-    want_error("{\"a\": 1e}", 9, "exponent");
-    want_error("{\"a\": tru}", 7, "not a string, number");
-    want_error("{\"a\": [1, 2}", 12, "',' or ']'");
-    want_error("{\"a\": }", 7, "not a string, number");
+    want_error("  [1, 2]", 3, "not a JSON object");
+    want_error("{\"a\": \"open", 11, "premature end");
+    want_error("{\"a\": 1} x", 10, "end of file expected");
+    want_error("{\"a\": 1, \"a\": 2}", 12, "duplicate object key");
+    want_error("{\"a\": \"\\q\"}", 9, "invalid escape");
+    want_error("{\"a\" 1}", 6, "':' expected");
+    want_error("{a: 1}", 2, "string or '}' expected");
+    want_error("{\"a\": 1,}", 9, "string or '}' expected");
+    want_error("{\"a\": 1 \"b\": 2}", 11, "'}' expected");
+    want_error("{\"a\": \"\\udc00\"}", 14, "invalid Unicode");
+    want_error("{\"a\": \"\\ud83d\"}", 14, "invalid Unicode");
+    want_error("{\"a\": \"\\u12g4\"}", 12, "invalid escape");
+    want_error("{\"a\": \"\\u0000\"}", 14, "\\u0000 is not allowed");
+    want_error("{\"a\": \"tab\there\"}", 10, "control character");
+    want_error("{\"a\": 01}", 7, "invalid token");
+    want_error("{\"a\": 1.}", 8, "invalid token");
+    want_error("{\"a\": 1e}", 8, "invalid token");
+    want_error("{\"a\": tru}", 9, "invalid token");
+    want_error("{\"a\": [1, 2}", 12, "']' expected");
+    want_error("{\"a\": }", 7, "unexpected token");
+    want_error("{\"a\": \"\xff\"}", 7, "unable to decode byte 0xff");
+    want_error("{\"a\": 99999999999999999999}", 26, "too big integer");
 }
 
+/* Jansson's ceiling on nesting (2048) stops a line of brackets before the
+ * stack does; 100 levels are a value like any other. */
 static void test_json_deep_nesting(void **state)
 {
     (void)state;
-    char text[400];
-    size_t n = 0;
-    n += (size_t)sprintf(text + n, "{\"a\": ");
-    for (int i = 0; i < 100; i++)
-        text[n++] = '[';
-    for (int i = 0; i < 100; i++)
-        text[n++] = ']';
-    text[n++] = '}';
-    text[n] = '\0';
-    want_error(text, 70, "nest too deeply");
+    static char text[5000];
+    for (int depth = 100; depth <= 2400; depth += 2300) {
+        size_t n = (size_t)sprintf(text, "{\"a\": ");
+        for (int i = 0; i < depth; i++)
+            text[n++] = '[';
+        for (int i = 0; i < depth; i++)
+            text[n++] = ']';
+        text[n++] = '}';
+        text[n] = '\0';
+        if (depth == 100) {
+            json_record o = parse_ok(text);
+            want_field(&o, "a", JSON_KIND_NESTED, NULL);
+            json_record_free(&o);
+        } else {
+            want_error(text, 2054, "maximum parsing depth");
+        }
+    }
 }
 
-/* Random byte strings, every byte but NUL, through json_buf_string and back. */
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Random strings of code points from all four UTF-8 lengths (no NUL, no
+ * surrogates), through json_buf_string and back. */
 static void test_json_round_trip(void **state)
 {
     (void)state;
     uint64_t s = 0x243F6A8885A308D3ULL;
     for (int trial = 0; trial < 2000; trial++) {
-        char value[300];
-        size_t len = 1 + trial % 250;
+        char value[1100];
+        size_t len = 0, count = 1 + (size_t)trial % 250;
         json_buf b = {0};
-        json_object o;
+        json_record o;
         const char *err;
         size_t col;
-        for (size_t i = 0; i < len; i++) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            value[i] = (char)(1 + s % 255);
+        for (size_t i = 0; i < count; i++) {
+            static const uint32_t top[] = {0x80, 0x800, 0x10000, 0x110000};
+            uint32_t cp = 1 + (uint32_t)(xorshift(&s) % (top[xorshift(&s) % 4] - 1));
+            if (cp >= 0xD800 && cp <= 0xDFFF)
+                cp -= 0x800;
+            if (cp < 0x80) {
+                value[len++] = (char)cp;
+            } else if (cp < 0x800) {
+                value[len++] = (char)(0xC0 | cp >> 6);
+                value[len++] = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                value[len++] = (char)(0xE0 | cp >> 12);
+                value[len++] = (char)(0x80 | (cp >> 6 & 0x3F));
+                value[len++] = (char)(0x80 | (cp & 0x3F));
+            } else {
+                value[len++] = (char)(0xF0 | cp >> 18);
+                value[len++] = (char)(0x80 | (cp >> 12 & 0x3F));
+                value[len++] = (char)(0x80 | (cp >> 6 & 0x3F));
+                value[len++] = (char)(0x80 | (cp & 0x3F));
+            }
         }
         value[len] = '\0';
+        assert_true(json_utf8_valid(value));
         json_buf_raw(&b, "{\"k\":", 5);
         json_buf_string(&b, value);
         json_buf_printf(&b, ",\"n\":%d}", trial);
         assert_false(b.failed);
         if (json_parse_object(b.text, b.len, &o, &err, &col))
             fail_msg("trial %d: own output did not parse: column %zu: %s", trial, col, err);
-        want_field(&o, "k", JSON_STRING, value);
-        json_object_free(&o);
+        want_field(&o, "k", JSON_KIND_STRING, value);
+        json_record_free(&o);
         json_buf_free(&b);
     }
+}
+
+/* A byte string that is not UTF-8 cannot be written as JSON: refused, not
+ * mangled. */
+static void test_json_not_utf8(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"a\xff", "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xc0\xaf"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_buf b = {0};
+        assert_false(json_utf8_valid(bad[i]));
+        json_buf_string(&b, bad[i]);
+        assert_true(b.failed);
+        json_buf_free(&b);
+    }
+    assert_true(json_utf8_valid("caf\xc3\xa9"));
 }
 
 /* ---- manifests as records ---------------------------------------------------- */
@@ -437,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_json_errors),
         cmocka_unit_test(test_json_deep_nesting),
         cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_json_not_utf8),
         cmocka_unit_test(test_tsv),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_jsonl),

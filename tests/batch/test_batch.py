@@ -180,9 +180,16 @@ def bad_headers_and_json(d):
                 '{"input": "in/u0000.wav", "output": "out/4.wav", "ir": ["ir.wav"]}\n')
     r = d.gfir("--manifest", "c.jsonl", "--ir", "ir.wav", expect=1)
     lines = error_lines(r.stderr)
-    assert lines[0] == "gfir: c.jsonl:2: column 49: an object needs ',' or '}' here", lines
+    # jansson's words, at the byte where it stopped (the end of "ir")
+    assert lines[0] == "gfir: c.jsonl:2: column 52: '}' expected near '\"ir\"'", lines
     assert lines[1] == "gfir: c.jsonl:4: 'gain' must be a string or a number", lines
     assert lines[2] == "gfir: c.jsonl:5: 'ir' must be a string or a number", lines
+    # a name that is not UTF-8 could not be written in its JSON receipt
+    with open(d.p("u.tsv"), "wb") as f:
+        f.write(b"input\toutput\nin/u0000.wav\tout/\xff.wav\n")
+    r = d.gfir("--manifest", "u.tsv", "--ir", "ir.wav", expect=1)
+    assert "gfir: u.tsv:2: the input, output or id is not UTF-8" in r.stderr, r.stderr
+    assert not os.path.exists(d.p("out"))
     with open(d.p("d.tsv"), "w") as f:
         f.write("input\toutput\n")
     r = d.gfir("--manifest", "d.tsv", "--ir", "ir.wav", expect=1)

@@ -6,6 +6,8 @@
 # median wall time of RUNS runs after one warm-up, with the files in the page
 # cache:
 #   - gfir batch over the manifest, on the CPU (and on CUDA where a GPU is)
+#   - the same into tar shards of 1000 outputs (--tar), against the files
+#     (target: within 1.1x)
 #   - gfir batch with a 1-tap filter: reading and writing the same files with
 #     no filter, the floor the target compares with (within 1.5x)
 #   - a shell loop of one `gfir IN OUT --ir ROOM` per file, the same rooms
@@ -105,7 +107,7 @@ cd "$work"
 median_time() {
     local times=() t0 t1 n=${n_runs:-$runs}
     for ((r = 0; r <= n; r++)); do
-        rm -rf receipts
+        rm -rf receipts shards
         sync
         t0=$(date +%s.%N)
         "$@" >/dev/null 2>"$work/err" || { echo "batch.sh: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
@@ -154,6 +156,8 @@ if nvidia-smi -L >/dev/null 2>&1; then
     t_cuda=$(median_time batch --manifest jobs.tsv --backend cuda)
     echo "batch.sh: gfir batch (cuda) $t_cuda s" >&2
 fi
+t_tar=$(median_time batch --manifest jobs.tsv --backend cpu --tar shards)
+echo "batch.sh: gfir batch (cpu) into tar shards $t_tar s" >&2
 t_floor=$(median_time batch --manifest copy.tsv --taps one.txt --backend cpu)
 echo "batch.sh: gfir batch, 1 tap $t_floor s" >&2
 t_loop=$(n_runs=$loop_runs median_time bash -c 'while read -r x y room; do
@@ -178,10 +182,13 @@ shell loops), files in the page cache. $model, $(nproc) CPUs${gpu:+, $gpu}; load
 $(date -u +%Y-%m-%d), commit $commit. gfir batch's output against a float64
 SciPy convolution (20 files, 2 LSB allowed for dither): $verdict.
 
+Into tar shards rather than files: $(ratio "$t_tar" "$t_cpu") the time.
+
 | command | seconds | files/s | / 1-tap floor |
 |---|---|---|---|
 $(row "gfir batch --backend cpu" "$t_cpu")
 $(row "gfir batch --backend cuda" "$t_cuda")
+$(row "gfir batch --backend cpu --tar shards (1000 a shard)" "$t_tar")
 $(row "gfir batch, 1 tap (read and write only)" "$t_floor")
 $(row "shell loop of gfir IN OUT --ir ROOM --normalize none" "$t_loop")
 $(row "shell loop of sox IN OUT fir ROOM.txt" "$t_sox")

@@ -35,7 +35,9 @@ static void print_help(void)
 "The manifest: TSV or CSV with a header line, or JSONL (one object a line).\n"
 "Fields: input, output (required); ir, preset, taps (a filter, the syntax of\n"
 "gfir's options; a row with none takes the command line's); gain (dB), align\n"
-"(same|causal|full), format (CONTAINER[:SAMPLES]), id, seed. An ir naming a\n"
+"(same|causal|full), format (CONTAINER[:SAMPLES]), id, seed; offset (and\n"
+"duration, seconds) or start and end (frames): only those frames of the whole\n"
+"reverberated input, reading only what they need. An ir naming a\n"
 "directory, or a list (.txt, .list, .lst, .scp: a path a line), gives each\n"
 "job one IR from it, chosen by the seed and the job's id (else its output).\n"
 "Paths are relative to the current directory; missing output directories are\n"
@@ -56,6 +58,20 @@ static void print_help(void)
 "                       FILE is none of the batch's own files; options that\n"
 "                       only run jobs (--shard, -j, -b, -k, --block, ...) are\n"
 "                       refused with it\n"
+"      --early-ms MS    also write KEY.early.EXT: the input through the IR cut\n"
+"                       MS ms after its direct path (its first tap within 20 dB\n"
+"                       of the peak), same length and alignment as KEY.EXT\n"
+"      --emit-manifest FILE  write, in manifest order, one JSON object per output\n"
+"                       for NeMo (audio_filepath, duration) and Lhotse (its\n"
+"                       recording), with provenance (input, ir, seed, gain,\n"
+"                       align, version); from the receipts, as --merge\n"
+"      --describe       with --emit-manifest: run nothing, work the lengths out\n"
+"                       from INPUT's header and the filter, exactly\n"
+"      --tar DIR        pack the outputs into tar shards in DIR, DIR/shard-K-of-N-\n"
+"                       PPPPPP.tar, members KEY.EXT (KEY: the row's output less\n"
+"                       its extension) and KEY.json (its receipt)\n"
+"      --shard-size S   a tar shard ends after S outputs, or with a K, M or G\n"
+"                       suffix, once it holds S bytes (default 1000)\n"
 "  -j, --jobs N         files in flight (default: two per CPU, at most 16)\n"
 "      --seed S         seed for rows without one (default 0)\n"
 "\n"
@@ -84,9 +100,36 @@ static void print_help(void)
 
 static const cli_args parsing = {usage_line, "gfir batch --help"};
 
+/* --shard-size: outputs, or bytes with a K, M or G suffix (powers of 1024). */
+static int parse_shard_size(const char *arg, batch_options *bo)
+{
+    static const char units[] = "KMG";
+    const size_t len = strlen(arg);
+    const char *unit = len ? strchr(units, arg[len - 1] & ~0x20) : NULL;
+    char digits[32];
+    unsigned long long v;
+    if (!unit || !arg[len - 1]) {
+        if (cli_arg_whole(&parsing, "--shard-size", arg, 1, 100000000, &v))
+            return 2;
+        bo->shard_members = v;
+        bo->shard_bytes = 0;
+        return 0;
+    }
+    if (len - 1 >= sizeof digits)
+        return cli_usage_error(&parsing, "--shard-size '%s' is not a count or a size", arg);
+    memcpy(digits, arg, len - 1);
+    digits[len - 1] = '\0';
+    if (cli_arg_whole(&parsing, "--shard-size", digits, 1, 1048576, &v))
+        return 2;
+    bo->shard_bytes = (uint64_t)v << (10 * (unit - units + 1));
+    bo->shard_members = 0;
+    return 0;
+}
+
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
-    OPT_NO_DITHER, OPT_NO_FOLD, OPT_MAX_TAPS, OPT_END
+    OPT_NO_DITHER, OPT_NO_FOLD, OPT_MAX_TAPS, OPT_TAR, OPT_SHARD_SIZE, OPT_EMIT, OPT_DESCRIBE,
+    OPT_EARLY_MS, OPT_END
 };
 
 /* What --merge does not do (run jobs: choose a shard, filter), so options
@@ -98,7 +141,7 @@ static const struct {
 } run_only[] = {
     {OPT_SHARD, "--shard"}, {OPT_SHARDS, "--shards"}, {'j', "--jobs"},     {'b', "--backend"},
     {'k', "--kernel"},      {OPT_BLOCK, "--block"},   {OPT_NO_FOLD, "--no-fold"},
-    {OPT_MAX_TAPS, "--max-taps"},
+    {OPT_MAX_TAPS, "--max-taps"}, {OPT_SHARD_SIZE, "--shard-size"},
 };
 
 static const struct option long_options[] = {
@@ -122,6 +165,11 @@ static const struct option long_options[] = {
     {"block", required_argument, NULL, OPT_BLOCK},
     {"no-fold", no_argument, NULL, OPT_NO_FOLD},
     {"max-taps", required_argument, NULL, OPT_MAX_TAPS},
+    {"tar", required_argument, NULL, OPT_TAR},
+    {"shard-size", required_argument, NULL, OPT_SHARD_SIZE},
+    {"emit-manifest", required_argument, NULL, OPT_EMIT},
+    {"describe", no_argument, NULL, OPT_DESCRIBE},
+    {"early-ms", required_argument, NULL, OPT_EARLY_MS},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -171,6 +219,24 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         return 0;
     case OPT_MERGE:
         bo->merge = arg;
+        return 0;
+    case OPT_TAR:
+        bo->tar = arg;
+        return 0;
+    case OPT_SHARD_SIZE:
+        return parse_shard_size(arg, bo);
+    case OPT_EMIT:
+        bo->emit = arg;
+        return 0;
+    case OPT_DESCRIBE:
+        bo->describe = 1;
+        return 0;
+    case OPT_EARLY_MS:
+        if (cli_arg_double(&parsing, "--early-ms", arg, &bo->early_ms))
+            return 2;
+        if (!(bo->early_ms > 0 && bo->early_ms <= 10000))
+            return cli_usage_error(&parsing, "--early-ms %s: give milliseconds above 0, at most "
+                                   "10000", arg);
         return 0;
     case 'j':
         if (cli_arg_whole(&parsing, "--jobs", arg, 1, BATCH_MAX_JOBS, &v))
@@ -262,6 +328,18 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
                            argv[optind]);
     if (!bo->manifest)
         return cli_usage_error(&parsing, "no --manifest given");
+    if (bo->describe && !bo->emit)
+        return cli_usage_error(&parsing, "--describe applies only with --emit-manifest");
+    if (bo->emit && bo->merge)
+        return cli_usage_error(&parsing, "--emit-manifest and --merge are two runs: give one");
+    for (size_t i = 0; bo->emit && i < sizeof run_only / sizeof run_only[0]; i++)
+        if (seen[run_only[i].opt])
+            return cli_usage_error(&parsing, "%s applies only to running jobs, not to "
+                                   "--emit-manifest", run_only[i].name);
+    if (seen[OPT_SHARD_SIZE] && !bo->tar)
+        return cli_usage_error(&parsing, "--shard-size applies only with --tar");
+    if (bo->tar && !bo->shard_members && !bo->shard_bytes)
+        bo->shard_members = 1000;
     for (size_t i = 0; bo->merge && i < sizeof run_only / sizeof run_only[0]; i++)
         if (seen[run_only[i].opt])
             return cli_usage_error(&parsing, "%s applies only to running jobs, not to --merge",

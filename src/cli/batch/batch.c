@@ -4,6 +4,7 @@
  */
 #include "batch/batch.h"
 #include "batch/args.h"
+#include "batch/emit.h"
 #include "batch/manifest.h"
 #include "batch/merge.h"
 #include "batch/receipt.h"
@@ -31,7 +32,7 @@ int cli_run_batch(int argc, char **argv)
 
     if (rc || bo.engine.answered)
         return rc;
-    if (!bo.merge && (rc = shard_choose(bo.shard_spec, bo.shards, real_getenv, &sh)) != 0)
+    if (!bo.merge && !bo.emit && (rc = shard_choose(bo.shard_spec, bo.shards, real_getenv, &sh)) != 0)
         return rc;
     if (!bo.receipts) {
         dir = malloc(strlen(bo.manifest) + sizeof ".receipts");
@@ -40,13 +41,15 @@ int cli_run_batch(int argc, char **argv)
         sprintf(dir, "%s.receipts", bo.manifest);
         bo.receipts = dir;
     }
-    if (manifest_read(&bo, bo.merge ? &whole : &sh, &m)) {
+    if (manifest_read(&bo, bo.merge || bo.emit ? &whole : &sh, &m)) {
         free(dir);
         return 1;
     }
-    rc = receipts_open(&book, bo.receipts, bo.merge ? NULL : &sh);
+    rc = receipts_open(&book, bo.receipts, bo.merge || bo.emit ? NULL : &sh);
     if (!rc)
-        rc = bo.merge ? batch_merge(&m, &book, bo.merge) : batch_run(&bo, &sh, &m, &book);
+        rc = bo.merge  ? batch_merge(&m, &book, bo.merge)
+             : bo.emit ? batch_emit(&bo, &m, &book)
+                       : batch_run(&bo, &sh, &m, &book);
     receipts_close(&book);
     manifest_free(&m);
     free(dir);

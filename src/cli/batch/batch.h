@@ -47,6 +47,13 @@ typedef struct batch_options {
     const char *format;         /* --format: for rows without one */
     size_t max_taps;            /* --max-taps: every job's filter, taps x paths */
     cli_options engine;         /* --backend, --kernel, --block, --no-fold, --no-dither, -q, -v */
+    const char *tar;            /* --tar DIR: outputs packed into tar shards there (tar.h) */
+    uint64_t shard_bytes;       /* --shard-size with a K/M/G suffix: bytes a tar shard ends at */
+    uint64_t shard_members;     /* --shard-size without: outputs a tar shard holds */
+    const char *emit;           /* --emit-manifest FILE, or NULL (emit.h); like --merge, it
+                                   runs no jobs */
+    int describe;               /* --describe: --emit-manifest's lengths without a run */
+    double early_ms;            /* --early-ms: also KEY.early.EXT (early.h); 0: not */
 } batch_options;
 
 /* The whole of `gfir batch ARGS` (argv[0] is "batch"): the exit code. */

@@ -1,350 +1,122 @@
 /*
- * json.c - one JSON object per line, read and written (json.h).
+ * json.c - one JSON object per line, read and written (json.h), through
+ * Debian's jansson (libjansson-dev). Jansson rather than json-c or cJSON:
+ * json_loadb reads a buffer of a given length (a manifest line is not
+ * NUL-terminated), it is strict JSON by default (UTF-8 checked, no
+ * comments or trailing commas), it refuses a key given twice when asked
+ * (JSON_REJECT_DUPLICATES), its nesting has a ceiling, its errors carry
+ * the byte position, and no state is global (cJSON's error pointer is).
  */
 #include "batch/json.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Nesting deeper than this is refused rather than recursed into. */
-#define MAX_DEPTH 64
+/* Jansson's sentences, in its own words, outlive the json_error_t they came
+ * in: kept here (the reader is used by one thread at a time). */
+static char last_error[JSON_ERROR_TEXT_LENGTH];
 
-typedef struct reader {
-    const char *s, *end, *p;
-    const char *error;
-    json_buf out;               /* the string being decoded */
-} reader;
-
-static int fail(reader *r, const char *error)
+static int fail(json_record *obj, const char **error, size_t *column, const char *why,
+                size_t at)
 {
-    if (!r->error)
-        r->error = error;
+    json_record_free(obj);
+    *error = why;
+    *column = at;
     return 1;
 }
 
-static void skip_space(reader *r)
+/* A number as text: integers exactly, reals in the fewest digits that read
+ * back as the same double. */
+static char *number_text(const json_t *v)
 {
-    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
-        r->p++;
-}
-
-static int hex4(reader *r, unsigned *v)
-{
-    *v = 0;
-    for (int i = 0; i < 4; i++, r->p++) {
-        char c = r->p < r->end ? *r->p : '\0';
-        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
-                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-                                            : 16;
-        if (d == 16)
-            return fail(r, "a \\u escape needs four hexadecimal digits");
-        *v = *v << 4 | d;
-    }
-    return 0;
-}
-
-static void put_utf8(json_buf *b, unsigned cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | cp >> 12);
-        u[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
+    char text[40];
+    if (json_is_integer(v)) {
+        snprintf(text, sizeof text, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
     } else {
-        u[0] = (char)(0xF0 | cp >> 18);
-        u[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-        u[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-        u[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
+        const double x = json_real_value(v);
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(text, sizeof text, "%.*g", digits, x);
+            if (strtod(text, NULL) == x)
+                break;
+        }
     }
-    json_buf_raw(b, u, n);
+    return strdup(text);
 }
 
-/* \uXXXX, with a surrogate pair when it takes two. */
-static int unicode_escape(reader *r)
+static int add_field(json_record *obj, const char *key, const json_t *v)
 {
-    unsigned cp, low;
-    if (hex4(r, &cp))
-        return 1;
-    if (cp >= 0xDC00 && cp <= 0xDFFF)
-        return fail(r, "a \\u escape starts with a low surrogate");
-    if (cp >= 0xD800 && cp <= 0xDBFF) {
-        if (r->end - r->p < 2 || r->p[0] != '\\' || r->p[1] != 'u')
-            return fail(r, "a high surrogate \\u escape without its low half");
-        r->p += 2;
-        if (hex4(r, &low))
-            return 1;
-        if (low < 0xDC00 || low > 0xDFFF)
-            return fail(r, "a high surrogate \\u escape without its low half");
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-    }
-    if (cp == 0)
-        return fail(r, "a string holds \\u0000");
-    put_utf8(&r->out, cp);
-    return 0;
-}
-
-/* A string at r->p (its opening quote) decoded into r->out. */
-static int parse_string(reader *r)
-{
-    static const char escapes[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
-    r->out.len = 0;
-    json_buf_raw(&r->out, "", 0);
-    r->p++;
-    while (r->p < r->end && *r->p != '"') {
-        const char *run = r->p;
-        while (r->p < r->end && *r->p != '"' && *r->p != '\\' && (unsigned char)*r->p >= 0x20)
-            r->p++;
-        json_buf_raw(&r->out, run, (size_t)(r->p - run));
-        if (r->p == r->end || *r->p == '"')
-            break;
-        if (*r->p != '\\')
-            return fail(r, "a control character inside a string (escape it)");
-        if (++r->p == r->end)
-            break;
-        if (*r->p == 'u') {
-            r->p++;
-            if (unicode_escape(r))
-                return 1;
-            continue;
-        }
-        const char *e = NULL;
-        for (size_t i = 0; escapes[i]; i += 2)
-            if (escapes[i] == *r->p)
-                e = &escapes[i + 1];
-        if (!e)
-            return fail(r, "an unknown escape in a string");
-        json_buf_raw(&r->out, e, 1);
-        r->p++;
-    }
-    if (r->p == r->end)
-        return fail(r, "a string is not closed");
-    r->p++;
-    return r->out.failed ? fail(r, "out of memory") : 0;
-}
-
-static int parse_number(reader *r)
-{
-    const char *p = r->p;
-    if (p < r->end && *p == '-')
-        p++;
-    if (p < r->end && *p == '0')
-        p++;
-    else if (p < r->end && *p >= '1' && *p <= '9')
-        while (p < r->end && *p >= '0' && *p <= '9')
-            p++;
-    else
-        return fail(r, "a value is not a string, number, object, array, true, false or null");
-    if (p < r->end && *p == '.') {
-        if (++p == r->end || *p < '0' || *p > '9') {
-            r->p = p;
-            return fail(r, "a number needs digits after its '.'");
-        }
-        while (p < r->end && *p >= '0' && *p <= '9')
-            p++;
-    }
-    if (p < r->end && (*p == 'e' || *p == 'E')) {
-        if (++p < r->end && (*p == '+' || *p == '-'))
-            p++;
-        if (p == r->end || *p < '0' || *p > '9') {
-            r->p = p;
-            return fail(r, "a number needs digits in its exponent");
-        }
-        while (p < r->end && *p >= '0' && *p <= '9')
-            p++;
-    }
-    r->out.len = 0;
-    json_buf_raw(&r->out, r->p, (size_t)(p - r->p));
-    r->p = p;
-    return r->out.failed ? fail(r, "out of memory") : 0;
-}
-
-static int word(reader *r, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(r->end - r->p) < n || memcmp(r->p, w, n) != 0)
-        return 0;
-    r->p += n;
-    return 1;
-}
-
-static int parse_value(reader *r, json_kind *kind, int depth);
-
-/* An array or object at r->p, checked and dropped. */
-static int skip_nested(reader *r, int depth)
-{
-    const char close = *r->p == '[' ? ']' : '}';
-    json_kind kind;
-    if (depth >= MAX_DEPTH)
-        return fail(r, "values nest too deeply");
-    r->p++;
-    skip_space(r);
-    if (r->p < r->end && *r->p == close) {
-        r->p++;
-        return 0;
-    }
-    for (;;) {
-        skip_space(r);
-        if (close == '}') {
-            if (r->p == r->end || *r->p != '"')
-                return fail(r, "an object's key must be a string");
-            if (parse_string(r))
-                return 1;
-            skip_space(r);
-            if (r->p == r->end || *r->p != ':')
-                return fail(r, "a ':' must follow an object's key");
-            r->p++;
-        }
-        if (parse_value(r, &kind, depth + 1))
-            return 1;
-        skip_space(r);
-        if (r->p < r->end && *r->p == ',') {
-            r->p++;
-            continue;
-        }
-        if (r->p < r->end && *r->p == close) {
-            r->p++;
-            return 0;
-        }
-        return fail(r, close == ']' ? "an array needs ',' or ']' here"
-                                    : "an object needs ',' or '}' here");
-    }
-}
-
-static int parse_value(reader *r, json_kind *kind, int depth)
-{
-    skip_space(r);
-    if (r->p == r->end)
-        return fail(r, "a value is missing");
-    switch (*r->p) {
-    case '"':
-        *kind = JSON_STRING;
-        return parse_string(r);
-    case '[':
-    case '{':
-        *kind = JSON_NESTED;
-        return skip_nested(r, depth);
+    json_field *f = &obj->fields[obj->nfields];
+    f->text = NULL;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+    case JSON_ARRAY:
+        f->kind = JSON_KIND_NESTED;
+        break;
+    case JSON_STRING:
+        f->kind = JSON_KIND_STRING;
+        f->text = strndup(json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+    case JSON_REAL:
+        f->kind = JSON_KIND_NUMBER;
+        f->text = number_text(v);
+        break;
+    case JSON_TRUE:
+        f->kind = JSON_KIND_TRUE;
+        break;
+    case JSON_FALSE:
+        f->kind = JSON_KIND_FALSE;
+        break;
     default:
+        f->kind = JSON_KIND_NULL;
         break;
     }
-    if (word(r, "true"))
-        *kind = JSON_TRUE;
-    else if (word(r, "false"))
-        *kind = JSON_FALSE;
-    else if (word(r, "null"))
-        *kind = JSON_NULL;
-    else {
-        *kind = JSON_NUMBER;
-        return parse_number(r);
-    }
-    return 0;
+    f->key = strdup(key);
+    obj->nfields++;
+    return !f->key || ((f->kind == JSON_KIND_STRING || f->kind == JSON_KIND_NUMBER) && !f->text);
 }
 
-static int add_field(reader *r, json_object *obj, char *key, json_kind kind)
-{
-    json_field *f;
-    if (json_get(obj, key)) {
-        free(key);
-        return fail(r, "a key appears twice");
-    }
-    f = realloc(obj->fields, (obj->nfields + 1) * sizeof *f);
-    if (!f) {
-        free(key);
-        return fail(r, "out of memory");
-    }
-    obj->fields = f;
-    f = &obj->fields[obj->nfields++];
-    f->key = key;
-    f->kind = kind;
-    f->text = NULL;
-    if (kind == JSON_STRING || kind == JSON_NUMBER) {
-        f->text = strdup(r->out.text ? r->out.text : "");
-        if (!f->text)
-            return fail(r, "out of memory");
-    }
-    return 0;
-}
-
-static int parse_members(reader *r, json_object *obj)
-{
-    json_kind kind;
-    char *key;
-    r->p++;
-    skip_space(r);
-    if (r->p < r->end && *r->p == '}') {
-        r->p++;
-        return 0;
-    }
-    for (;;) {
-        skip_space(r);
-        if (r->p == r->end || *r->p != '"')
-            return fail(r, "an object's key must be a string");
-        if (parse_string(r))
-            return 1;
-        key = strdup(r->out.text ? r->out.text : "");
-        if (!key)
-            return fail(r, "out of memory");
-        skip_space(r);
-        if (r->p == r->end || *r->p != ':') {
-            free(key);
-            return fail(r, "a ':' must follow an object's key");
-        }
-        r->p++;
-        if (parse_value(r, &kind, 1)) {
-            free(key);
-            return 1;
-        }
-        if (add_field(r, obj, key, kind))
-            return 1;
-        skip_space(r);
-        if (r->p < r->end && *r->p == ',') {
-            r->p++;
-            continue;
-        }
-        if (r->p < r->end && *r->p == '}') {
-            r->p++;
-            return 0;
-        }
-        return fail(r, "an object needs ',' or '}' here");
-    }
-}
-
-int json_parse_object(const char *text, size_t len, json_object *obj, const char **error,
+int json_parse_object(const char *text, size_t len, json_record *obj, const char **error,
                       size_t *column)
 {
-    reader r = {text, text + len, text, NULL, {0}};
+    json_error_t e;
+    json_t *root, *v;
+    const char *key;
+    size_t at = 0;
+
     memset(obj, 0, sizeof *obj);
-    skip_space(&r);
-    if (r.p == r.end || *r.p != '{')
-        fail(&r, "the line is not a JSON object ({...})");
-    else if (!parse_members(&r, obj)) {
-        skip_space(&r);
-        if (r.p != r.end)
-            fail(&r, "text follows the object");
+    while (at < len && strchr(" \t\r\n", text[at]) && text[at])
+        at++;
+    if (at == len || text[at] != '{')
+        return fail(obj, error, column, "the line is not a JSON object ({...})", at + 1);
+    /* JSON_ALLOW_NUL off: a string holding \u0000 is refused, as a C
+     * string could not carry it */
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+    if (!root) {
+        snprintf(last_error, sizeof last_error, "%s", e.text);
+        /* e.position counts the bytes read, the one at fault included */
+        return fail(obj, error, column, last_error, e.position > 0 ? (size_t)e.position : 1);
     }
-    json_buf_free(&r.out);
-    if (!r.error)
-        return 0;
-    *error = r.error;
-    *column = (size_t)(r.p - text) + 1;
-    json_object_free(obj);
-    return 1;
+    obj->fields = calloc(json_object_size(root) ? json_object_size(root) : 1, sizeof *obj->fields);
+    if (!obj->fields) {
+        json_decref(root);
+        return fail(obj, error, column, "out of memory", 1);
+    }
+    json_object_foreach(root, key, v) {
+        if (add_field(obj, key, v)) {
+            json_decref(root);
+            return fail(obj, error, column, "out of memory", 1);
+        }
+    }
+    json_decref(root);
+    return 0;
 }
 
-const json_field *json_get(const json_object *obj, const char *key)
+const json_field *json_get(const json_record *obj, const char *key)
 {
     for (size_t i = 0; i < obj->nfields; i++)
         if (!strcmp(obj->fields[i].key, key))
@@ -352,7 +124,7 @@ const json_field *json_get(const json_object *obj, const char *key)
     return NULL;
 }
 
-void json_object_free(json_object *obj)
+void json_record_free(json_record *obj)
 {
     for (size_t i = 0; i < obj->nfields; i++) {
         free(obj->fields[i].key);
@@ -360,6 +132,13 @@ void json_object_free(json_object *obj)
     }
     free(obj->fields);
     memset(obj, 0, sizeof *obj);
+}
+
+int json_utf8_valid(const char *s)
+{
+    json_t *v = json_string(s);
+    json_decref(v);
+    return v != NULL;
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -413,23 +192,21 @@ void json_buf_printf(json_buf *b, const char *fmt, ...)
 
 void json_buf_string(json_buf *b, const char *s)
 {
-    json_buf_raw(b, "\"", 1);
-    while (*s) {
-        const char *run = s;
-        while (*s && *s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
-            s++;
-        json_buf_raw(b, run, (size_t)(s - run));
-        if (!*s)
-            break;
-        if (*s == '"' || *s == '\\') {
-            char e[2] = {'\\', *s};
-            json_buf_raw(b, e, 2);
-        } else {
-            json_buf_printf(b, "\\u%04x", (unsigned)(unsigned char)*s);
-        }
-        s++;
+    json_t *v = json_string(s);
+    size_t n;
+    if (!v) { /* not UTF-8 (manifest.c refuses such a row before) */
+        b->failed = 1;
+        return;
     }
-    json_buf_raw(b, "\"", 1);
+    n = json_dumpb(v, NULL, 0, JSON_ENCODE_ANY);
+    if (n == 0 || reserve(b, n)) {
+        b->failed = 1;
+    } else {
+        json_dumpb(v, b->text + b->len, n, JSON_ENCODE_ANY);
+        b->len += n;
+        b->text[b->len] = '\0';
+    }
+    json_decref(v);
 }
 
 void json_buf_free(json_buf *b)

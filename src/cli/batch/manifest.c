@@ -4,6 +4,7 @@
  */
 #include "batch/manifest.h"
 #include "batch/claims.h"
+#include "batch/early.h"
 #include "batch/irset.h"
 #include "batch/table.h"
 #include "file/format.h"
@@ -21,8 +22,9 @@
 /* Bad lines shown before the rest are only counted. */
 #define SHOW_ERRORS 20
 
-static const char *const known_fields[] = {"id",   "input", "output", "ir",   "preset",
-                                           "taps", "gain",  "align",  "format", "seed"};
+static const char *const known_fields[] = {"id",   "input",  "output",   "ir",    "preset",
+                                           "taps", "gain",   "align",    "format", "seed",
+                                           "offset", "duration", "start", "end"};
 static const char *const align_names[] = {"same", "causal", "full"};
 
 /* ---- reading --------------------------------------------------------------- */
@@ -96,16 +98,6 @@ static int field(reader *r, const char *key, const char **v, int *failed)
     return got;
 }
 
-/* The shortest decimal that reads back as v, so equal gains give equal text. */
-static void format_double(char *buf, size_t n, double v)
-{
-    for (int digits = 6; digits <= 17; digits++) {
-        snprintf(buf, n, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 /* A word as a shell would read it back: quoted when it holds anything but
  * letters, digits and a few safe marks. */
 static void append_word(json_buf *b, const char *w)
@@ -158,7 +150,7 @@ static int describe(const batch_options *bo, manifest_job *j, int has_ir)
             append_option(&b, kind_option[bo->stages[i].kind], bo->stages[i].spec);
     }
     if (j->gain_db != 0) {
-        format_double(gain, sizeof gain, j->gain_db);
+        segment_shortest(gain, sizeof gain, j->gain_db);
         append_option(&b, "--gain", gain);
     }
     if (bo->normalize != CLI_NORMALIZE_DEFAULT)
@@ -171,6 +163,20 @@ static int describe(const batch_options *bo, manifest_job *j, int has_ir)
         append_option(&b, "--format", j->format);
     if (bo->engine.no_dither)
         append_option(&b, "--no-dither", NULL);
+    /* a file and a tar member are different products: neither vouches for the other */
+    if (bo->tar)
+        append_option(&b, "--tar", NULL);
+    if (bo->early_ms > 0) {
+        char ms[32];
+        segment_shortest(ms, sizeof ms, bo->early_ms);
+        append_option(&b, "--early-ms", ms);
+    }
+    if (j->seg.unit != SEGMENT_NONE) {
+        char seg[96];
+        segment_describe(&j->seg, seg, sizeof seg);
+        json_buf_raw(&b, " ", 1);
+        json_buf_raw(&b, seg, strlen(seg));
+    }
     j->recipe = b.failed ? NULL : strdup(b.text);
     json_buf_free(&b);
     return j->filter && j->recipe ? 0 : cli_error("out of memory");
@@ -207,6 +213,20 @@ static int parse_align(reader *r, const char *v, cli_align *align)
         }
     }
     return bad(r, "align '%s' is not same, causal or full", v);
+}
+
+/* offset/duration or start/end, into seg; 1 when the line is bad. */
+static int read_segment(reader *r, segment *seg)
+{
+    static const char *const keys[] = {"offset", "duration", "start", "end"};
+    const char *v[4] = {NULL, NULL, NULL, NULL};
+    char why[160];
+    int failed = 0;
+    for (int i = 0; i < 4; i++)
+        field(r, keys[i], &v[i], &failed);
+    if (failed)
+        return 1;
+    return segment_parse(v[0], v[1], v[2], v[3], seg, why, sizeof why) ? bad(r, "%s", why) : 0;
 }
 
 /* The preset loads (cached: rows mostly share one); *has_ir: it has an IR
@@ -323,6 +343,36 @@ static int check_read(reader *r, const char *path, file_role role, const char *o
                : 0;
 }
 
+/* --tar: the row's key (its output less the extension) is its alone, as
+ * its KEY.json member says (a.wav and a.flac would share a.json). */
+static int check_key(reader *r, const char *input, const char *output)
+{
+    const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
+    char member[4096], why[1024];
+    size_t stem = dot && (!slash || dot > slash) && dot != output ? (size_t)(dot - output)
+                                                                  : strlen(output);
+    if (snprintf(member, sizeof member, "%.*s.json", (int)stem, output) >= (int)sizeof member)
+        return bad(r, "the output's name is too long for a tar member");
+    if (claims_row(&r->files, r->t.line, input, member, why, sizeof why))
+        return bad(r, "with --tar, its key '%.*s' names another row's output too (%s)", (int)stem,
+                   output, why);
+    return 0;
+}
+
+/* The row's other names: its tar key (--tar), else its early twin
+ * (--early-ms), an output of the row too, claimed as one. */
+static int check_other_names(reader *r, const char *input, const char *output)
+{
+    char early[4096];
+    if (r->bo->tar)
+        return check_key(r, input, output);
+    if (!(r->bo->early_ms > 0))
+        return 0;
+    if (early_path(output, early, sizeof early))
+        return bad(r, "the output's early twin has too long a name");
+    return check_files(r, input, early);
+}
+
 /* One record into j; 1 when the line is bad (said why). default_has_ir:
  * the command line's filter has an IR stage. */
 static int read_job(reader *r, manifest_job *j, int default_has_ir)
@@ -350,8 +400,14 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         failed |= parse_align(r, v, &j->align);
     if (field(r, "seed", &v, &failed))
         failed |= parse_seed(r, v, &seed);
+    failed |= read_segment(r, &j->seg);
     if (failed)
         return 1;
+    /* the receipt is JSON, which is Unicode text: a name it cannot hold
+     * could not be vouched for */
+    if (!json_utf8_valid(input) || !json_utf8_valid(output) || (id && !json_utf8_valid(id)))
+        return bad(r, "the input, output or id is not UTF-8 (a receipt, being JSON, cannot hold "
+                      "it)");
     if (!ir && !preset && !taps && bo->nstages == 0)
         return bad(r, "no filter: give ir, preset or taps, or a filter on the command line");
     if (check_files(r, input, output))
@@ -362,6 +418,7 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         return 1;
     j->line = r->t.line;
     j->index = r->m->total;
+    j->seed = seed;
     j->id = dup_or_null(id ? id : output, &failed);
     j->input = dup_or_null(input, &failed);
     j->output = dup_or_null(output, &failed);
@@ -375,9 +432,12 @@ static int read_job(reader *r, manifest_job *j, int default_has_ir)
         j->ir = dup_or_null(ir, &failed);
     }
     if (failed || check_read(r, j->ir, ROLE_IR, output) ||
-        check_read(r, j->taps, ROLE_TAPS, output))
+        check_read(r, j->taps, ROLE_TAPS, output) || check_other_names(r, input, output))
         return 1;
-    return describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir);
+    if (describe(bo, j, preset || taps || ir ? j->ir != NULL || preset_has_ir : default_has_ir))
+        return 1;
+    return json_utf8_valid(j->recipe) ? 0 : bad(r, "the filter names a file that is not UTF-8 (a "
+                                                   "receipt, being JSON, cannot hold it)");
 }
 
 static int check_header(reader *r)
@@ -389,7 +449,7 @@ static int check_header(reader *r)
         has_output |= !strcmp(c, "output");
         if (!is_known(c))
             failed = bad(r, "unknown column '%s' (columns: id, input, output, ir, preset, taps, "
-                         "gain, align, format, seed)", c);
+                         "gain, align, format, seed, offset, duration, start, end)", c);
     }
     if (!has_input || !has_output)
         failed = bad(r, "the header needs an input and an output column");

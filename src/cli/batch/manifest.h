@@ -3,7 +3,8 @@
  *
  * Fields (TSV/CSV columns, JSONL keys): input and output (required), a
  * filter (ir, preset, taps: the command line's syntax; a row with none takes
- * the command line's), and optional gain, align, format, id, seed. An ir
+ * the command line's), and optional gain, align, format, id, seed, and a
+ * segment (offset and duration, or start and end: segment.h). An ir
  * naming a directory or list (irset.h) is resolved here to the one IR the
  * job uses. Every line of the manifest is checked, whichever shard runs it,
  * so a bad manifest stops every shard before any output is written. Files
@@ -19,6 +20,7 @@
 #define GFIR_CLI_BATCH_MANIFEST_H
 
 #include "batch/batch.h"
+#include "batch/segment.h"
 #include "batch/shard.h"
 
 #include <stddef.h>
@@ -34,6 +36,8 @@ typedef struct manifest_job {
     char *format;               /* NULL: from OUTPUT's extension */
     char *filter;               /* the filter as gfir options: the plans' key */
     char *recipe;               /* filter plus alignment and format: what a receipt records */
+    segment seg;                /* the part of INPUT (offset/duration or start/end), if any */
+    uint64_t seed;              /* the row's seed, else --seed's */
 } manifest_job;
 
 typedef struct manifest {

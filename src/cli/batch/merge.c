@@ -11,21 +11,20 @@
 
 #define SHOW_MISSING 20
 
-/* path is no file that the batch reads or writes: not the manifest, nothing
- * in the receipts directory, no job's input, output, IR or taps file, by
- * identity (output.h), however spelt. One line and 1 when it is one. */
-static int check_target(const manifest *m, const receipt_book *book, const char *path)
+int batch_check_target(const manifest *m, const receipt_book *book, const char *path,
+                       const char *what)
 {
     char key[OUTPUT_PATH_LEN], other[OUTPUT_PATH_LEN], last[OUTPUT_PATH_LEN] = "";
     output_identity(path, key, NULL);
     output_identity(m->path, other, NULL);
     if (!strcmp(key, other))
-        return cli_error("--merge '%s' is the manifest '%s'", path, m->path);
+        return cli_error("%s '%s' is the manifest '%s'", what, path, m->path);
     if (strcmp(path, "-")) {
         output_canonical(book->dir, other);
         output_canonical(path, last);
         if (output_within(last, other))
-            return cli_error("--merge '%s' is in the receipts directory '%s'", path, book->dir);
+            return cli_error("%s '%s' is in the receipts directory '%s'", what, path,
+                             book->dir);
     }
     for (size_t i = 0; i < m->njobs; i++) {
         const manifest_job *j = &m->jobs[i];
@@ -36,22 +35,39 @@ static int check_target(const manifest *m, const receipt_book *book, const char 
                 continue;
             output_identity(files[f], other, NULL);
             if (!strcmp(key, other))
-                return cli_error("--merge '%s' is the %s of %s:%zu ('%s'); gfir never "
-                                 "overwrites a job's files", path, roles[f], m->path, j->line,
-                                 files[f]);
+                return cli_error("%s '%s' is the %s of %s:%zu ('%s'); gfir never "
+                                 "overwrites a job's files", what, path, roles[f], m->path,
+                                 j->line, files[f]);
         }
     }
     return 0;
 }
 
-int batch_merge(const manifest *m, const receipt_book *book, const char *path)
+int batch_write_whole(const char *what, const char *path, const json_buf *text)
 {
     output_file of = OUTPUT_FILE_INIT;
+    int rc = 1;
+    /* before the temporary file exists: a signal then removes it */
+    output_catch_signals();
+    if (output_check_named(what, NULL, path) || output_begin_named(&of, what, path))
+        goto done;
+    if (output_write_all(of.fd, text->text ? text->text : "", text->len)) {
+        cli_error("cannot write %s '%s': %s", what, path, strerror(errno));
+        goto done;
+    }
+    rc = output_commit(&of);
+done:
+    output_end(&of);
+    return rc;
+}
+
+int batch_merge(const manifest *m, const receipt_book *book, const char *path)
+{
     json_buf out = {0};
     size_t missing = 0;
     int rc = 1;
 
-    if (check_target(m, book, path))
+    if (batch_check_target(m, book, path, "--merge"))
         return 1;
     for (size_t i = 0; i < m->njobs; i++) {
         const manifest_job *j = &m->jobs[i];
@@ -74,17 +90,8 @@ int batch_merge(const manifest *m, const receipt_book *book, const char *path)
         cli_error("out of memory merging %zu receipts", m->njobs);
         goto done;
     }
-    /* before the temporary file exists: a signal then removes it */
-    output_catch_signals();
-    if (output_check_named("--merge", NULL, path) || output_begin_named(&of, "--merge", path))
-        goto done;
-    if (output_write_all(of.fd, out.text ? out.text : "", out.len)) {
-        cli_error("cannot write --merge '%s': %s", path, strerror(errno));
-        goto done;
-    }
-    rc = output_commit(&of);
+    rc = batch_write_whole("--merge", path, &out);
 done:
-    output_end(&of);
     json_buf_free(&out);
     return rc;
 }

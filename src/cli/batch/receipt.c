@@ -53,17 +53,17 @@ static int index_insert(receipt_book *b, size_t item)
     return 0;
 }
 
-static const char *text_of(const json_object *o, const char *key)
+static const char *text_of(const json_record *o, const char *key)
 {
     const json_field *f = json_get(o, key);
-    return f && f->kind == JSON_STRING ? f->text : NULL;
+    return f && f->kind == JSON_KIND_STRING ? f->text : NULL;
 }
 
-static int number_of(const json_object *o, const char *key, int64_t *v)
+static int number_of(const json_record *o, const char *key, int64_t *v)
 {
     const json_field *f = json_get(o, key);
     char *end;
-    if (!f || f->kind != JSON_NUMBER)
+    if (!f || f->kind != JSON_KIND_NUMBER)
         return 1;
     errno = 0;
     *v = strtoll(f->text, &end, 10);
@@ -73,7 +73,7 @@ static int number_of(const json_object *o, const char *key, int64_t *v)
 /* One receipt line into the book; 1 when it is not a receipt. */
 static int add_line(receipt_book *b, const char *line, size_t len)
 {
-    json_object o;
+    json_record o;
     const char *err, *output, *input, *recipe;
     size_t col;
     int64_t bytes, mtime;
@@ -83,6 +83,10 @@ static int add_line(receipt_book *b, const char *line, size_t len)
     if (json_parse_object(line, len, &o, &err, &col))
         return 1;
     output = text_of(&o, "output");
+    if (!output && text_of(&o, "tar") && json_get(&o, "keys")) { /* a tar shard's list */
+        rc = 0;
+        goto done;
+    }
     input = text_of(&o, "input");
     recipe = text_of(&o, "filter");
     if (!output || !input || !recipe || number_of(&o, "bytes", &bytes) ||
@@ -101,6 +105,7 @@ static int add_line(receipt_book *b, const char *line, size_t len)
     r->input = strdup(input);
     r->recipe = strdup(recipe);
     r->text = strndup(line, len);
+    r->tar = text_of(&o, "tar") ? strdup(text_of(&o, "tar")) : NULL;
     r->bytes = (uint64_t)bytes;
     r->mtime_ns = mtime;
     if (!r->output || !r->input || !r->recipe || !r->text || index_insert(b, b->nitems)) {
@@ -108,12 +113,13 @@ static int add_line(receipt_book *b, const char *line, size_t len)
         free(r->input);
         free(r->recipe);
         free(r->text);
+        free(r->tar);
         goto done;
     }
     b->nitems++;
     rc = 0;
 done:
-    json_object_free(&o);
+    json_record_free(&o);
     return rc;
 }
 
@@ -245,9 +251,13 @@ const receipt *receipts_find(const receipt_book *b, const manifest_job *j)
         if (strcmp(r->output, j->output) || strcmp(r->input, j->input) ||
             strcmp(r->recipe, j->recipe))
             continue;
-        if (!stated && stat(j->output, &sb) != 0)
+        if (r->tar) { /* a member of a tar shard: that file as recorded */
+            if (stat(r->tar, &sb) != 0)
+                continue;
+        } else if (!stated && stat(j->output, &sb) != 0) {
             return NULL;
-        stated = 1;
+        }
+        stated = !r->tar;
         if ((uint64_t)sb.st_size == r->bytes &&
             (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec == r->mtime_ns)
             return r;
@@ -263,6 +273,10 @@ void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f
     json_buf_string(out, j->input);
     json_buf_raw(out, ",\"output\":", 10);
     json_buf_string(out, j->output);
+    if (f->tar) {
+        json_buf_raw(out, ",\"tar\":", 7);
+        json_buf_string(out, f->tar);
+    }
     json_buf_raw(out, ",\"filter\":", 10);
     json_buf_string(out, j->recipe);
     json_buf_printf(out, ",\"frames\":%" PRIu64 ",\"rate\":%u,\"channels\":%u,\"duration\":%.6f,",
@@ -313,6 +327,7 @@ void receipts_close(receipt_book *b)
         free(b->items[i].input);
         free(b->items[i].recipe);
         free(b->items[i].text);
+        free(b->items[i].tar);
     }
     free(b->items);
     free(b->index);

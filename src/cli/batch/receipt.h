@@ -30,6 +30,8 @@ typedef struct receipt_facts {
     /* samples that were not finite: INPUT's (filtered as silence) and the
      * output's (an overflow) */
     uint64_t nonfinite_in, nonfinite_out;
+    const char *tar;            /* --tar: the shard the output is a member of (bytes and
+                                   mtime_ns are then the shard's), else NULL */
 } receipt_facts;
 
 typedef struct receipt {
@@ -37,6 +39,8 @@ typedef struct receipt {
     uint64_t bytes;
     int64_t mtime_ns;
     char *text;                 /* the line, without its line end */
+    char *tar;                  /* the tar shard holding the output, or NULL: bytes and
+                                   mtime_ns are that file's */
 } receipt;
 
 typedef struct receipt_book {

@@ -5,7 +5,9 @@
 #include "batch/runner.h"
 #include "batch/bar.h"
 #include "batch/dirs.h"
+#include "batch/early.h"
 #include "batch/sweep.h"
+#include "batch/tar.h"
 #include "chain.h"
 #include "file/file.h"
 #include "file/format.h"
@@ -79,6 +81,8 @@ struct runner {
     pthread_cond_t cv;
     outcome *head, *tail;
     unsigned running;
+    tar_packer *tar;            /* --tar: outputs go into its shards, else NULL */
+    receipt_book *book;
 };
 
 /* ---- one job ---------------------------------------------------------------- */
@@ -104,7 +108,7 @@ static char *chain_key(const manifest_job *j, int rate_hz, int channels)
     return key;
 }
 
-static cli_filter *filter_for(const batch_options *bo, const manifest_job *j)
+cli_filter *batch_filter_for(const batch_options *bo, const manifest_job *j)
 {
     cli_filter *f = cli_filter_new();
     int rc = 0;
@@ -181,7 +185,7 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     expected = cli_input_frames(info) < SIZE_MAX / 2 / remaining
                    ? cli_input_frames(info) * remaining : SIZE_MAX / 2;
     pthread_mutex_lock(&r->build_mu);
-    o.filter = filter_for(r->bo, j);
+    o.filter = batch_filter_for(r->bo, j);
     o.quiet = 1;
     if (o.filter)
         rc = cli_chain_create(&o, info->samplerate, (unsigned)info->channels, r->block, expected,
@@ -215,10 +219,15 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     SNDFILE *in = NULL;
     SF_INFO in_info, out_info;
     file_metadata meta = {0};
-    char *dir = dirs_parent(j->output);
+    char scratch[4096];
+    /* --tar: a scratch file, packed by the gathering thread */
+    const char *output = w->r->tar && !tar_scratch_path(w->r->tar, j, scratch, sizeof scratch)
+                             ? scratch
+                             : j->output;
+    char *dir = dirs_parent(output);
     /* no output from a damaged INPUT: the job fails, with the reason */
-    render_target t = {j->output, &out_info, &meta, j->align, bo->engine.no_dither,
-                       w->r->block, 1};
+    render_target t = {output, &out_info, &meta, j->align, bo->engine.no_dither,
+                       w->r->block, 1, 0, 0, 0, output == scratch};
     render_result res;
     cli_chain *chain;
     uint64_t cut_bytes = 0;
@@ -228,7 +237,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         cli_error("out of memory");
         goto done;
     }
-    if (output_check(j->input, j->output) || refuse_special(j->output) ||
+    if (output_check(j->input, output) || refuse_special(output) ||
         cli_open_input_counting(j->input, 0, &in, &in_info, &cut_bytes))
         goto done;
     if (cut_bytes) {
@@ -237,19 +246,24 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         goto done;
     }
     if (metadata_read(cli_input_tags(in), in_info.channels, &meta) ||
-        format_choose(j->format, j->output, 1, &in_info, meta.layout != NULL, &out_info) ||
+        format_choose(j->format, output, 1, &in_info, meta.layout != NULL, &out_info) ||
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
     chain = chain_for(w, j, &in_info);
-    if (!chain || render_route_format(j->format, j->output, &in_info, chain, &meta, &out_info))
+    if (!chain || render_route_format(j->format, output, &in_info, chain, &meta, &out_info) ||
+        segment_seek(&j->seg, j->input, j->align, in, &in_info, chain->ntaps, &t))
         goto done;
     if (render_file(in, j->input, (unsigned)in_info.channels, chain, &t, NULL, &res))
         goto done;
     if (res.streamed) {
         cli_error("OUTPUT '%s' was written straight through: it is not a regular file",
-                  j->output);
+                  output);
         goto done;
     }
+    /* its early twin, before the receipt that vouches for both */
+    if (bo->early_ms > 0 &&
+        early_render(bo, j, output, output == scratch, w->r->block, &out_info, &meta))
+        goto done;
     /* bytes and time of the file as written, not of whatever the name holds
      * by now */
     out->facts = (receipt_facts){
@@ -416,6 +430,16 @@ static void take(runner *r, tally *t, outcome *o)
     if (!t->group_count)
         t->group_since = progress_now();
     report_nonfinite(r, t, j, o);
+    if (r->tar) { /* its receipt comes when its tar shard is renamed into place */
+        if (tar_take(r->tar, r->book, j, &o->facts)) {
+            t->unrecorded++;
+            atomic_store(&r->stop, 1);
+        }
+        t->written++;
+        t->audio_s += o->facts.rate_hz ? (double)o->facts.frames / o->facts.rate_hz : 0;
+        t->clipped_outputs += o->facts.clipped > 0;
+        return;
+    }
     receipt_format(&t->group, j, &o->facts);
     t->group_count++;
     t->written++;
@@ -542,12 +566,19 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     memset(&t, 0, sizeof t);
     r.bo = bo;
     r.m = m;
+    r.book = book;
     r.block = bo->engine.block_frames ? bo->engine.block_frames : CLI_FILE_BLOCK_FRAMES;
     t.bar.start_s = progress_now();
     t.bar.on = !bo->engine.quiet && isatty(STDERR_FILENO);
+    if (bo->tar && tar_open(&r.tar, bo, sh, book)) {
+        tar_close(r.tar);
+        return 1;
+    }
     r.todo = malloc((m->njobs ? m->njobs : 1) * sizeof *r.todo);
-    if (!r.todo)
+    if (!r.todo) {
+        tar_close(r.tar);
         return cli_error("out of memory");
+    }
     for (size_t i = 0; i < m->njobs; i++) {
         if (receipts_find(book, &m->jobs[i]))
             t.done_before++;
@@ -562,8 +593,11 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     nworkers = bo->jobs ? bo->jobs : default_workers();
     if (nworkers > r.ntodo)
         nworkers = r.ntodo ? (unsigned)r.ntodo : 1;
+    if (r.tar && nworkers >= BATCH_MAX_JOBS) /* the open tar shard is a temporary file too */
+        nworkers = BATCH_MAX_JOBS - 1;
     workers = calloc(nworkers, sizeof *workers);
     if (!workers) {
+        tar_close(r.tar);
         free(r.todo);
         return cli_error("out of memory");
     }
@@ -595,6 +629,10 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
         rc = gather(&r, book, &t);
         for (unsigned i = 0; i < nworkers; i++)
             pthread_join(workers[i].thread, NULL);
+        if (!rc && tar_finish(r.tar, book)) {
+            t.unrecorded += 1;
+            rc = 1;
+        }
         /* outcomes that came after the last look, if receipts failed: their
          * outputs have no receipt */
         for (outcome *o = r.head, *next; o; o = next) {
@@ -617,6 +655,7 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     json_buf_free(&t.group);
+    tar_close(r.tar);
     free(r.todo);
     return rc;
 }

@@ -17,5 +17,7 @@
 
 /* The exit code: 0 when every job of m is done, else 1. */
 int batch_run(const batch_options *bo, const shard *sh, const manifest *m, receipt_book *book);
+/* j's filter as the command line and its row give it, or NULL after one line. */
+struct cli_filter *batch_filter_for(const batch_options *bo, const manifest_job *j);
 
 #endif

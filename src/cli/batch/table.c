@@ -209,7 +209,7 @@ int table_next(table_reader *t)
     const char *s, *error;
     size_t len, count, column;
 
-    json_object_free(&t->obj);
+    json_record_free(&t->obj);
     t->error[0] = '\0';
     do {
         s = next_line(t, &len);
@@ -237,9 +237,9 @@ int table_get(const table_reader *t, const char *key, const char **value)
 {
     if (t->layout == TABLE_JSONL) {
         const json_field *f = json_get(&t->obj, key);
-        if (!f || f->kind == JSON_NULL)
+        if (!f || f->kind == JSON_KIND_NULL)
             return 0;
-        if (f->kind != JSON_STRING && f->kind != JSON_NUMBER)
+        if (f->kind != JSON_KIND_STRING && f->kind != JSON_KIND_NUMBER)
             return -1;
         if (!f->text[0])
             return 0;
@@ -265,7 +265,7 @@ void table_close(table_reader *t)
         free(t->columns[i]);
     free(t->columns);
     free(t->values);
-    json_object_free(&t->obj);
+    json_record_free(&t->obj);
     free(t->buf);
     free(t->fields);
     memset(t, 0, sizeof *t);

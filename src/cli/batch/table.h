@@ -34,7 +34,7 @@ typedef struct table_reader {
     char **columns;             /* TSV/CSV: the header's names */
     size_t ncolumns;
     char **values;              /* TSV/CSV: this record's, one per column */
-    json_object obj;            /* JSONL: this record */
+    json_record obj;            /* JSONL: this record */
     char *buf;                  /* the line as read */
     size_t bufcap;
     char *fields;               /* TSV/CSV: the line split into NUL-terminated fields */

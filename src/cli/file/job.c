@@ -123,7 +123,8 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
     render_result res;
     const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
     const size_t frames = cli_input_frames(in_info);
-    const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block, 0};
+    const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block, 0,
+                             0,         0,         0,   0};
     char tags[320];
     int rc = 1;
     double t0;

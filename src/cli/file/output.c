@@ -503,7 +503,7 @@ int output_commit(output_file *of)
         return 0;
     }
     /* on disk before the rename, so a crash cannot leave OUTPUT empty */
-    if (fsync(of->fd) != 0 || fstat(of->fd, &sb) != 0)
+    if ((!of->scratch && fsync(of->fd) != 0) || fstat(of->fd, &sb) != 0)
         return cli_error("cannot write %s '%s': %s", of->what, of->path, strerror(errno));
     of->bytes = (uint64_t)sb.st_size;
     of->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
@@ -513,7 +513,7 @@ int output_commit(output_file *of)
                          strerror(errno));
     of->tmp[0] = '\0';
     forget(of);
-    return sync_dir(of);
+    return of->scratch ? 0 : sync_dir(of);
 }
 
 void output_end(output_file *of)

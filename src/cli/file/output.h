@@ -43,6 +43,8 @@ typedef struct output_file {
     int seekable;                   /* fd can seek back (a header can be rewritten) */
     uint64_t bytes;                 /* once committed (not a stream): the file's size */
     int64_t mtime_ns;               /* and modification time, as written, since the epoch */
+    int scratch;                    /* set after output_begin: a scratch file that is copied
+                                       elsewhere (gfir batch --tar), renamed but not synced */
 } output_file;
 
 /* An output_file before output_begin, safe to pass to output_end. */

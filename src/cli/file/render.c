@@ -59,7 +59,14 @@ static void silence_nonfinite(render *r, float *buf, size_t n)
 static long render_read(void *ctx, float *buf, size_t max)
 {
     render *r = ctx;
-    sf_count_t got = sf_readf_float(r->in, buf, (sf_count_t)max);
+    sf_count_t got;
+    if (r->t->seg_frames) { /* a segment: no frame past what it needs */
+        const uint64_t left = r->t->seg_read - r->samples_in / r->channels;
+        max = left < max ? (size_t)left : max;
+        if (max == 0)
+            return 0;
+    }
+    got = sf_readf_float(r->in, buf, (sf_count_t)max);
     if (got <= 0)
         return sf_error(r->in) != 0 ? -1 : 0;
     if (r->scan_input)
@@ -150,7 +157,8 @@ static int run_pipeline(render *r, pipeline *p, progress *pg)
     /* the writer drops these first: the engine's latency, and for `same` the
      * filter's delay; the tail below owes them back */
     const uint64_t skip =
-        r->chain->latency_frames + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
+        r->t->seg_frames ? r->chain->latency_frames + r->t->seg_drop
+                         : r->chain->latency_frames + (align == CLI_ALIGN_SAME ? (ntaps - 1) / 2 : 0);
     uint64_t frames_in = 0, total, owed;
     pipe_slot in;
     int rc = 0;
@@ -176,7 +184,8 @@ static int run_pipeline(render *r, pipeline *p, progress *pg)
                          "promised", r->input, (unsigned long long)frames_in,
                          (unsigned long long)(r->promised - frames_in));
     /* The tail: what the skipped frames and --align full still owe. */
-    total = frames_in + (align == CLI_ALIGN_FULL ? ntaps - 1 : 0);
+    total = r->t->seg_frames ? r->t->seg_frames
+                             : frames_in + (align == CLI_ALIGN_FULL ? ntaps - 1 : 0);
     for (owed = total + skip - frames_in; !rc && owed > 0;) {
         size_t n = owed < block ? (size_t)owed : block;
         rc = pipeline_emit(p, NULL, n, total);
@@ -241,8 +250,11 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     sf_command(in, SFC_GET_CURRENT_SF_INFO, &in_info, sizeof in_info);
     in_subtype = in_info.format & SF_FORMAT_SUBMASK;
     r.scan_input = in_subtype == SF_FORMAT_FLOAT || in_subtype == SF_FORMAT_DOUBLE;
-    r.promised = cli_input_frames(&in_info);
-    if (output_begin(&of, t->output) || open_output(&r, &of, &info, &in_info))
+    r.promised = t->seg_frames ? t->seg_read : cli_input_frames(&in_info);
+    if (output_begin(&of, t->output))
+        goto done;
+    of.scratch = t->scratch;
+    if (open_output(&r, &of, &info, &in_info))
         goto done;
     if (format_configure(r.out, &info, t->output))
         goto done;

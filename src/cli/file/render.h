@@ -30,6 +30,12 @@ typedef struct render_target {
                                    fails, OUTPUT as it was (gfir batch: no job's output
                                    comes from a damaged file); else it is filtered as far
                                    as it goes and frames_in tells */
+    /* A segment (gfir batch): INPUT, already seeked, is read for seg_read
+     * frames only; the writer drops seg_drop frames more than alignment's
+     * and writes seg_frames frames, the tail that seg_read's end owes
+     * included. seg_frames 0: the whole file, as align says. */
+    uint64_t seg_read, seg_drop, seg_frames;
+    int scratch;                /* OUTPUT is a scratch file (output_file.scratch) */
 } render_target;
 
 typedef struct render_result {

@@ -11,22 +11,31 @@
  * its peak; the library aims at half of it. */
 #define MIN_PHASE_TOLERANCE_DB 0.1
 
-int shape_trim(stage_design *sd, double trim_db, const char *what, int quiet)
+size_t shape_onset(const float *taps, size_t n, unsigned nsets, double level_db)
 {
-    const size_t n = sd->ntaps, total = (size_t)sd->nsets * n;
+    const size_t total = (size_t)nsets * n;
     double peak = 0, level;
-    size_t cut = n;
+    size_t onset = n;
     for (size_t i = 0; i < total; i++)
-        peak = fabs(sd->taps[i]) > peak ? fabs(sd->taps[i]) : peak;
+        peak = fabs(taps[i]) > peak ? fabs(taps[i]) : peak;
     if (!(peak > 0))
-        return cli_error("--ir-trim: IR '%s' is silent", what);
-    level = peak * pow(10.0, trim_db / 20.0);
-    for (unsigned c = 0; c < sd->nsets; c++)
-        for (size_t i = 0; i < cut; i++)
-            if (fabs(sd->taps[(size_t)c * n + i]) >= level) {
-                cut = i;
+        return n;
+    level = peak * pow(10.0, level_db / 20.0);
+    for (unsigned c = 0; c < nsets; c++)
+        for (size_t i = 0; i < onset; i++)
+            if (fabs(taps[(size_t)c * n + i]) >= level) {
+                onset = i;
                 break;
             }
+    return onset;
+}
+
+int shape_trim(stage_design *sd, double trim_db, const char *what, int quiet)
+{
+    const size_t n = sd->ntaps;
+    const size_t cut = shape_onset(sd->taps, n, sd->nsets, trim_db);
+    if (cut == n)
+        return cli_error("--ir-trim: IR '%s' is silent", what);
     if (cut > 0) {
         for (unsigned c = 0; c < sd->nsets; c++)
             memmove(sd->taps + (size_t)c * (n - cut), sd->taps + (size_t)c * n + cut,
