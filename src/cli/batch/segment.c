@@ -130,6 +130,8 @@ int segment_seek(const segment *s, const char *input, cli_align align, SNDFILE *
 
 void segment_shortest(char *buf, size_t n, double x)
 {
+    if (!buf || n == 0) /* also tells GCC 12 under ASan, which warned of a NULL buf */
+        return;
     for (int digits = 6; digits <= 17; digits++) {
         snprintf(buf, n, "%.*g", digits, x);
         if (strtod(buf, NULL) == x)
