@@ -23,6 +23,10 @@ np = test_cli.np
 # The four-line preset: 64,208,051 taps, 2.0 GB and 127 s before.
 HUGE = "[huge]\ntype = lowpass\ncutoff_hz = 4000\ntransition_hz = 0.01\nattenuation_db = 200\n"
 DEFAULT_CEILING = "33554432"
+# What a refused or bounded run may take: the runs these bounds stop took
+# gigabytes. AddressSanitizer's shadow memory and quarantine
+# (tools/ci/sanitize.sh) add a fixed amount (81 MB seen for a batch run).
+RSS_LIMIT = 64 * MB if "ASAN_OPTIONS" not in os.environ else 256 * MB
 
 
 @test("ceiling")
@@ -35,7 +39,7 @@ def huge_design_refused_in_every_mode(d):
         assert rc == 1, f"{args}: exit {rc}: {err}"
         one_line(err, "64208051 taps", "GB of memory", f"ceiling is {DEFAULT_CEILING} taps",
                  "--max-taps")
-        assert rss < 64 * MB, f"{args}: {rss} KB"
+        assert rss < RSS_LIMIT, f"{args}: {rss} KB"
         assert not os.path.exists(d.p("out.wav")) and not os.path.exists(d.p("r.svg"))
 
 
@@ -97,7 +101,7 @@ def batch_rows_within_the_ceiling(d):
     rc, _, err, rss = run_measured(d, ["batch", "--manifest", "jobs.tsv", "-q"], timeout=60)
     assert rc == 1, err
     assert "64208051 taps" in err and "--max-taps" in err, err
-    assert rss < 64 * MB, f"{rss} KB"
+    assert rss < RSS_LIMIT, f"{rss} KB"
     assert os.path.exists(d.p("z.wav")) and not os.path.exists(d.p("y.wav"))
     r = d.run("batch", "--manifest", "jobs.tsv", "--max-taps", "100", expect=1)
     assert "ceiling is 100 taps" in r.stderr, r.stderr
@@ -126,7 +130,7 @@ def trailing_silence_of_an_ir_dropped(d):
     assert rc == 0, err
     assert f"dropped {1 << 21} frames of trailing digital silence, kept 1013" in err, err
     assert rel_l2(read(d.p("y.wav"))[1], conv(x, h, "causal")) < REL_L2
-    assert rss < 64 * MB, f"{rss} KB"
+    assert rss < RSS_LIMIT, f"{rss} KB"
     r = d.run("x.wav", "y.wav", "--ir", "ir.flac", "--normalize", "none", "--align", "causal")
     assert "silence" not in r.stderr, r.stderr
     # the alignment still counts the silence: --align full keeps the file's
