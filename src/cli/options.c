@@ -62,7 +62,7 @@ static void print_help(void)
 "                       commas or newlines; '#' starts a comment\n"
 "  -i, --ir FILE[,FILE...]\n"
 "                       an impulse response (any sound file), resampled to the\n"
-"                       input's rate when it differs. 1 channel filters every\n"
+"                       rate filtered at when it differs. 1 channel filters every\n"
 "                       channel; C channels filter C channels one to one; on a\n"
 "                       mono input C channels make C outputs (a stereo reverb);\n"
 "                       4 channels on a stereo input are true stereo. A list\n"
@@ -99,6 +99,10 @@ static void print_help(void)
 "                       -V 2, .opus Opus at 64 kbit/s a channel, .ogg Vorbis\n"
 "                       at quality 0.5; :SAMPLES alone keeps OUTPUT's container\n"
 "      --no-dither      do not add TPDF dither to 8- and 16-bit output\n"
+"      --rate HZ        write OUTPUT at HZ: INPUT is resampled (libsoxr, very\n"
+"                       high quality) before the filter, which is designed and\n"
+"                       run at HZ (cheaper when downsampling, and cutoffs stay\n"
+"                       in Hz of OUTPUT)\n"
 "\n"
 "Inspecting a filter (without OUTPUT nothing is filtered):\n"
 "      --list-presets   list the presets and what they do\n"
@@ -107,8 +111,8 @@ static void print_help(void)
 "      --response FILE.svg\n"
 "                       plot the magnitude response (dB over log frequency)\n"
 "                       as SVG\n"
-"      --rate HZ        sample rate to design at for --describe and --response\n"
-"                       without INPUT (default 48000)\n"
+"      --rate HZ        without INPUT: the sample rate --describe and\n"
+"                       --response design at (default 48000)\n"
 "\n"
 "Engine:\n"
 "  -b, --backend auto|cpu|cuda   where to filter (default auto)\n"
@@ -149,7 +153,7 @@ static void print_help(void)
 "temporary file in $TMPDIR (or /tmp) first; every input is read to its end.\n"
 "A name such as -v.wav (a '-', then something no option is) is a file name;\n"
 "-- ends the options for any other.\n"
-"An option that does not apply to what was asked (--rate or --channels when\n"
+"An option that does not apply to what was asked (--channels when\n"
 "filtering a file, --format with --play, ...) is wrong usage.\n"
 "Exit status: 0 success, 1 failure, 2 wrong usage.\n",
         stdout);
@@ -388,7 +392,8 @@ static const struct {
     int modes;
     const char *where, *why;    /* why: what applies instead where there is INPUT, or "" */
 } scoped[] = {
-    {OPT_RATE, "--rate", MODE_NO_INPUT, "--describe and --response without INPUT",
+    {OPT_RATE, "--rate", MODE_FILE | MODE_NO_INPUT,
+     "filtering INPUT into OUTPUT, and --describe and --response without INPUT",
      "; INPUT's own rate is used"},
     {'f', "--format", MODE_FILE, "filtering INPUT into OUTPUT", ""},
     {OPT_NO_DITHER, "--no-dither", MODE_FILE, "filtering INPUT into OUTPUT", ""},
@@ -478,6 +483,10 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
             return cli_usage_error(&parsing, "%s applies only to %s, not to %s%s", scoped[i].name,
                                scoped[i].where, asked,
                                o->input ? scoped[i].why : "");
+    /* a sound file's rate is a whole number of Hz */
+    if ((mode & MODE_FILE) && o->rate_hz != (double)(int)o->rate_hz)
+        return cli_usage_error(&parsing, "--rate %g: OUTPUT's rate is a whole number of Hz",
+                               o->rate_hz);
     return 0;
 }
 

@@ -161,14 +161,14 @@ static int codec_limits(const SF_INFO *out)
     case SF_FORMAT_MPEG_LAYER_III:
         if (!rate_in(out->samplerate, mp3_rates, sizeof mp3_rates / sizeof mp3_rates[0]))
             return cli_error("MP3 has no %d Hz (it has 8000, 11025, 12000, 16000, 22050, 24000, "
-                             "32000, 44100 and 48000); gfir keeps INPUT's rate, so resample "
-                             "first or write another format", out->samplerate);
+                             "32000, 44100 and 48000): resample with --rate, such as --rate 44100",
+                             out->samplerate);
         return 0;
     case SF_FORMAT_OPUS:
         if (!rate_in(out->samplerate, opus_rates, sizeof opus_rates / sizeof opus_rates[0]))
-            return cli_error("Opus has no %d Hz (it has 8000, 12000, 16000, 24000 and 48000); "
-                             "gfir keeps INPUT's rate, so resample first or write .ogg "
-                             "(Vorbis)", out->samplerate);
+            return cli_error("Opus has no %d Hz (it has 8000, 12000, 16000, 24000 and 48000): "
+                             "resample with --rate 48000, or write .ogg (Vorbis)",
+                             out->samplerate);
         return 0;
     }
     return 0;

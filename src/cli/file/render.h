@@ -30,6 +30,8 @@ typedef struct render_target {
                                    fails, OUTPUT as it was (gfir batch: no job's output
                                    comes from a damaged file); else it is filtered as far
                                    as it goes and frames_in tells */
+    int rate_hz;                /* OUTPUT's rate when INPUT is resampled to it (--rate,
+                                   resample.h), else 0: INPUT's */
 } render_target;
 
 typedef struct render_result {
@@ -37,7 +39,7 @@ typedef struct render_result {
     uint64_t clipped;           /* samples clipped */
     float clip_peak;            /* largest magnitude among them, else 0 */
     float peak;                 /* largest magnitude written, before clipping */
-    uint64_t frames_in;         /* frames read from INPUT */
+    uint64_t frames_in;         /* frames read from INPUT, at its rate */
     /* samples that were not finite: INPUT's (filtered as silence) and the
      * output's (an overflow), each with the first one's interleaved index */
     uint64_t nonfinite_in, first_nonfinite_in;
