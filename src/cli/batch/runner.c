@@ -218,7 +218,7 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     char *dir = dirs_parent(j->output);
     /* no output from a damaged INPUT: the job fails, with the reason */
     render_target t = {j->output, &out_info, &meta, j->align, bo->engine.no_dither,
-                       w->r->block, 1, 0};
+                       w->r->block, 1, 0, j->format};
     render_result res;
     cli_chain *chain;
     uint64_t cut_bytes = 0;

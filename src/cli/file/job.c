@@ -97,7 +97,7 @@ static void say_output(const cli_options *o, const SF_INFO *out_info, const file
     char fmt[96], tags[320];
     if (!o->verbose)
         return;
-    format_describe(out_info, fmt, sizeof fmt);
+    format_describe(out_info, o->format, fmt, sizeof fmt);
     metadata_describe(meta, tags, sizeof tags);
     cli_note(0, "output %s, %d Hz, %d channel%s%s", fmt, out_info->samplerate,
              out_info->channels, out_info->channels == 1 ? "" : "s", tags);
@@ -142,21 +142,27 @@ int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
     const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
     const size_t frames = cli_input_frames(&rated);
     const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block,
-                             0, rated.samplerate};
+                             0, rated.samplerate, o->format};
     char tags[320];
     int rc = 1;
     double t0;
 
     if (output_check(o->input, o->output))
         goto done;
-    if (metadata_read(cli_input_tags(in), in_info->channels, &meta) ||
-        format_choose(o->format, o->output, o->quiet, &rated, meta.layout != NULL, &out_info))
+    if (metadata_read(cli_input_tags(in), in_info->channels, &meta))
         goto done;
-    if ((d ? cli_chain_from_design(o, d, block, frames, &chain)
-           : cli_chain_create(o, rated.samplerate, (unsigned)in_info->channels, block, frames,
-                              &chain)) ||
-        render_route_format(o->format, o->output, &rated, &chain, &meta, &out_info))
+    /* a quality the codec cannot take is wrong usage: format_choose says 2 */
+    if ((rc = format_choose(o->format, o->output, o->quiet, &rated, meta.layout != NULL,
+                            &out_info)) != 0)
         goto done;
+    rc = 1;
+    if (d ? cli_chain_from_design(o, d, block, frames, &chain)
+          : cli_chain_create(o, rated.samplerate, (unsigned)in_info->channels, block, frames,
+                             &chain))
+        goto done;
+    if ((rc = render_route_format(o->format, o->output, &rated, &chain, &meta, &out_info)) != 0)
+        goto done;
+    rc = 1;
     if (ready && (rc = ready(ctx, &chain)) != 0)
         goto done;
     output_catch_signals();

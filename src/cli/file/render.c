@@ -262,7 +262,7 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
         goto done;
     if (output_begin(&of, t->output) || open_output(&r, &of, &info, &in_info))
         goto done;
-    if (format_configure(r.out, &info, t->output))
+    if (format_configure(r.out, &info, t->format, t->output))
         goto done;
     /* a stream's WAV header is written already: tags have no place left */
     if (t->meta && !of.stream)

@@ -32,6 +32,7 @@ typedef struct render_target {
                                    as it goes and frames_in tells */
     int rate_hz;                /* OUTPUT's rate when INPUT is resampled to it (--rate,
                                    resample.h), else 0: INPUT's */
+    const char *format;         /* --format, for its encoder's quality, or NULL */
 } render_target;
 
 typedef struct render_result {
