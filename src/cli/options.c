@@ -81,6 +81,9 @@ static void print_help(void)
 "                       ordinary program material), else none (the raw taps)\n"
 "      --ir-trim DB     cut an IR's leading samples below DB (e.g. -60)\n"
 "                       relative to its peak, and say how much latency went\n"
+"      --wet DB         an IR's output level (default 0 dB, after --normalize)\n"
+"      --dry DB         mix in the signal the IR is given at DB, at the IR's\n"
+"                       time zero (default none); --gain then scales both\n"
 "      --min-phase      make the filter minimum phase: the same magnitude\n"
 "                       response with the least delay (no pre-ringing)\n"
 "\n"
@@ -168,7 +171,7 @@ enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
     OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
-    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_END
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -180,6 +183,8 @@ static const struct option long_options[] = {
     {"true-stereo", required_argument, NULL, OPT_TRUE_STEREO},
     {"ir-trim", required_argument, NULL, OPT_IR_TRIM},
     {"min-phase", no_argument, NULL, OPT_MIN_PHASE},
+    {"wet", required_argument, NULL, OPT_WET},
+    {"dry", required_argument, NULL, OPT_DRY},
     {"align", required_argument, NULL, 'a'},
     {"format", required_argument, NULL, 'f'},
     {"backend", required_argument, NULL, 'b'},
@@ -206,6 +211,19 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* --wet or --dry DB: a level a mix knob reaches, -120 to +24 dB. */
+static int mix_level(const char *name, const char *arg, cli_filter *f, int dry)
+{
+    double *db = dry ? &f->dry_db : &f->wet_db;
+    if (cli_arg_double(&parsing, name, arg, db))
+        return 2;
+    if (!(*db >= -120 && *db <= 24))
+        return cli_usage_error(&parsing, "%s %s: give a level from -120 to 24 dB", name, arg);
+    f->mix = 1;
+    f->dry |= dry;
+    return 0;
+}
 
 /* One option; returns 0 to go on, else an exit code. */
 static int apply_option(int c, const char *arg, cli_options *o)
@@ -246,6 +264,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case OPT_MIN_PHASE:
         o->filter->min_phase = 1;
         return 0;
+    case OPT_WET:
+    case OPT_DRY:
+        return mix_level(c == OPT_WET ? "--wet" : "--dry", arg, o->filter, c == OPT_DRY);
     case 'a':
         if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;

@@ -5,7 +5,8 @@
 # bash-completion finds it; tests/cli/test_install.py checks the option and
 # kernel lists here against `gfir --help`.
 
-_gfir_options="--preset --taps --ir --true-stereo --gain --normalize --ir-trim --min-phase
+_gfir_options="--preset --taps --ir --true-stereo --gain --normalize --ir-trim --wet --dry
+--min-phase
 --align --format --no-dither
 --list-presets --describe --response --rate --backend --kernel --block --no-fold
 --play --monitor --list-devices --device --input-device --period --duration
