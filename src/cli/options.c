@@ -49,7 +49,7 @@ static void print_help(void)
 "  gfir in.wav out.wav --preset rumble --preset lowpass    a chain of two\n"
 "  gfir dry.wav wet.wav --ir hall.wav          convolve with a room's response\n"
 "  gfir --describe --response tel.svg --preset telephone   inspect, no files\n"
-"  gfir batch --manifest jobs.tsv              many files (gfir batch --help)\n"
+"  gfir batch jobs.tsv                         many files (gfir batch --help)\n"
 "\n"
 "The filter (give one or more; they run in order as one chain):\n"
 "  -p, --preset NAME[:KEY=VALUE,...]\n"

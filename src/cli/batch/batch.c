@@ -45,6 +45,7 @@ int cli_run_batch(int argc, char **argv)
         return 1;
     }
     rc = receipts_open(&book, bo.receipts, bo.merge ? NULL : &sh);
+    book.force = bo.force;
     if (!rc)
         rc = bo.merge ? batch_merge(&m, &book, bo.merge) : batch_run(&bo, &sh, &m, &book);
     receipts_close(&book);

@@ -43,6 +43,7 @@ typedef struct batch_options {
                                    CLI_NORMALIZE_DEFAULT when not given */
     cli_align align;            /* --align: for rows without one */
     const char *format;         /* --format: for rows without one */
+    int force;                  /* --force: redo every job, receipted or not */
     cli_options engine;         /* --backend, --kernel, --block, --no-fold, --no-dither, -q, -v */
 } batch_options;
 

@@ -222,14 +222,19 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     render_result res;
     cli_chain *chain;
     uint64_t cut_bytes = 0;
+    receipt_facts in_facts = {0};
 
     out->failed = 1;
     if (!dir) {
         cli_error("out of memory");
         goto done;
     }
-    if (output_check(j->input, j->output) || refuse_special(j->output) ||
-        cli_open_input_counting(j->input, 0, &in, &in_info, &cut_bytes))
+    if (output_check(j->input, j->output) || refuse_special(j->output))
+        goto done;
+    /* INPUT as it was before reading, so one changed since is redone next
+     * time; one that cannot be stated is said by the open */
+    receipt_stat_input(j->input, &in_facts);
+    if (cli_open_input_counting(j->input, 0, &in, &in_info, &cut_bytes))
         goto done;
     if (cut_bytes) {
         cli_error("INPUT '%s' is cut short: its data chunk claims %llu bytes more than the "
@@ -263,6 +268,8 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         .mtime_ns = res.mtime_ns,
         .nonfinite_in = res.nonfinite_in,
         .nonfinite_out = res.nonfinite_out,
+        .input_bytes = in_facts.input_bytes,
+        .input_mtime_ns = in_facts.input_mtime_ns,
     };
     out->clips = res.clips;
     out->failed = 0;
