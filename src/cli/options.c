@@ -146,6 +146,8 @@ static void print_help(void)
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
 "                       warnings still print\n"
 "  -v, --verbose        say backend, kernel, block size, output format and speed\n"
+"      --debug          live audio: let ALSA and JACK print their own messages\n"
+"                       while devices are probed (silenced otherwise)\n"
 "      --version        print the version and what this gfir was built with\n"
 "  -h, --help           this page\n"
 "\n"
@@ -171,7 +173,7 @@ enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
     OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
-    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_END
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -207,6 +209,7 @@ static const struct option long_options[] = {
     {"crossfade", required_argument, NULL, OPT_CROSSFADE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
+    {"debug", no_argument, NULL, OPT_DEBUG},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -351,6 +354,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case 'v':
         o->verbose = 1;
         return 0;
+    case OPT_DEBUG:
+        o->debug = 1;
+        return 0;
     case OPT_VERSION:
         cli_print_version();
         o->answered = 1;
@@ -431,6 +437,7 @@ static const struct {
     {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
     {OPT_CROSSFADE, "--crossfade", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_DEBUG, "--debug", MODE_LIVE, "--play, --monitor and --list-devices", ""},
     {OPT_INPUT_DEVICE, "--input-device", MODE_MONITOR, "--monitor", ""},
     {OPT_CHANNELS, "--channels", MODE_MONITOR | MODE_NO_INPUT,
      "--monitor, and --describe and --response without INPUT", "; INPUT has its own channels"},
@@ -439,7 +446,8 @@ static const struct {
 /* The options that choose a mode rather than tune one. */
 static int choosing_mode(int opt)
 {
-    return opt == 'q' || opt == 'v' || opt == OPT_LIST_PRESETS || opt == OPT_LIST_DEVICES;
+    return opt == 'q' || opt == 'v' || opt == OPT_DEBUG || opt == OPT_LIST_PRESETS ||
+           opt == OPT_LIST_DEVICES;
 }
 
 static const char *long_name(int opt)
@@ -464,6 +472,9 @@ static int check_modes(const cli_options *o, const unsigned char *seen, int narg
         if (nargs > 0)
             return cli_usage_error(&parsing, "%s takes no INPUT or OUTPUT ('%s')", list, args[0]);
     }
+    if (o->list_presets && o->debug)
+        return cli_usage_error(&parsing, "--debug applies only to --play, --monitor and "
+                               "--list-devices, not to --list-presets");
     if (o->play && o->monitor)
         return cli_usage_error(&parsing, "--play and --monitor: give one");
     if ((o->play || o->monitor) && (o->describe || o->response_svg))
