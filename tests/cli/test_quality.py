@@ -40,14 +40,21 @@ def music(d):
     d.text("one.txt", "1")
 
 
+def bitrates(d, codec, rates, said, tolerance):
+    """Each kbit/s of rates asked of codec (mp3, opus): -v says `said`, and the
+    file's size over its duration is the rate, within tolerance."""
+    music(d)
+    for rate in rates:
+        out = "y." + codec
+        r = d.run("x.wav", out, "--taps", "one.txt", "--format", f"{codec}:{rate}k", "-v")
+        assert said.format(rate) in r.stderr, r.stderr
+        got = kbps(d, out)
+        assert abs(got - rate) < tolerance * rate, f"{codec}:{rate}k wrote {got:.1f} kbit/s"
+
+
 @test("quality")
 def mp3_constant_bitrate(d):
-    music(d)
-    for rate in (320, 128, 64):
-        r = d.run("x.wav", "y.mp3", "--taps", "one.txt", "--format", f"mp3:{rate}k", "-v")
-        assert f"output MP3, constant bitrate {rate} kbit/s" in r.stderr, r.stderr
-        got = kbps(d, "y.mp3")
-        assert abs(got - rate) < 0.02 * rate, f"mp3:{rate}k wrote {got:.1f} kbit/s"
+    bitrates(d, "mp3", (320, 128, 64), "output MP3, constant bitrate {} kbit/s", 0.02)
 
 
 @test("quality")
@@ -67,12 +74,7 @@ def mp3_variable_bitrate(d):
 
 @test("quality")
 def opus_bitrate(d):
-    music(d)
-    for rate in (96, 256, 24):
-        r = d.run("x.wav", "y.opus", "--taps", "one.txt", "--format", f"opus:{rate}k", "-v")
-        assert f"output Ogg Opus, {rate} kbit/s, " in r.stderr, r.stderr
-        got = kbps(d, "y.opus")
-        assert abs(got - rate) < 0.1 * rate, f"opus:{rate}k wrote {got:.1f} kbit/s"
+    bitrates(d, "opus", (96, 256, 24), "output Ogg Opus, {} kbit/s, ", 0.1)
 
 
 @test("quality")
