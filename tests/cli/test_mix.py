@@ -116,8 +116,9 @@ def behind_another_stage(d):
     h = ir(d, "h1.wav", 301, 1)[:, 0]
     both = np.convolve(t, db(-2) * h + db(-9) * np.eye(1, len(h))[0])
     want = db(1.5) * conv(x[:, 0], both, "full")
-    check(d, ["--taps", "t.txt", "--ir", "h1.wav", "--wet", "-2", "--dry", "-9", "--gain", "1.5",
-              "--normalize", "none"], want[:, None], "behind --taps")
+    for fold in ([], ["--no-fold"]):     # the stages folded, or run one after another
+        check(d, ["--taps", "t.txt", "--ir", "h1.wav", "--wet", "-2", "--dry", "-9", "--gain",
+                  "1.5", "--normalize", "none", *fold], want[:, None], f"behind --taps {fold}")
 
 
 @test("mix")
