@@ -64,8 +64,11 @@ typedef enum gfir_status {
     GFIR_ERR_UNSUPPORTED = -7,  /* the kernel cannot run this configuration */
     GFIR_ERR_DEVICE = -8,       /* the device failed while running; see
                                    gfir_plan_error_detail() */
-    GFIR_ERR_BUSY = -9          /* a crossfade is still running: try the swap again
+    GFIR_ERR_BUSY = -9,         /* a crossfade is still running: try the swap again
                                    after a later call (gfir_plan_swap()) */
+    GFIR_ERR_TOO_LARGE = -10    /* the plan's filter is larger than GFIR_MAX_PLAN_TAPS:
+                                   ntaps times its paths (or channels); refused
+                                   before anything is allocated */
 } gfir_status;
 
 /* A static English sentence for a status, e.g. "a required pointer is NULL".
@@ -77,6 +80,17 @@ GFIR_API const char *gfir_strerror(gfir_status status);
 #define GFIR_MAX_CHANNELS 256
 #define GFIR_MAX_TAPS ((size_t)1 << 26)
 #define GFIR_MAX_PATHS 65536
+
+/* Largest filter a plan takes, counted as the convolutions it runs: ntaps
+ * times its paths (at least filter_channels) with paths, else ntaps times
+ * channels. A plan holds each of those taps several times over (the taps,
+ * their spectra and each input's history: 16 to 32 bytes a tap on the CPU),
+ * so 2^30 is 16 to 32 GB, more than any audio filter needs (a 10 s hall
+ * at 192 kHz is 1.9 M taps a path). Beyond it gfir_plan_create() returns
+ * GFIR_ERR_TOO_LARGE before it allocates, and gfir_plan_error_detail() names
+ * the count. Callers that let users ask for filters (gfir's --max-taps) keep
+ * their own lower ceiling. */
+#define GFIR_MAX_PLAN_TAPS ((size_t)1 << 30)
 
 /*
  * Backends. A backend that was not built or has no usable device is absent:
@@ -204,7 +218,9 @@ typedef struct gfir_plan gfir_plan;
  *
  * On success *plan is set and GFIR_OK returned; on failure *plan is set to NULL
  * (when plan itself is not NULL) and a negative status returned, and
- * gfir_plan_error_detail(NULL) says why on this thread.
+ * gfir_plan_error_detail(NULL) says why on this thread. A filter above
+ * GFIR_MAX_PLAN_TAPS (ntaps times its paths, or its channels) gives
+ * GFIR_ERR_TOO_LARGE before anything is allocated.
  *
  * The CPU FFT kernel measures FFTW plans the first time a size is used (up to
  * a few seconds) and keeps them in $XDG_CACHE_HOME/gfir/fftw-wisdom (else
@@ -300,14 +316,17 @@ GFIR_API void gfir_plan_destroy(gfir_plan *plan);
  * gives these outputs exactly, so it is not a mode of its own.
  *
  * Every engine of every backend swaps this way, routed plans included.
- * The one that does visible extra work in the first call after a swap is
- * the CPU's zero-latency FFT engine (long filters with no latency budget):
- * it computes the new filter's share of the partitions it spreads over
- * calls at once, about as much work as one block of each level's
- * partition, which for filters of several 10^5 taps can exceed a short
- * period (tools/cpu_nupc_bench --swaps measures it). The uniform FFT
- * engine remakes one block of its partition; the direct engines and CUDA's
- * lanes do nothing extra, the CUDA delay line one block's tail.
+ * The library decides whether a filter can be swapped into a plan:
+ * gfir_filter_create() refuses one that cannot (see there), and the host
+ * then makes a plan of its own for it and crossfades between the two plans
+ * with gfir_crossfade_weight(). The first call after a swap does the new
+ * filter's share of the work in flight: the uniform FFT engine remakes one
+ * block of its partition, the CUDA delay line one block's tail, the
+ * direct engines and CUDA's lanes nothing extra. The CPU's zero-latency
+ * FFT engine computes the new filter's share of every level's block at
+ * once, which past 65536 taps can exceed a short period
+ * (tools/cpu_nupc_bench --swaps measures it), so its plans beyond that
+ * take no swaps.
  */
 typedef struct gfir_filter gfir_filter;
 
@@ -325,8 +344,12 @@ typedef struct gfir_filter gfir_filter;
  *
  * On success *filter is set and GFIR_OK returned; on failure *filter is
  * NULL and GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above the plan's, a tap
- * not finite), GFIR_ERR_NOMEM or GFIR_ERR_DEVICE returned, and
- * gfir_plan_error_detail(NULL) says why on this thread. The caller owns the
+ * not finite), GFIR_ERR_UNSUPPORTED (the plan's engine cannot take a new
+ * filter within a call's deadline), GFIR_ERR_NOMEM or GFIR_ERR_DEVICE
+ * returned, and gfir_plan_error_detail(NULL) says why on this thread. After
+ * GFIR_ERR_TAPS for a longer filter or GFIR_ERR_UNSUPPORTED, the filter
+ * cannot be swapped into this plan: a host that wants it makes a new plan
+ * for it. The caller owns the
  * filter until it swaps it in: every filter is either swapped in or freed
  * with gfir_filter_destroy().
  */
@@ -352,6 +375,15 @@ GFIR_API gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *p
  */
 GFIR_API gfir_status gfir_plan_swap(gfir_plan *plan, gfir_filter *filter,
                                     size_t crossfade_frames);
+
+/*
+ * The incoming filter's weight w_k at output frame k of a crossfade of
+ * crossfade_frames frames, as the section above defines it: 0.5 - 0.5
+ * cos(pi (k + 0.5) / crossfade_frames) for k < crossfade_frames, else 1.
+ * For a host that crossfades between two plans (a filter its plan refused)
+ * exactly as a swap would.
+ */
+GFIR_API double gfir_crossfade_weight(size_t k, size_t crossfade_frames);
 
 /*
  * Hands back one filter that the plan no longer uses (replaced by a swap),

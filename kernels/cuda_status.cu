@@ -3,20 +3,6 @@
  */
 #include "cuda_status.h"
 
-#include <stdarg.h>
-#include <stdio.h>
-
-extern "C" gfir_status gf_detail(char *why, size_t why_len, gfir_status status,
-                                 const char *fmt, ...)
-{
-    if (why && why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_len, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
 
 extern "C" gfir_status gf_cuda_fail(cudaError_t e, const char *call, char *why, size_t why_len)
 {

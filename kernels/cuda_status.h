@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-/* Writes the sentence into why and returns status. */
+/* Writes the sentence into why and returns status: the library's one way
+ * to record why (src/core/why.c, where it is defined). */
 gfir_status gf_detail(char *why, size_t why_len, gfir_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

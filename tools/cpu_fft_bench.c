@@ -18,8 +18,8 @@
  * frame per channel: the minimum is the figure least disturbed by the
  * machine's other load. Rerun when a table looks ragged.
  */
-#include "cpu/engine.h"
-#include "cpu/fft_uniform.h"
+#include "core/swap.h"
+#include "cpu/tuning.h"
 #include "gfir.h"
 
 #include <stdint.h>
@@ -72,8 +72,9 @@ static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned c
     if (gfir_plan_create(&plan, taps, ntaps, &cfg) != GFIR_OK)
         goto done;
     if (part) {
-        gf_cpu_fft_uniform_engine.destroy(plan);
-        if (gf_cpu_fft_create_partition(plan, taps, part) != GFIR_OK)
+        plan->engine->destroy(plan);
+        plan->partition = part;
+        if (gf_engine_build(plan, taps) != GFIR_OK)
             goto done;
     }
     for (int rep = 0; rep < 5; rep++) {

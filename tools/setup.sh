@@ -27,6 +27,7 @@ packages=(
   portaudio19-dev libsoxr-dev                       # live audio, IR resampling
   python3 python3-numpy python3-pip                 # the Python package and its install
   sox man-db bash-completion                        # the demo's signal, man gfir, completion
+  lv2-dev                                           # the LV2 plugins (gfir.lv2)
 )
 test_packages=(
   libcmocka-dev python3-scipy python3-pytest        # tests and golden data
@@ -37,6 +38,11 @@ test_packages=(
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
   git                                               # benchmarks name the commit they ran
   dpkg-dev fakeroot lintian                         # the Debian packages (tests/install)
+  liblilv-dev lilv-utils sordi jalv                 # LV2 hosts, lv2_validate, a test host
+  pipewire pipewire-bin wireplumber dbus-daemon     # the plugins in PipeWire's filter-chain
+  gstreamer1.0-tools gstreamer1.0-plugins-base      # ... and in GStreamer (its LV2 wrapper
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad # in -bad; WAV in -good)
+  x42-plugins lsp-plugins-lv2                       # LV2 convolvers gfir's is timed against
 )
 ((tests)) && packages+=("${test_packages[@]}")
 
@@ -63,8 +69,13 @@ fi
 
 build=${GFIR_BUILD_DIR:-build}
 phase "2/4 configuring into $build/"
+# The LV2 bundle goes where hosts look: <prefix>/lib/lv2 (/usr/local/lib/lv2
+# as root), else ~/.lv2.
+lv2_dir=lib/lv2
+[ "$(id -u)" -eq 0 ] || lv2_dir=$HOME/.lv2
 # shellcheck disable=SC2086
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${GFIR_CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGFIR_LV2_DIR="$lv2_dir" \
+    ${GFIR_CMAKE_ARGS:-} >/dev/null
 phase "3/4 building (ninja's [done/total] counts the steps)"
 cmake --build "$build"
 phase "4/4 installing"

@@ -113,7 +113,9 @@ int cli_chain_from_design(const cli_options *o, const cli_design *d, size_t bloc
     memset(chain, 0, sizeof *chain);
     say_scale(o, d);
     chain->nplans = o->no_fold ? d->nstages : 1;
-    chain->ntaps = d->ntaps;
+    /* the alignment counts an IR's trailing silence, dropped from the taps:
+     * the tail of --align full, and the delay of `same`, are the files' */
+    chain->ntaps = d->ntaps + d->dropped;
     chain->in_channels = d->inputs;
     chain->out_channels = d->outputs;
     chain->block_frames = block_frames;

@@ -12,7 +12,8 @@
 typedef struct cli_chain {
     gfir_plan **plans;
     size_t nplans;
-    size_t ntaps;               /* of the whole chain, as if folded */
+    size_t ntaps;               /* of the whole chain, as if folded, with the trailing silence
+                                   dropped from IRs (filter.h): what --align counts */
     size_t latency_frames;      /* the plans' latencies, summed */
     unsigned in_channels;       /* what the chain takes ... */
     unsigned out_channels;      /* ... and gives: as the routing says */

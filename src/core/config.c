@@ -151,6 +151,17 @@ gfir_status gf_config_check(const float *taps, size_t ntaps, const gfir_config *
         snprintf(why, whylen, "ntaps is %zu; it must be 1 to %zu", ntaps, (size_t)GFIR_MAX_TAPS);
         return GFIR_ERR_TAPS;
     }
+    /* the convolutions a plan runs: each path (each tap set at least), or each channel */
+    size_t units = cfg->paths ? cfg->npaths : cfg->channels;
+    if (cfg->filter_channels > units)
+        units = cfg->filter_channels;
+    if (ntaps > GFIR_MAX_PLAN_TAPS / units) {
+        snprintf(why, whylen, "%zu taps x %zu %s = %.0f taps in all, more than "
+                 "GFIR_MAX_PLAN_TAPS (%zu)", ntaps, units,
+                 cfg->paths ? "paths" : "channels", (double)ntaps * (double)units,
+                 (size_t)GFIR_MAX_PLAN_TAPS);
+        return GFIR_ERR_TOO_LARGE;
+    }
     if (ntaps * cfg->filter_channels > ((size_t)1 << 32)) {
         snprintf(why, whylen, "%u tap sets of %zu taps are more than 2^32 taps in all",
                  cfg->filter_channels, ntaps);

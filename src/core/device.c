@@ -1,7 +1,7 @@
 /*
  * device.c - the plan layer's calls on device memory (gfir.h, "Device
  * memory"): checks the plan and the buffers, splits calls into blocks and
- * hands them to the backend's device operations.
+ * hands them to the engine's device operations.
  */
 #include "core/plan.h"
 #include "core/swap.h"
@@ -13,12 +13,12 @@
 static gfir_status device_plan(gfir_plan *plan)
 {
     plan->detail[0] = '\0';
-    if (!plan->ops->execute_device)
+    if (!plan->engine->execute_device)
 #ifdef GFIR_HAVE_CUDA
         return gf_fail(plan, GFIR_ERR_UNAVAILABLE,
                        "the plan runs on the '%s' backend, which cannot read device memory; "
                        "make it with backend cuda",
-                       plan->ops->name);
+                       plan->engine->backend->name);
 #else
         return gf_fail(plan, GFIR_ERR_UNAVAILABLE,
                        "this gfir was built without CUDA: no plan can read device memory");
@@ -71,25 +71,23 @@ static gfir_status check_io(gfir_plan *plan, const gf_device_io *io, size_t in_f
     return GFIR_OK;
 }
 
+static gfir_status device_block(gfir_plan *plan, void *arg, size_t n)
+{
+    gf_device_io *io = arg;
+    const gfir_status st = plan->engine->execute_device(plan, io, n);
+    if (io->in)
+        io->in += n * io->in_stride;
+    io->out += n * io->out_stride;
+    return st;
+}
+
 static gfir_status run_device(gfir_plan *plan, gf_device_io io, size_t frames)
 {
     gfir_status st;
     if (frames == 0)
         return GFIR_OK;
     st = check_io(plan, &io, frames, frames);
-    while (st == GFIR_OK && frames > 0) {
-        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
-        st = gf_fade_step(plan, &n);
-        if (st == GFIR_OK)
-            st = plan->ops->execute_device(plan, &io, n);
-        if (st == GFIR_OK)
-            gf_fade_advance(plan, n);
-        if (io.in)
-            io.in += n * io.in_stride;
-        io.out += n * io.out_stride;
-        frames -= n;
-    }
-    return st;
+    return st == GFIR_OK ? gf_fade_blocks(plan, frames, device_block, &io) : st;
 }
 
 gfir_status gfir_plan_execute_device(gfir_plan *plan, const float *in, size_t in_stride,
@@ -142,7 +140,7 @@ gfir_status gfir_plan_convolve_device(gfir_plan *plan, const float *in, size_t i
     if (st != GFIR_OK)
         return st;
     gf_fade_finish(plan);
-    return plan->ops->convolve_device(plan, &io, frames, start, length);
+    return plan->engine->convolve_device(plan, &io, frames, start, length);
 }
 
 gfir_status gfir_plan_set_taps_device(gfir_plan *plan, const float *taps, void *stream)
@@ -155,5 +153,5 @@ gfir_status gfir_plan_set_taps_device(gfir_plan *plan, const float *taps, void *
     if (!taps)
         return gf_fail(plan, GFIR_ERR_NULL, "taps is NULL");
     gf_fade_finish(plan);
-    return plan->ops->set_taps_device(plan, taps, stream);
+    return plan->engine->set_taps_device(plan, taps, stream);
 }

@@ -7,6 +7,7 @@
 #include "core/policy.h"
 #include "core/route.h"
 #include "core/swap.h"
+#include "core/why.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,25 +16,8 @@
 
 #define DEFAULT_BLOCK_FRAMES 4096
 
-/* Why the last create on this thread failed (sf_strerror(NULL)'s idea). */
-static _Thread_local char create_detail[GF_DETAIL_LEN];
-
 /* Plans' ids, for gfir_plan_swap to tell them apart. */
 static atomic_ullong next_plan_id = 1;
-
-char *gf_thread_detail(void)
-{
-    return create_detail;
-}
-
-gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(plan->detail, sizeof plan->detail, fmt, ap);
-    va_end(ap);
-    return status;
-}
 
 gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
                              const gfir_config *cfg)
@@ -42,17 +26,17 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     gfir_plan *plan = NULL;
     gfir_config full;
     float *path_taps = NULL;
+    char *create_detail = gf_thread_detail();
 
     create_detail[0] = '\0';
     if (out)
         *out = NULL;
     if (!out || !taps || !cfg) {
-        snprintf(create_detail, sizeof create_detail, "plan, taps or cfg is NULL");
-        return GFIR_ERR_NULL;
+        return gf_detail(create_detail, GF_DETAIL_LEN, GFIR_ERR_NULL, "plan, taps or cfg is NULL");
     }
-    st = gf_config_read(cfg, &full, create_detail, sizeof create_detail);
+    st = gf_config_read(cfg, &full, create_detail, GF_DETAIL_LEN);
     if (st == GFIR_OK)
-        st = gf_config_check(taps, ntaps, &full, create_detail, sizeof create_detail);
+        st = gf_config_check(taps, ntaps, &full, create_detail, GF_DETAIL_LEN);
     if (st != GFIR_OK)
         return st;
     cfg = &full;
@@ -88,7 +72,7 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
                       gfir_backend_name(cfg->backend), gfir_kernel_name(cfg->kernel));
         goto fail;
     }
-    if (plan->route && plan->ops->takes_paths(plan)) {
+    if (plan->route && plan->engine->takes_paths) {
         plan->channels = plan->inputs;
         plan->filter_channels = cfg->filter_channels;
     } else if (plan->route) {
@@ -98,7 +82,7 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
             goto fail;
         taps = path_taps;
     }
-    st = plan->ops->create(plan, taps);
+    st = gf_engine_build(plan, taps);
     if (st != GFIR_OK)
         goto fail;
     free(path_taps);
@@ -108,13 +92,12 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
 fail:
     free(path_taps);
     if (plan) {
-        snprintf(create_detail, sizeof create_detail, "%s", plan->detail);
-        gf_filters_release(plan);
+        gf_detail(create_detail, GF_DETAIL_LEN, st, "%s", plan->detail);
         gf_route_destroy(plan->route);
         free(plan);
     }
     if (!create_detail[0])
-        snprintf(create_detail, sizeof create_detail, "%s", gfir_strerror(st));
+        gf_detail(create_detail, GF_DETAIL_LEN, st, "%s", gfir_strerror(st));
     return st;
 }
 
@@ -124,33 +107,36 @@ static gfir_status run_block(gfir_plan *plan, const float *in, float *out, size_
     const gf_route *r = plan->route;
     gfir_status st;
     if (!r || !r->vin)
-        return plan->ops->execute(plan, in, out, n);
+        return plan->engine->execute(plan, in, out, n);
     if (in)
         gf_route_gather(r, in, n);
-    st = plan->ops->execute(plan, in ? r->vin : NULL, r->vout, n);
+    st = plan->engine->execute(plan, in ? r->vin : NULL, r->vout, n);
     if (st == GFIR_OK)
         gf_route_reduce(r, out, n);
+    return st;
+}
+
+typedef struct host_call {
+    const float *in;
+    float *out;
+} host_call;
+
+static gfir_status host_block(gfir_plan *plan, void *arg, size_t n)
+{
+    host_call *call = arg;
+    const gfir_status st = run_block(plan, call->in, call->out, n);
+    if (call->in)
+        call->in += n * plan->inputs;
+    call->out += n * plan->outputs;
     return st;
 }
 
 /* A block never straddles the end of a crossfade (swap.h). */
 static gfir_status run_blocks(gfir_plan *plan, const float *in, float *out, size_t frames)
 {
+    host_call call = {in, out};
     plan->detail[0] = '\0';
-    while (frames > 0) {
-        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
-        gfir_status st = gf_fade_step(plan, &n);
-        if (st == GFIR_OK)
-            st = run_block(plan, in, out, n);
-        if (st != GFIR_OK)
-            return st;
-        gf_fade_advance(plan, n);
-        if (in)
-            in += n * plan->inputs;
-        out += n * plan->outputs;
-        frames -= n;
-    }
-    return GFIR_OK;
+    return gf_fade_blocks(plan, frames, host_block, &call);
 }
 
 gfir_status gfir_plan_execute(gfir_plan *plan, const float *in, float *out, size_t frames)
@@ -189,12 +175,12 @@ gfir_status gfir_plan_reset(gfir_plan *plan)
         return GFIR_ERR_NULL;
     plan->detail[0] = '\0';
     gf_fade_finish(plan);
-    return plan->ops->reset(plan);
+    return plan->engine->reset(plan);
 }
 
 gfir_backend gfir_plan_backend(const gfir_plan *plan)
 {
-    return plan ? plan->ops->id : GFIR_BACKEND_AUTO;
+    return plan ? plan->engine->backend->id : GFIR_BACKEND_AUTO;
 }
 
 gfir_kernel gfir_plan_kernel(const gfir_plan *plan)
@@ -219,14 +205,14 @@ unsigned gfir_plan_out_channels(const gfir_plan *plan)
 
 const char *gfir_plan_error_detail(const gfir_plan *plan)
 {
-    return plan ? plan->detail : create_detail;
+    return plan ? plan->detail : gf_thread_detail();
 }
 
 void gfir_plan_destroy(gfir_plan *plan)
 {
     if (!plan)
         return;
-    plan->ops->destroy(plan);
+    plan->engine->destroy(plan);
     gf_filters_release(plan);
     gf_route_destroy(plan->route);
     free(plan);

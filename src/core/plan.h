@@ -5,22 +5,13 @@
 #ifndef GF_CORE_PLAN_H
 #define GF_CORE_PLAN_H
 
-#include "core/backend.h"
+#include "core/engine.h"
+#include "core/why.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
 
 #define GF_DETAIL_LEN 256
-
-/* The form an engine takes beyond its kernel, where a kernel has several. */
-typedef enum gf_form {
-    GF_FORM_PLAIN = 0,           /* the kernel's only form */
-    GF_FORM_UNIFORM = 1,         /* CPU FFT: uniform partitions of `partition` frames,
-                                    which is also its latency */
-    GF_FORM_NONUNIFORM = 2,      /* CPU FFT: partitions that grow, latency 0 */
-    GF_FORM_FDL = 3              /* CUDA FFT for small calls: a direct head of `partition`
-                                    taps and a frequency-domain delay line, latency 0 */
-} gf_form;
 
 struct gf_route;
 
@@ -41,18 +32,18 @@ _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
                "swap and the retired list must be lock-free");
 
 struct gfir_plan {
-    const gf_backend_ops *ops;
+    const gf_engine *engine;     /* set once by the policy */
     gfir_kernel kernel;          /* resolved, never AUTO */
-    gf_form form;                /* set by the policy with the kernel */
-    size_t partition;            /* GF_FORM_UNIFORM and GF_FORM_FDL: frames per partition */
+    size_t partition;            /* the engine's partition in frames, where it has one
+                                    (uniform FFT, delay line), else 0 */
     unsigned inputs, outputs;    /* the caller's interleaved channels in and out */
     unsigned channels;           /* the engine's: inputs, or one per path when routed */
     unsigned filter_channels;    /* the engine's tap sets: 1, channels, or any count for
                                     an engine that takes paths */
     struct gf_route *route;      /* routed plans (core/route.h), else NULL */
     size_t ntaps;
-    size_t block_frames;         /* largest block handed to ops->execute */
-    size_t latency_frames;       /* set by the backend's create */
+    size_t block_frames;         /* largest block handed to engine->execute */
+    size_t latency_frames;       /* the engine's latency(), set at create */
     size_t max_latency_frames;   /* the caller's budget (gfir_config), GFIR_LATENCY_ANY: none */
     unsigned threads;
     int device;
@@ -71,25 +62,9 @@ struct gfir_plan {
     _Atomic(gfir_filter *) retired;  /* a stack: pushed by this plan's thread, popped by any */
 };
 
-/* Records a sentence for gfir_plan_error_detail() and returns status, so a
- * backend can write: return gf_fail(plan, GFIR_ERR_DEVICE, "cudaMalloc: %s", s); */
-gfir_status gf_fail(gfir_plan *plan, gfir_status status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
-/* The crossfade's weight of the incoming filter at frame k of a fade of len
- * frames (k < len): a raised cosine, 0.5 - 0.5 cos(pi (k + 0.5) / len). */
-double gf_fade_weight(size_t k, size_t len);
-/* w[i] = that weight, as a float, at frame fade_pos + offset + i of the
+/* w[i] = gfir_crossfade_weight, as a float, at frame fade_pos + offset + i of the
  * plan's fade: for an engine whose call holds n frames from offset on. */
 void gf_fade_weights(const gfir_plan *plan, size_t offset, size_t n, float *w);
-
-/* For engine creates: prepares the plan's first filter from the engine's
- * tap sets through ops->prepare, the path gfir_filter_create takes, and
- * makes it plan->filter (releasing one there before, for tools that remake
- * an engine). Failures go to plan->detail. */
-gfir_status gf_filter_first(gfir_plan *plan, const float *taps);
 
 #endif

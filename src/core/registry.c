@@ -1,30 +1,41 @@
 /*
- * registry.c - the backends this build has, in AUTO's order of preference
- * (PortAudio's NULL-terminated table of host APIs), and lookup by id.
+ * registry.c - the engines this build has (PortAudio's NULL-terminated table
+ * of host APIs, FFTW's list of solvers), and backends by id. An engine joins
+ * the library by one line here; its file fills core/engine.h's table.
  */
 #include "core/registry.h"
 
 #include <stddef.h>
 
-const gf_backend_ops *const gf_backends[] = {
 #ifdef GFIR_HAVE_CUDA
-    &gf_cuda_backend,
+#define CUDA_ENGINES(X) X(gf_cuda_fdl_engine) X(gf_cuda_fft_engine) X(gf_cuda_direct_engine)
+#else
+#define CUDA_ENGINES(X)
 #endif
-    &gf_cpu_backend,
-    NULL,
-};
 
-const gf_backend_ops *gf_find_backend(gfir_backend id)
+#define ENGINES(X)                                                                             \
+    CUDA_ENGINES(X)                                                                            \
+    X(gf_cpu_fft_uniform_engine)                                                               \
+    X(gf_cpu_fft_zero_latency_engine)                                                          \
+    X(gf_cpu_direct_engine)
+
+#define DECLARE(engine) extern const gf_engine engine;
+#define LIST(engine) &engine,
+
+ENGINES(DECLARE)
+
+const gf_engine *const gf_engines[] = {ENGINES(LIST) NULL};
+
+const gf_backend *gf_find_backend(gfir_backend id)
 {
-    for (size_t i = 0; gf_backends[i]; i++)
-        if (gf_backends[i]->id == id)
-            return gf_backends[i];
+    for (size_t i = 0; gf_engines[i]; i++)
+        if (gf_engines[i]->backend->id == id)
+            return gf_engines[i]->backend;
     return NULL;
 }
 
 int gfir_backend_available(gfir_backend backend)
 {
-    const gf_backend_ops *ops = gf_find_backend(backend);
-    return ops && ops->available();
+    const gf_backend *b = gf_find_backend(backend);
+    return b && b->available();
 }
-

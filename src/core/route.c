@@ -2,6 +2,7 @@
  * route.c - paths as channels (route.h).
  */
 #include "core/route.h"
+#include "core/why.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ gfir_status gf_route_create(gf_route **route, const gfir_config *cfg, char *why,
     if (r)
         r->paths = malloc(cfg->npaths * sizeof *r->paths);
     if (!r || !r->paths) {
-        snprintf(why, whylen, "out of host memory for %zu paths", cfg->npaths);
+        gf_detail(why, whylen, GFIR_ERR_NOMEM, "out of host memory for %zu paths", cfg->npaths);
         gf_route_destroy(r);
         return GFIR_ERR_NOMEM;
     }
@@ -43,14 +44,15 @@ gfir_status gf_route_expand(gf_route *r, const float *taps, size_t ntaps, size_t
     const size_t np = r->npaths;
     *path_taps = NULL;
     if (block > ((size_t)1 << 30) / np) {
-        snprintf(why, whylen, "max_block_frames %zu is too large for %zu paths", block, np);
-        return GFIR_ERR_ARG;
+        return gf_detail(why, whylen, GFIR_ERR_ARG,
+                         "max_block_frames %zu is too large for %zu paths", block, np);
     }
     r->vin = malloc(block * np * sizeof *r->vin);
     r->vout = malloc(block * np * sizeof *r->vout);
     *path_taps = malloc(np * ntaps * sizeof **path_taps);
     if (!r->vin || !r->vout || !*path_taps) {
-        snprintf(why, whylen, "out of host memory for %zu paths of %zu taps", np, ntaps);
+        gf_detail(why, whylen, GFIR_ERR_NOMEM, "out of host memory for %zu paths of %zu taps", np,
+                  ntaps);
         free(*path_taps);
         *path_taps = NULL;
         return GFIR_ERR_NOMEM;

@@ -27,6 +27,7 @@ const char *gfir_strerror(gfir_status status)
     case GFIR_ERR_UNSUPPORTED: return "kernel does not support this configuration";
     case GFIR_ERR_DEVICE: return "device error";
     case GFIR_ERR_BUSY: return "a crossfade is still running";
+    case GFIR_ERR_TOO_LARGE: return "filter too large (ntaps x paths above GFIR_MAX_PLAN_TAPS)";
     }
     return "unknown gfir status";
 }

@@ -1,27 +1,33 @@
 /*
  * swap.c - filters made off the audio thread, swapped in with a crossfade
  * (gfir.h): their creation, the swap, the retired list, and the fade's
- * progress, which plan.c and device.c drive (swap.h). The engines do the
- * rest through their backend's prepare, fade_begin and fade_end.
+ * progress, which plan.c and core/device.c drive (swap.h), and a plan's engine
+ * built in two phases around its first filter. The engines do the rest
+ * through their prepare, fade_begin and fade_end; none calls back here
+ * except for the fade's weights.
  */
 #include "core/swap.h"
 #include "core/route.h"
+#include "core/why.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-double gf_fade_weight(size_t k, size_t len)
+double gfir_crossfade_weight(size_t k, size_t crossfade_frames)
 {
-    return 0.5 - 0.5 * cos(3.14159265358979323846 * ((double)k + 0.5) / (double)len);
+    if (k >= crossfade_frames)
+        return 1.0;
+    return 0.5 - 0.5 * cos(3.14159265358979323846 * ((double)k + 0.5) /
+                           (double)crossfade_frames);
 }
 
 void gf_fade_weights(const gfir_plan *plan, size_t offset, size_t n, float *w)
 {
     const size_t k = plan->fade_pos + offset;
     for (size_t i = 0; i < n; i++)
-        w[i] = (float)gf_fade_weight(k + i, plan->fade_len);
+        w[i] = (float)gfir_crossfade_weight(k + i, plan->fade_len);
 }
 
 static void filter_free(gfir_filter *f)
@@ -33,19 +39,16 @@ static void filter_free(gfir_filter *f)
     free(f);
 }
 
-/* The engine's form of taps, whose sets are already the engine's (padded,
- * expanded), into a new filter; why gets the reason for a failure. */
-static gfir_status prepare(const gfir_plan *plan, const float *taps, gfir_filter **out, char *why,
-                           size_t whylen)
+gfir_status gf_filter_prepare(const gfir_plan *plan, const float *taps, gfir_filter **out,
+                              char *why, size_t whylen)
 {
     gfir_filter *f = calloc(1, sizeof *f);
     gfir_status st;
     *out = NULL;
     if (!f) {
-        snprintf(why, whylen, "out of host memory");
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM, "out of host memory");
     }
-    st = plan->ops->prepare(plan, taps, f, why, whylen);
+    st = plan->engine->prepare(plan, taps, f, why, whylen);
     if (st != GFIR_OK) {
         free(f);
         return st;
@@ -56,23 +59,40 @@ static gfir_status prepare(const gfir_plan *plan, const float *taps, gfir_filter
     return GFIR_OK;
 }
 
-gfir_status gf_filter_first(gfir_plan *plan, const float *taps)
+gfir_status gf_engine_finish(gfir_plan *plan, const float *taps)
 {
-    gfir_filter *f;
-    gfir_status st = prepare(plan, taps, &f, plan->detail, sizeof plan->detail);
-    if (st != GFIR_OK)
+    gfir_filter *f = NULL;
+    gfir_status st = gf_filter_prepare(plan, taps, &f, plan->detail, sizeof plan->detail);
+    if (st == GFIR_OK) {
+        atomic_store(&f->held, 1);
+        filter_free(plan->filter);
+        plan->filter = f;
+        st = plan->engine->start(plan);
+    }
+    if (st != GFIR_OK) {
+        plan->engine->destroy(plan);
+        gf_filters_release(plan);
         return st;
-    atomic_store(&f->held, 1);
-    filter_free(plan->filter);
-    plan->filter = f;
+    }
+    plan->latency_frames = plan->engine->latency(plan);
     return GFIR_OK;
+}
+
+gfir_status gf_engine_build(gfir_plan *plan, const float *taps)
+{
+    const gfir_status st = plan->engine->create(plan);
+    if (st != GFIR_OK) {
+        plan->engine->destroy(plan);
+        return st;
+    }
+    return gf_engine_finish(plan, taps);
 }
 
 /* The caller's tap sets padded to the plan's length and, where the engine
  * runs paths as channels, expanded per path: NULL when out of memory. */
 static float *engine_taps(const gfir_plan *plan, const float *taps, size_t ntaps)
 {
-    const int expand = plan->route && !plan->ops->takes_paths(plan);
+    const int expand = plan->route && !plan->engine->takes_paths;
     const size_t sets = plan->route ? plan->route->sets : plan->filter_channels;
     const size_t len = plan->ntaps;
     float *padded = calloc(sets * len, sizeof *padded), *paths;
@@ -102,30 +122,32 @@ gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan, cons
     if (filter)
         *filter = NULL;
     if (!filter || !plan || !taps) {
-        snprintf(why, whylen, "filter, plan or taps is NULL");
-        return GFIR_ERR_NULL;
+        return gf_detail(why, whylen, GFIR_ERR_NULL, "filter, plan or taps is NULL");
     }
-    if (ntaps == 0 || ntaps > plan->ntaps) {
-        snprintf(why, whylen, "ntaps is %zu; a new filter for this plan has 1 to %zu", ntaps,
-                 plan->ntaps);
-        return GFIR_ERR_TAPS;
-    }
+    if (ntaps == 0 || ntaps > plan->ntaps)
+        return gf_detail(why, whylen, GFIR_ERR_TAPS,
+                         "ntaps is %zu; a new filter for this plan has 1 to %zu", ntaps,
+                         plan->ntaps);
+    if (plan->engine->swap_max_taps && plan->ntaps > plan->engine->swap_max_taps)
+        return gf_detail(why, whylen, GFIR_ERR_UNSUPPORTED,
+                         "the plan's engine (%s) takes no new filter beyond %zu taps within a "
+                         "call's deadline; this plan has %zu: make a plan for the filter",
+                         plan->engine->name, plan->engine->swap_max_taps, plan->ntaps);
     sets = plan->route ? plan->route->sets : plan->filter_channels;
     for (size_t i = 0; i < ntaps * sets; i++)
         if (!isfinite(taps[i])) {
-            snprintf(why, whylen, "tap %zu of tap set %zu is not finite", i % ntaps, i / ntaps);
-            return GFIR_ERR_TAPS;
+            return gf_detail(why, whylen, GFIR_ERR_TAPS,
+                             "tap %zu of tap set %zu is not finite", i % ntaps, i / ntaps);
         }
     mine = engine_taps(plan, taps, ntaps);
     if (!mine) {
-        snprintf(why, whylen, "out of host memory for %zu tap sets of %zu taps", sets,
-                 plan->ntaps);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for %zu tap sets of %zu taps", sets, plan->ntaps);
     }
-    st = prepare(plan, mine, filter, why, whylen);
+    st = gf_filter_prepare(plan, mine, filter, why, whylen);
     free(mine);
     if (st != GFIR_OK && !why[0])
-        snprintf(why, whylen, "%s", gfir_strerror(st));
+        gf_detail(why, whylen, st, "%s", gfir_strerror(st));
     return st;
 }
 
@@ -185,7 +207,7 @@ void gf_fade_finish(gfir_plan *plan)
 {
     if (!plan->incoming)
         return;
-    plan->ops->fade_end(plan);
+    plan->engine->fade_end(plan);
     retire(plan, plan->filter);
     plan->filter = plan->incoming;
     plan->incoming = NULL;
@@ -196,7 +218,7 @@ gfir_status gf_fade_step(gfir_plan *plan, size_t *n)
     if (!plan->incoming)
         return GFIR_OK;
     if (!plan->fade_begun) {
-        gfir_status st = plan->ops->fade_begin(plan);
+        gfir_status st = plan->engine->fade_begin(plan);
         if (st != GFIR_OK)
             return st;
         plan->fade_begun = 1;
@@ -205,6 +227,21 @@ gfir_status gf_fade_step(gfir_plan *plan, size_t *n)
         gf_fade_finish(plan);
     else if (*n > plan->fade_len - plan->fade_pos)
         *n = plan->fade_len - plan->fade_pos;
+    return GFIR_OK;
+}
+
+gfir_status gf_fade_blocks(gfir_plan *plan, size_t frames, gf_block_fn block, void *arg)
+{
+    while (frames > 0) {
+        size_t n = frames < plan->block_frames ? frames : plan->block_frames;
+        gfir_status st = gf_fade_step(plan, &n);
+        if (st == GFIR_OK)
+            st = block(plan, arg, n);
+        if (st != GFIR_OK)
+            return st;
+        gf_fade_advance(plan, n);
+        frames -= n;
+    }
     return GFIR_OK;
 }
 

@@ -15,7 +15,9 @@
  * mixes them.
  */
 #include "cpu/direct.h"
+#include "cpu/tuning.h"
 #include "cpu/engine.h"
+#include "cpu/frames.h"
 #include "cpu/ftz.h"
 #include "cpu/pool.h"
 
@@ -23,11 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Blocks with fewer multiply-adds than this run on the calling thread alone:
- * below it, waking workers costs more than it saves, and the call stays free of
- * any synchronisation (audio callbacks). Plans whose blocks never reach it
- * start no threads at all. */
-#define PARALLEL_MIN_MACS ((size_t)1 << 22)
 /* Outputs per threaded task: long enough to amortise, short enough to share. */
 #define TASK_FRAMES 4096
 
@@ -67,9 +64,8 @@ static gfir_status direct_prepare(const gfir_plan *plan, const float *taps, gfir
     const size_t ntaps = plan->ntaps;
     float *hr = malloc(plan->filter_channels * ntaps * sizeof *hr);
     if (!hr) {
-        snprintf(why, whylen, "out of host memory for %u x %zu taps", plan->filter_channels,
-                 ntaps);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for %u x %zu taps", plan->filter_channels, ntaps);
     }
     for (size_t s = 0; s < plan->filter_channels; s++)
         for (size_t k = 0; k < ntaps; k++)
@@ -79,15 +75,30 @@ static gfir_status direct_prepare(const gfir_plan *plan, const float *taps, gfir
     return GFIR_OK;
 }
 
-static gfir_status direct_create(gfir_plan *plan, const float *taps)
+/* Every kernel of the CPU's but the FFT: AUTO's where no FFT engine
+ * applies (the FFT engines' break-evens are measured against this one). */
+static int direct_applies(gfir_plan *plan, gfir_kernel requested)
 {
-    const size_t ntaps = plan->ntaps, block = plan->block_frames;
+    if (requested == GFIR_KERNEL_AUTO)
+        plan->kernel = GFIR_KERNEL_DIRECT;
+    return requested == GFIR_KERNEL_AUTO || requested == GFIR_KERNEL_DIRECT ||
+           requested == GFIR_KERNEL_GOLD;
+}
+
+static size_t no_latency(const gfir_plan *plan)
+{
+    (void)plan;
+    return 0;
+}
+
+static gfir_status direct_create(gfir_plan *plan)
+{
+    const size_t block = plan->block_frames;
     cpu_state *st = calloc(1, sizeof *st);
-    gfir_status status;
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
-    st->halo = ntaps - 1;
+    st->halo = plan->ntaps - 1;
     st->stride = st->halo + block;
     st->x = calloc(plan->channels * st->stride, sizeof *st->x);
     st->y = malloc(plan->channels * block * sizeof *st->y);
@@ -99,35 +110,35 @@ static gfir_status direct_create(gfir_plan *plan, const float *taps)
         direct_destroy(plan);
         return GFIR_ERR_NOMEM;
     }
-    status = gf_filter_first(plan, taps);
-    if (status != GFIR_OK) {
-        direct_destroy(plan);
-        return status;
-    }
-    st->conv = plan->kernel == GFIR_KERNEL_GOLD ? gf_cpu_gold : gf_cpu_direct_select(NULL);
-    st->plan = plan;
-    unsigned threads = plan->threads ? plan->threads : gf_cpu_count();
-    if (threads > 1 && block * ntaps * plan->channels >= PARALLEL_MIN_MACS &&
-        gf_pool_create(&st->pool, threads - 1) != GFIR_OK) {
-        gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", threads - 1);
-        direct_destroy(plan);
-        return GFIR_ERR_NOMEM;
-    }
-    plan->latency_frames = 0;
     return GFIR_OK;
 }
 
-static void direct_reset(gfir_plan *plan)
+static gfir_status direct_start(gfir_plan *plan)
+{
+    cpu_state *st = plan->impl;
+    const size_t ntaps = plan->ntaps, block = plan->block_frames;
+    st->conv = plan->kernel == GFIR_KERNEL_GOLD ? gf_cpu_gold : gf_cpu_direct_select(NULL);
+    st->plan = plan;
+    unsigned threads = plan->threads ? plan->threads : gf_cpu_count();
+    if (threads > 1 && block * ntaps * plan->channels >= GF_CPU_DIRECT_PARALLEL_MIN_MACS &&
+        gf_pool_create(&st->pool, threads - 1) != GFIR_OK)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", threads - 1);
+    return GFIR_OK;
+}
+
+static gfir_status direct_reset(gfir_plan *plan)
 {
     cpu_state *st = plan->impl;
     for (unsigned c = 0; c < plan->channels; c++)
         memset(st->x + c * st->stride, 0, st->halo * sizeof *st->x);
+    return GFIR_OK;
 }
 
 /* Nothing in flight: both filters read the same halo. */
-static void direct_fade_begin(gfir_plan *plan)
+static gfir_status direct_fade_begin(gfir_plan *plan)
 {
     (void)plan;
+    return GFIR_OK;
 }
 
 static void direct_fade_end(gfir_plan *plan)
@@ -161,18 +172,12 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
     const unsigned ch = plan->channels;
     unsigned csr = gf_ftz_enter();
 
-    for (unsigned c = 0; c < ch; c++) {
-        float *x = st->x + c * st->stride + st->halo;
-        if (in)
-            for (size_t i = 0; i < n; i++)
-                x[i] = in[i * ch + c];
-        else
-            memset(x, 0, n * sizeof *x);
-    }
+    for (unsigned c = 0; c < ch; c++)
+        gf_frames_take(st->x + c * st->stride + st->halo, in, ch, c, n);
 
     st->hr = plan->filter->impl;
     st->hr_new = plan->incoming ? plan->incoming->impl : NULL;
-    if (st->pool && n * plan->ntaps * ch >= PARALLEL_MIN_MACS) {
+    if (st->pool && n * plan->ntaps * ch >= GF_CPU_DIRECT_PARALLEL_MIN_MACS) {
         st->n = n;
         st->per_channel = (n + TASK_FRAMES - 1) / TASK_FRAMES;
         gf_pool_run(st->pool, conv_task, st, st->per_channel * ch);
@@ -183,24 +188,24 @@ static gfir_status direct_execute(gfir_plan *plan, const float *in, float *out, 
     if (st->hr_new)
         gf_fade_weights(plan, 0, n, st->w);
     for (unsigned c = 0; c < ch; c++) {
-        const float *y = st->y + c * plan->block_frames;
+        const size_t row = c * plan->block_frames;
         float *x = st->x + c * st->stride;
-        if (st->hr_new) {
-            const float *y_new = st->y_new + c * plan->block_frames;
-            for (size_t i = 0; i < n; i++)
-                out[i * ch + c] = (1.0f - st->w[i]) * y[i] + st->w[i] * y_new[i];
-        } else
-            for (size_t i = 0; i < n; i++)
-                out[i * ch + c] = y[i];
+        gf_frames_give(out, ch, c, st->y + row, st->hr_new ? st->y_new + row : NULL, st->w, n);
         memmove(x, x + n, st->halo * sizeof *x);
     }
     gf_ftz_leave(csr);
     return GFIR_OK;
 }
 
-const gf_cpu_engine gf_cpu_direct_engine = {
-    .name = "direct",
+const gf_engine gf_cpu_direct_engine = {
+    .name = "cpu-direct",
+    .backend = &gf_cpu_backend,
+    .applies = direct_applies,
+    .latency = no_latency,
+    .cost_s = gf_cpu_direct_seconds,
+    .fallback = 1,
     .create = direct_create,
+    .start = direct_start,
     .prepare = direct_prepare,
     .execute = direct_execute,
     .fade_begin = direct_fade_begin,

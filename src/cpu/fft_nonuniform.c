@@ -1,9 +1,10 @@
 /*
- * fft_nonuniform.c - zero-latency non-uniformly partitioned convolution on
- * the CPU (see fft_nonuniform.h for the partitions and their deadlines).
+ * fft_nonuniform.c - the CPU's zero-latency FFT engine
+ * ("cpu-fft-zero-latency"): non-uniformly partitioned convolution (see
+ * fft_nonuniform.h for the partitions and their deadlines).
  *
- * The state keeps three sides apart, as routing (a filter as paths from
- * input channels to output channels) and live filter swaps will need:
+ * The state keeps three sides apart, so that a filter swaps without
+ * touching the input history:
  *   the filter   per tap set: the direct head's taps and every level's
  *                partition spectra, computed once at create;
  *   the inputs   per input channel: the time history (one ring that every
@@ -11,9 +12,9 @@
  *                frequency-domain delay line of past input spectra;
  *   the outputs  per output channel: per level the accumulated spectrum and
  *                two time-domain output blocks (one read, one being made).
- * A lane joins one input, one tap set and one output (today lane c is
+ * A path joins one input, one tap set and one output (today path c is
  * channel c with tap set c or 0) and carries the schedule of its levels'
- * blocks. Lanes are independent, so large calls can run one per thread.
+ * blocks. Paths are independent, so large calls can run one per thread.
  *
  * Calls are cut into segments that end on the first level's block
  * boundaries (multiples of N frames). In each segment: the input enters the
@@ -36,8 +37,10 @@
  * forward transform of the block in flight.
  */
 #include "cpu/fft_nonuniform.h"
+#include "cpu/fft_nonuniform_state.h"
 #include "cpu/cmac.h"
 #include "cpu/direct.h"
+#include "cpu/tuning.h"
 #include "cpu/engine.h"
 #include "cpu/fft_sliced.h"
 #include "cpu/ftz.h"
@@ -52,205 +55,9 @@
 #define ALIGN_FLOATS ((size_t)16)
 /* Bins times partitions per multiply-accumulate unit: about a microsecond. */
 #define MAC_UNIT_BINS ((size_t)2048)
-/* Calls from this many frames on share their lanes (channels) out to worker
- * threads, when the plan has several channels and threads; shorter calls,
- * audio callbacks among them, stay on the calling thread and take no lock. */
-#define PARALLEL_MIN_FRAMES ((size_t)4096)
 /* Nanoseconds per bin and partition of the multiply-accumulate, to weigh it
  * against the transform slices (fft_sliced.c's figures). */
 #define NS_MAC 0.25
-
-enum unit_kind { UNIT_FORWARD, UNIT_MAC, UNIT_INVERSE };
-
-typedef struct nu_unit {
-    enum unit_kind kind;
-    size_t slice;          /* forward or inverse slice */
-    size_t k0, k1;         /* bins [k0, k1) of the multiply-accumulate */
-    size_t j0, j1;         /* partitions [j0, j1) */
-    double cost_before;    /* of the units before this one */
-} nu_unit;
-
-/* One level's shape and the work of one of its blocks, shared by every lane. */
-typedef struct nu_level {
-    size_t part;           /* P */
-    size_t offset;         /* first tap */
-    size_t nparts;
-    size_t nslots;         /* the delay line's: nparts + 1 */
-    size_t bstride;        /* P + 1 rounded up to ALIGN_FLOATS */
-    int sync;              /* the first level: a block's work all at once */
-    gf_sliced_fft fft;
-    nu_unit *units;
-    size_t nunits;
-    double total;          /* cost of every unit */
-} nu_level;
-
-typedef struct nu_filter {
-    float *head;                            /* the first taps, reversed */
-    float *spectra[GF_NU_MAX_LEVELS + 1];   /* nparts x (re, im) x bstride, scaled 1 / 2P */
-} nu_filter;
-
-/* A prepared filter (gfir_filter.impl): every tap set's. */
-typedef struct nu_prepared {
-    unsigned sets;
-    size_t nlevels;
-    nu_filter *set;
-} nu_prepared;
-
-typedef struct nu_input {
-    float *ring;                            /* ring_len, then mirror_len copied again */
-    float *fdl[GF_NU_MAX_LEVELS + 1];       /* nslots x (re, im) x bstride */
-    size_t newest[GF_NU_MAX_LEVELS + 1];    /* slot of the newest spectrum */
-    float *work[GF_NU_MAX_LEVELS + 1];      /* a forward transform between slices */
-} nu_input;
-
-typedef struct nu_output {
-    float *y;                               /* one segment of outputs */
-    float *acc[GF_NU_MAX_LEVELS + 1];       /* (re, im) x bstride */
-    float *block[GF_NU_MAX_LEVELS + 1][2];  /* 2P each; the upper half is the block */
-    int cur[GF_NU_MAX_LEVELS + 1];          /* the block being read */
-    /* The incoming filter's, during a crossfade. */
-    float *y_new;
-    float *acc_new[GF_NU_MAX_LEVELS + 1];
-    float *block_new[GF_NU_MAX_LEVELS + 1][2];
-} nu_output;
-
-typedef struct nu_lane {
-    nu_input *in;
-    const nu_filter *filter;
-    const nu_filter *incoming;              /* during a crossfade, else NULL */
-    nu_output *out;
-    unsigned channel;
-    float *scratch;                         /* for one slice at a time */
-    float *w;                               /* one segment's crossfade weights */
-    size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
-    size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
-} nu_lane;
-
-typedef struct nu_state {
-    size_t grid;           /* N: the head's length in the scheme, the segments' bound */
-    size_t head_taps;      /* min(N, ntaps) */
-    size_t nlevels;
-    nu_level level[GF_NU_MAX_LEVELS + 1];
-    size_t ring_len;       /* a power of two, at least 4 max(P, N) */
-    size_t mirror_len;     /* max(P, N): windows and the head's history never wrap */
-    size_t now;            /* frames since the last reset */
-    gf_cpu_conv_fn conv;
-    gf_cmac_run_fn mac;
-    const gfir_plan *plan;  /* for the crossfade's weights */
-    nu_input *inputs;
-    nu_output *outputs;
-    nu_lane *lanes;
-    unsigned channels;
-    gf_pool *pool;         /* NULL: every call on the calling thread */
-    const float *task_in;  /* the call the pool's lanes work on */
-    float *task_out;
-    size_t task_n;
-} nu_state;
-
-/* ---- the partition scheme -------------------------------------------------- */
-
-/*
- * Head 128 (the first level's partitions too, from tap 128), then levels of
- * 1024, 8192 and 65536, each once the filter is longer than 4 times its
- * partition: a level starts at twice its size, so the one before it then
- * holds 14 partitions (the first 15) and this one at least 3.
- *
- * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
- * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
- * level up to 65536), whose fastest schemes came within 10% of each other,
- * then the thresholds timed side by side with `cpu_nupc_bench --compare TAPS
- * SCHEME... --runs 5` (2-core development VM, AMD EPYC, 2026-11-23, shared
- * and busy; medians, thread CPU time; ns a frame and channel):
- *     4096 taps    128 11.8, 128,1024 13.7 (64,256,1024 16.5)
- *     8192         128 19.0, 128,1024 14.7
- *     32768        128,1024 21.3, 128,1024,8192 21.5
- *     65536        128,1024 29.6, 128,1024,8192 23.5 (64,256,...,16384 29.5)
- *     262144       128,1024,8192 32.0, with 65536 36.4
- *     524288       128,1024,8192 60.6, with 65536 43.0
- *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
- * The cost model behind it (Wefers): every level costs one forward and one
- * inverse transform per frame, about what the uniform engine's whole
- * transform costs (2.5 to 4 ns a frame here), and every partition one
- * multiply-accumulate per bin (0.2 ns from the L2 cache, several times that
- * from memory); a head of 128 rather than 64 costs 64 direct multiply-adds a
- * frame (about 1.3 ns) but saves a level. Partitions stay at 65536 and below,
- * as in the uniform engine, whose longer transforms were no faster.
- */
-#define SCHEME_HEAD ((size_t)128)
-
-void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
-{
-    static const size_t sizes[] = {1024, 8192, 65536};
-    memset(scheme, 0, sizeof *scheme);
-    scheme->head = SCHEME_HEAD;
-    for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
-        scheme->sizes[scheme->nlevels++] = sizes[i];
-}
-
-/*
- * Against the direct engine (both without latency): the engine from
- * crossover_taps[i] taps on when max_block_frames rounds down to 16 << i
- * (below 16: row 0; above 32768: the last row).
- *
- * Measured with `cpu_nupc_bench --crossover 3` (one thread, mono, calls of
- * the block size, AVX-512 direct kernel; 2-core development VM, AMD EPYC,
- * 2026-11-23, shared and busy; medians of 3 runs, thread CPU time), run twice:
- * the tap count from which the non-uniform engine is at least as fast as
- * direct at every larger tap count of the grid (16 to 4096 taps). Both runs
- * gave the same table. Up to 128 taps the engine is its direct head alone,
- * as fast as direct give or take 10%; at 192 and 256 its first partitions
- * cost more than direct's extra taps (0.6 to 0.9 times direct's speed); at
- * 384 it breaks even (1.01 to 1.13) and at 512 it is 1.15 to 1.44 times
- * faster, 3 to 6 times at 2048 and beyond. At 16-frame calls direct pays
- * for sliding its history every call and the engine wins from 192 taps.
- */
-static const size_t crossover_taps[] = {
-    /*    16 */ 192,
-    /*    32 */ 384,
-    /*    64 */ 384,
-    /*   128 */ 384,
-    /*   256 */ 384,
-    /*   512 */ 384,
-    /*  1024 */ 384,
-    /*  2048 */ 384,
-    /*  4096 */ 384,
-    /*  8192 */ 384,
-    /* 16384 */ 384,
-    /* 32768 */ 384,
-};
-
-int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames)
-{
-    const size_t rows = sizeof crossover_taps / sizeof crossover_taps[0];
-    size_t i = 0;
-    while (i + 1 < rows && ((size_t)16 << (i + 1)) <= block_frames)
-        i++;
-    return ntaps >= crossover_taps[i];
-}
-
-/*
- * The cost model of the scheme's comment with its figures: 0.02 ns per head
- * tap, 3 ns per level for its two transforms, and per partition 0.3 ns
- * while a level's spectra stay in the caches, 0.7 ns from 8192 on, where
- * they stream from memory. Against `cpu_nupc_bench --table` (stereo,
- * 2026-11-23, the development VM), modelled and measured: 4096 taps 14.9 and
- * 11 to 13.7; 65536 24.5 and 21 to 23; 262144 41.3 and 28 to 32; 2^20 42.9
- * and 51 to 56.
- */
-double gf_cpu_fft_nonuniform_ns(size_t ntaps)
-{
-    gf_nu_scheme s;
-    double ns;
-    gf_cpu_fft_nonuniform_scheme(ntaps, &s);
-    ns = 0.02 * (double)(ntaps < s.head ? ntaps : s.head);
-    for (size_t i = 0; i <= s.nlevels && ntaps > s.head; i++) {
-        const size_t part = i ? s.sizes[i - 1] : s.head, first = i ? 2 * part : part;
-        const size_t end = i < s.nlevels ? 2 * s.sizes[i] : ntaps;
-        const double parts = (double)((end - first + part - 1) / part);
-        ns += 3.0 + parts * (part >= 8192 ? 0.7 : 0.3);
-    }
-    return ns;
-}
 
 /* ---- memory ------------------------------------------------------------------ */
 
@@ -286,14 +93,14 @@ static void nu_destroy(gfir_plan *plan)
                 }
             }
         }
-    if (st->lanes)
+    if (st->paths)
         for (unsigned c = 0; c < plan->channels; c++) {
-            fftwf_free(st->lanes[c].scratch);
-            fftwf_free(st->lanes[c].w);
+            fftwf_free(st->paths[c].scratch);
+            fftwf_free(st->paths[c].w);
         }
     free(st->inputs);
     free(st->outputs);
-    free(st->lanes);
+    free(st->paths);
     free(st);
     plan->impl = NULL;
 }
@@ -400,13 +207,31 @@ static void transform_taps(const nu_state *st, nu_filter *flt, const float *taps
 
 /* ---- create, reset ----------------------------------------------------------------- */
 
-static void nu_reset(gfir_plan *plan);
+static gfir_status nu_reset(gfir_plan *plan);
 
-static gfir_status nu_create(gfir_plan *plan, const float *taps)
+/* Every named FFT kernel (after the uniform engine, where the budget fits
+ * none of its partitions); AUTO's where it beats direct convolution. */
+static int nu_applies(gfir_plan *plan, gfir_kernel requested)
+{
+    if (requested != GFIR_KERNEL_FFT &&
+        !(requested == GFIR_KERNEL_AUTO &&
+          gf_cpu_fft_nonuniform_preferred(plan->ntaps, plan->block_frames)))
+        return 0;
+    plan->kernel = GFIR_KERNEL_FFT;
+    return 1;
+}
+
+static size_t nu_latency(const gfir_plan *plan)
+{
+    (void)plan;
+    return 0;
+}
+
+static gfir_status nu_create(gfir_plan *plan)
 {
     gf_nu_scheme scheme;
     gf_cpu_fft_nonuniform_scheme(plan->ntaps, &scheme);
-    return gf_cpu_fft_nonuniform_create_scheme(plan, taps, &scheme);
+    return gf_cpu_fft_nonuniform_create_scheme(plan, &scheme);
 }
 
 static size_t max_part(const nu_state *st)
@@ -418,25 +243,25 @@ static size_t max_part(const nu_state *st)
     return p;
 }
 
-/* Allocates the inputs, outputs and lanes; 0 when out of memory. */
+/* Allocates the inputs, outputs and paths; 0 when out of memory. */
 static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
 {
     const unsigned ch = plan->channels;
     st->inputs = calloc(ch, sizeof *st->inputs);
     st->outputs = calloc(ch, sizeof *st->outputs);
-    st->lanes = calloc(ch, sizeof *st->lanes);
-    if (!st->inputs || !st->outputs || !st->lanes)
+    st->paths = calloc(ch, sizeof *st->paths);
+    if (!st->inputs || !st->outputs || !st->paths)
         return 0;
     for (unsigned c = 0; c < ch; c++) {
         nu_input *in = &st->inputs[c];
         nu_output *out = &st->outputs[c];
-        nu_lane *lane = &st->lanes[c];
+        nu_path *path = &st->paths[c];
         in->ring = gf_fftw_floats(st->ring_len + st->mirror_len, 1, 1);
         out->y = gf_fftw_floats(st->grid, 1, 1);
         out->y_new = gf_fftw_floats(st->grid, 1, 1);
-        lane->scratch = gf_fftw_floats(scratch_floats, 1, 1);
-        lane->w = gf_fftw_floats(st->grid, 1, 1);
-        if (!in->ring || !out->y || !out->y_new || !lane->scratch || !lane->w)
+        path->scratch = gf_fftw_floats(scratch_floats, 1, 1);
+        path->w = gf_fftw_floats(st->grid, 1, 1);
+        if (!in->ring || !out->y || !out->y_new || !path->scratch || !path->w)
             return 0;
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
@@ -454,9 +279,9 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
                     return 0;
             }
         }
-        lane->in = in;
-        lane->out = out;
-        lane->channel = c;
+        path->in = in;
+        path->out = out;
+        path->channel = c;
     }
     return 1;
 }
@@ -513,29 +338,26 @@ static gfir_status nu_prepare(const gfir_plan *plan, const float *taps, gfir_fil
     fftwf_free(scratch);
     if (!ok) {
         release_prepared(p);
-        snprintf(why, whylen, "out of host memory for a %zu-tap non-uniformly partitioned filter",
-                 plan->ntaps);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for a %zu-tap non-uniformly partitioned filter",
+                         plan->ntaps);
     }
     f->impl = p;
     f->release = release_prepared;
     return GFIR_OK;
 }
 
-/* Each lane's tap set of a prepared filter. */
-static const nu_filter *lane_set(const gfir_plan *plan, const gfir_filter *f, unsigned c)
+/* Each path's tap set of a prepared filter. */
+static const nu_filter *path_set(const gfir_plan *plan, const gfir_filter *f, unsigned c)
 {
     const nu_prepared *p = f->impl;
     return &p->set[plan->filter_channels == 1 ? 0 : c];
 }
 
-gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *taps,
-                                                const gf_nu_scheme *scheme)
+gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const gf_nu_scheme *scheme)
 {
     nu_state *st = calloc(1, sizeof *st);
     size_t scratch = 0, pmax;
-    gfir_status status;
-    unsigned threads;
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
@@ -563,24 +385,6 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const float *ta
     st->plan = plan;
     if (!alloc_streams(plan, st, scratch ? scratch : 1))
         goto nomem;
-    status = gf_filter_first(plan, taps);
-    if (status != GFIR_OK) {
-        nu_destroy(plan);
-        return status;
-    }
-    for (unsigned c = 0; c < plan->channels; c++)
-        st->lanes[c].filter = lane_set(plan, plan->filter, c);
-    st->channels = plan->channels;
-    threads = plan->threads ? plan->threads : gf_cpu_count();
-    if (threads > 1 && plan->channels > 1 && plan->block_frames >= PARALLEL_MIN_FRAMES) {
-        const unsigned workers = (plan->channels < threads ? plan->channels : threads) - 1;
-        if (gf_pool_create(&st->pool, workers) != GFIR_OK) {
-            nu_destroy(plan);
-            return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
-        }
-    }
-    nu_reset(plan);
-    plan->latency_frames = 0;
     return GFIR_OK;
 
 nomem:
@@ -590,13 +394,29 @@ nomem:
                    "%u channels", plan->ntaps, plan->channels);
 }
 
-static void nu_reset(gfir_plan *plan)
+static gfir_status nu_start(gfir_plan *plan)
+{
+    nu_state *st = plan->impl;
+    unsigned threads;
+    for (unsigned c = 0; c < plan->channels; c++)
+        st->paths[c].filter = path_set(plan, plan->filter, c);
+    st->channels = plan->channels;
+    threads = plan->threads ? plan->threads : gf_cpu_count();
+    if (threads > 1 && plan->channels > 1 && plan->block_frames >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
+        const unsigned workers = (plan->channels < threads ? plan->channels : threads) - 1;
+        if (gf_pool_create(&st->pool, workers) != GFIR_OK)
+            return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
+    }
+    return nu_reset(plan);
+}
+
+static gfir_status nu_reset(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
     for (unsigned c = 0; c < plan->channels; c++) {
         nu_input *in = &st->inputs[c];
         nu_output *out = &st->outputs[c];
-        nu_lane *lane = &st->lanes[c];
+        nu_path *path = &st->paths[c];
         memset(in->ring, 0, (st->ring_len + st->mirror_len) * sizeof *in->ring);
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
@@ -608,264 +428,36 @@ static void nu_reset(gfir_plan *plan)
             out->cur[l] = 0;
             /* Nothing in flight: the block finished at the first boundary
              * is the silence before the input. */
-            lane->done[l] = lv->nunits;
-            lane->start[l] = 0;
+            path->done[l] = lv->nunits;
+            path->start[l] = 0;
         }
     }
     st->now = 0;
+    return GFIR_OK;
 }
 
-/* ---- one lane's blocks ------------------------------------------------------------- */
+/* ---- crossfades ---------------------------------------------------------------------- */
 
-/* Sizes are powers of two: frame % n is frame & (n - 1). */
-static size_t ring_index(const nu_state *st, size_t frame, size_t back)
-{
-    return (frame - back) & (st->ring_len - 1);
-}
-
-static void unit_forward(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
-{
-    const nu_level *lv = &st->level[l];
-    const size_t bs = lv->bstride;
-    const float *window = lane->in->ring + ring_index(st, lane->start[l], 2 * lv->part);
-    float *re = lane->in->fdl[l] + lane->in->newest[l] * 2 * bs;
-    gf_sliced_forward(&lv->fft, u->slice, window, lane->in->work[l], lane->scratch, re, re + bs);
-}
-
-/* A multiply-accumulate unit of the block whose newest window is in slot
- * `newest`, with tap set flt, into acc. */
-static void unit_mac(const nu_state *st, const nu_lane *lane, size_t l, const nu_unit *u,
-                     const nu_filter *flt, size_t newest, float *acc)
-{
-    const nu_level *lv = &st->level[l];
-    const size_t bs = lv->bstride;
-    float *ar = acc, *ai = ar + bs;
-    /* Partitions j0.. use the slots from newest + j0 on, which wrap around
-     * the delay line once at most: two runs. */
-    const size_t len = u->k1 - u->k0, first = (newest + u->j0) % lv->nslots;
-    const size_t count = u->j1 - u->j0;
-    const size_t before_wrap = lv->nslots - first < count ? lv->nslots - first : count;
-    const float *h = flt->spectra[l] + u->j0 * 2 * bs + u->k0;
-    const float *x = lane->in->fdl[l] + u->k0;
-    if (u->j0 == 0) {
-        memset(ar + u->k0, 0, len * sizeof *ar);
-        memset(ai + u->k0, 0, len * sizeof *ai);
-    }
-    st->mac(ar + u->k0, ai + u->k0, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, len);
-    if (count > before_wrap)
-        st->mac(ar + u->k0, ai + u->k0, h + before_wrap * 2 * bs, x, bs, 2 * bs,
-                count - before_wrap, len);
-}
-
-static void unit_inverse(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u,
-                         const float *acc, float *block)
-{
-    const size_t bs = st->level[l].bstride;
-    gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, lane->scratch, block);
-}
-
-/* A unit of the block in flight: for the lane's filter and, during a
- * crossfade, the incoming one. */
-static void run_unit(const nu_state *st, nu_lane *lane, size_t l, const nu_unit *u)
-{
-    nu_output *out = lane->out;
-    const size_t newest = lane->in->newest[l];
-    const int next = !out->cur[l];
-    switch (u->kind) {
-    case UNIT_FORWARD:
-        unit_forward(st, lane, l, u);
-        break;
-    case UNIT_MAC:
-        unit_mac(st, lane, l, u, lane->filter, newest, out->acc[l]);
-        if (lane->incoming)
-            unit_mac(st, lane, l, u, lane->incoming, newest, out->acc_new[l]);
-        break;
-    case UNIT_INVERSE:
-        unit_inverse(st, lane, l, u, out->acc[l], out->block[l][next]);
-        if (lane->incoming)
-            unit_inverse(st, lane, l, u, out->acc_new[l], out->block_new[l][next]);
-        break;
-    }
-}
-
-/* The block whose input completes at frame b: its spectrum goes in the slot
- * of the oldest. */
-static void start_block(const nu_state *st, nu_lane *lane, size_t l, size_t b)
-{
-    const nu_level *lv = &st->level[l];
-    size_t *newest = &lane->in->newest[l];
-    *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
-    lane->done[l] = 0;
-    lane->start[l] = b;
-}
-
-static void finish_block(const nu_state *st, nu_lane *lane, size_t l)
-{
-    const nu_level *lv = &st->level[l];
-    for (; lane->done[l] < lv->nunits; lane->done[l]++)
-        run_unit(st, lane, l, &lv->units[lane->done[l]]);
-    lane->out->cur[l] = !lane->out->cur[l];
-}
-
-/* The cost a spread level's block should have done by frame t, less what
- * it has done: its share of the level's slack (P frames) that has passed. */
-static double behind(const nu_level *lv, const nu_lane *lane, size_t l, size_t t)
-{
-    const double target = lv->total * (double)(t - lane->start[l]) / (double)lv->part;
-    return lane->done[l] < lv->nunits ? target - lv->units[lane->done[l]].cost_before : 0.0;
-}
-
-/*
- * Frame t ends a segment: blocks complete, and the levels' work catches up
- * with the time that has passed. The catching up is shared between the
- * levels: the unit of whichever level is furthest behind runs, until the
- * levels together have done what they owe. Each level alone could overrun
- * its share by up to a unit in every segment; together they overrun by one.
- */
-static void advance(const nu_state *st, nu_lane *lane, size_t t)
-{
-    for (size_t l = 0; l < st->nlevels; l++) {
-        const nu_level *lv = &st->level[l];
-        if ((t & (lv->part - 1)) == 0) {
-            if (lv->sync) {
-                start_block(st, lane, l, t);
-                finish_block(st, lane, l);
-                continue;
-            }
-            finish_block(st, lane, l);
-            start_block(st, lane, l, t);
-        }
-    }
-    for (;;) {
-        double owed = 0.0, most = 0.0;
-        size_t pick = 0;
-        for (size_t l = 0; l < st->nlevels; l++) {
-            const nu_level *lv = &st->level[l];
-            double b;
-            if (lv->sync)
-                continue;
-            b = behind(lv, lane, l, t);
-            owed += b;
-            if (b > most) {
-                most = b;
-                pick = l;
-            }
-        }
-        if (owed <= 0.0 || most <= 0.0)
-            return;
-        run_unit(st, lane, pick, &st->level[pick].units[lane->done[pick]]);
-        lane->done[pick]++;
-    }
-}
-
-/* A segment's m outputs from frame t into y: flt's head over the history
- * ending at h + head_taps - 1, plus every level's block being read. */
-static void segment_output(const nu_state *st, const nu_lane *lane, const nu_filter *flt,
-                           float *const block[][2], const float *h, size_t t, size_t m,
-                           float *y)
-{
-    st->conv(h, flt->head, st->head_taps, y, m);
-    for (size_t l = 0; l < st->nlevels; l++) {
-        const size_t P = st->level[l].part;
-        const float *b = block[l][lane->out->cur[l]] + P + (t & (P - 1));
-        for (size_t i = 0; i < m; i++)
-            y[i] += b[i];
-    }
-}
-
-/* One call for one lane, from frame st->now on. Each segment's input is read
- * before its output is written, which makes in == out safe. */
-static void lane_run(const nu_state *st, nu_lane *lane, unsigned channels, const float *in,
-                     float *out, size_t n)
-{
-    const size_t c = lane->channel, hist = st->head_taps - 1;
-    float *ring = lane->in->ring, *y = lane->out->y;
-    size_t t = st->now;
-    while (n > 0) {
-        const size_t left = st->grid - (t & (st->grid - 1)), m = left < n ? left : n;
-        const size_t idx = t & (st->ring_len - 1);
-        float *x = ring + idx;
-        if (in)
-            for (size_t i = 0; i < m; i++)
-                x[i] = in[i * channels + c];
-        else
-            memset(x, 0, m * sizeof *x);
-        if (idx < st->mirror_len)
-            memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
-        const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
-        segment_output(st, lane, lane->filter, lane->out->block, h, t, m, y);
-        if (lane->incoming) {
-            const float *w = lane->w;
-            float *y_new = lane->out->y_new;
-            segment_output(st, lane, lane->incoming, lane->out->block_new, h, t, m, y_new);
-            gf_fade_weights(st->plan, t - st->now, m, lane->w);
-            for (size_t i = 0; i < m; i++)
-                y[i] = (1.0f - w[i]) * y[i] + w[i] * y_new[i];
-        }
-        for (size_t i = 0; i < m; i++)
-            out[i * channels + c] = y[i];
-        t += m;
-        if (in)
-            in += m * channels;
-        out += m * channels;
-        n -= m;
-        advance(st, lane, t);
-    }
-}
-
-/* ---- crossfades ----------------------------------------------------------------------- */
-
-/* The incoming filter's share of what the lane holds: at every level the
- * block being read (the first level's was made from its newest windows at
- * the last boundary; a spread level's from the windows of the block
- * before the one in flight, one slot on), then the units the block in
- * flight has done. */
-static void lane_catch_up(const nu_state *st, nu_lane *lane)
-{
-    nu_output *out = lane->out;
-    for (size_t l = 0; l < st->nlevels; l++) {
-        const nu_level *lv = &st->level[l];
-        const size_t newest = lane->in->newest[l];
-        const size_t made_from = lv->sync ? newest : (newest + 1) % lv->nslots;
-        const int cur = out->cur[l];
-        for (size_t u = 0; u < lv->nunits; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, lane, l, un, lane->incoming, made_from, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, lane, l, un, out->acc_new[l], out->block_new[l][cur]);
-        }
-        if (lv->sync)
-            continue;
-        for (size_t u = 0; u < lane->done[l]; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, lane, l, un, lane->incoming, newest, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, lane, l, un, out->acc_new[l], out->block_new[l][!cur]);
-        }
-    }
-}
-
-static void nu_fade_begin(gfir_plan *plan)
+static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
     unsigned csr = gf_ftz_enter();
     for (unsigned c = 0; c < plan->channels; c++) {
-        st->lanes[c].incoming = lane_set(plan, plan->incoming, c);
-        lane_catch_up(st, &st->lanes[c]);
+        st->paths[c].incoming = path_set(plan, plan->incoming, c);
+        gf_nu_path_catch_up(st, &st->paths[c]);
     }
     gf_ftz_leave(csr);
+    return GFIR_OK;
 }
 
 static void nu_fade_end(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
     for (unsigned c = 0; c < plan->channels; c++) {
-        nu_lane *lane = &st->lanes[c];
-        nu_output *out = lane->out;
-        lane->filter = lane_set(plan, plan->incoming, c);
-        lane->incoming = NULL;
+        nu_path *path = &st->paths[c];
+        nu_output *out = path->out;
+        path->filter = path_set(plan, plan->incoming, c);
+        path->incoming = NULL;
         for (size_t l = 0; l < st->nlevels; l++) {
             float *t = out->acc[l];
             out->acc[l] = out->acc_new[l];
@@ -881,32 +473,38 @@ static void nu_fade_end(gfir_plan *plan)
 
 /* ---- execute ------------------------------------------------------------------------- */
 
-static void lane_task(void *arg, size_t c)
+static void path_task(void *arg, size_t c)
 {
     const nu_state *st = arg;
-    lane_run(st, &st->lanes[c], st->channels, st->task_in, st->task_out, st->task_n);
+    gf_nu_path_run(st, &st->paths[c], st->channels, st->task_in, st->task_out, st->task_n);
 }
 
 static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
     nu_state *st = plan->impl;
     unsigned csr = gf_ftz_enter();
-    if (st->pool && n >= PARALLEL_MIN_FRAMES) {
+    if (st->pool && n >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
         st->task_in = in;
         st->task_out = out;
         st->task_n = n;
-        gf_pool_run(st->pool, lane_task, st, plan->channels);
+        gf_pool_run(st->pool, path_task, st, plan->channels);
     } else
         for (unsigned c = 0; c < plan->channels; c++)
-            lane_run(st, &st->lanes[c], plan->channels, in, out, n);
+            gf_nu_path_run(st, &st->paths[c], plan->channels, in, out, n);
     st->now += n;
     gf_ftz_leave(csr);
     return GFIR_OK;
 }
 
-const gf_cpu_engine gf_cpu_fft_nonuniform_engine = {
-    .name = "fft-nonuniform",
+const gf_engine gf_cpu_fft_zero_latency_engine = {
+    .name = "cpu-fft-zero-latency",
+    .backend = &gf_cpu_backend,
+    .applies = nu_applies,
+    .latency = nu_latency,
+    .cost_s = gf_cpu_fft_zero_latency_seconds,
+    .swap_max_taps = GF_CPU_NU_SWAP_MAX_TAPS,
     .create = nu_create,
+    .start = nu_start,
     .prepare = nu_prepare,
     .execute = nu_execute,
     .fade_begin = nu_fade_begin,

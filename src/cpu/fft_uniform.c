@@ -1,6 +1,17 @@
 /*
- * fft_uniform.c - uniformly partitioned overlap-save on the CPU with FFTW
- * (single precision). See fft_uniform.h for the algorithm and its latency.
+ * fft_uniform.c - the CPU's uniform FFT engine ("cpu-fft-uniform"):
+ * uniformly partitioned overlap-save with FFTW (single precision).
+ *
+ * The filter is cut into K = ceil(ntaps / P) partitions of P taps. Every P new
+ * input frames, one real FFT of size 2P (the previous and the new P frames)
+ * enters a frequency-domain delay line of the last K input spectra; the output
+ * spectrum is one complex multiply-accumulate per partition, and one inverse
+ * FFT gives P output frames. Those frames are handed out during the next P
+ * input frames, so the output is the exact causal convolution delayed by P
+ * frames (plan->latency_frames = P), whatever the chunking of the calls.
+ * The engine (gf_cpu_fft_uniform_engine, "cpu-fft-uniform") states P in
+ * plan->partition when it applies; a tool that measures other sizes sets
+ * plan->partition and rebuilds the engine (core/swap.h, gf_engine_build).
  *
  * Layout: spectra live in split form (real parts, then imaginary parts), so the
  * multiply-accumulate over partitions (cmac.h), the hot loop, is plain
@@ -15,10 +26,11 @@
  * remakes the block being handed out (outq) with the new filter from the
  * delay line, which still holds every spectrum it was made from.
  */
-#include "cpu/fft_uniform.h"
+#include "cpu/tuning.h"
 #include "cpu/engine.h"
 #include "cpu/cmac.h"
 #include "cpu/fftw.h"
+#include "cpu/frames.h"
 #include "cpu/ftz.h"
 #include "cpu/pool.h"
 
@@ -26,26 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * Partition size P, a power of two:
- *   P = clamp(min(floor_pow2(max_block_frames), ceil_pow2(ntaps)), 64, 32768)
- * Latency is P, so P never exceeds the block a live caller asked for (its
- * callback size, which the audio device already buffers); longer filters then
- * cost K = ntaps / P multiply-adds per frame instead. P never exceeds the
- * filter rounded up to a power of two: past one partition a longer FFT only
- * adds latency and work. 64 is the floor because below it the FFTs cost more
- * per frame than direct convolution of any filter short enough to fit.
- * 32768 is the ceiling: `cpu_fft_bench --partition` found longer FFTs no
- * faster per frame even for 2^20 taps (they leave the L2 cache), while the
- * delay line's memory, 16 bytes per tap and channel, does not depend on P.
- * Plans whose latency budget (max_latency_frames) fits no partition get the
- * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a direct
- * head and growing partitions, which costs three to four times as much per
- * frame as this engine at its best partition (tools/cpu_nupc_bench --table).
- */
-#define MIN_PARTITION ((size_t)64)
-#define MAX_PARTITION ((size_t)32768)
 
 /* Spectra are padded to 16 floats so every partition starts 64-byte aligned,
  * which FFTW's new-array execute and the vector loops both want. */
@@ -55,23 +47,6 @@
  * enough to give each thread about four ranges, but not below 256. */
 #define MAX_BIN_CHUNK ((size_t)1024)
 #define MIN_BIN_CHUNK ((size_t)256)
-/*
- * Threads, measured with `cpu_fft_bench --threads` (2-core development VM, the
- * worker pool of pool.h). A plan's blocks all do the same work,
- * channels * P * (K + log2(2P)), so the choice is made once, at create; plans
- * below these thresholds start no threads and their blocks take no locks.
- * - Several channels: a task per channel. Stereo 2^20-tap filters at blocks
- *   of 4096 and more ran 2x faster on two threads in every run; from about
- *   2^17 (65536 taps at any block size) gains of 1.1-1.4x showed in some
- *   runs, within this shared machine's run-to-run noise of about 30%.
- * - One channel: the transforms stay on the calling thread and only the
- *   multiply-accumulate is shared out by ranges of bins. That paid (up to
- *   1.25x) only with many partitions; with few, the serial transforms
- *   dominate and it lost up to 2x.
- */
-#define CHANNELS_MIN_WORK ((size_t)1 << 17)
-#define BINS_MIN_WORK ((size_t)1 << 20)
-#define BINS_MIN_PARTS ((size_t)32)
 
 
 typedef struct fft_state {
@@ -98,62 +73,6 @@ typedef struct fft_state {
     float *acc;              /* 2 x bstride: the output spectrum, split */
     float *yt;               /* 2P: the inverse FFT's output */
 } fft_state;
-
-/* ---- sizes and the AUTO rule ---------------------------------------------- */
-
-static size_t floor_pow2(size_t n)
-{
-    size_t p = 1;
-    while (p <= n / 2)
-        p *= 2;
-    return p;
-}
-
-static size_t ceil_pow2(size_t n)
-{
-    size_t p = 1;
-    while (p < n)
-        p *= 2;
-    return p;
-}
-
-size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency)
-{
-    size_t p = floor_pow2(block_frames ? block_frames : 1);
-    size_t fit = ceil_pow2(ntaps);
-    if (p > fit)
-        p = fit;
-    if (p > MAX_PARTITION)
-        p = MAX_PARTITION;
-    if (p < MIN_PARTITION)
-        p = MIN_PARTITION;
-    if (max_latency != GFIR_LATENCY_ANY && p > max_latency)
-        p = max_latency >= MIN_PARTITION ? floor_pow2(max_latency) : 0;
-    return p;
-}
-
-/*
- * From how many taps the FFT engine with partitions of P frames is faster
- * than direct convolution in calls of P frames.
- *
- * Measured with `cpu_fft_bench --crossover 1.0` (one thread, mono, AVX-512
- * direct kernel, 2-core development machine, best of five runs of 30 ms per
- * point, 2026-11-23, with other builds running): FFT wins from 192 taps at
- * every partition, as the file benchmark found for whole files (127 taps
- * direct 0.39 s against FFT 0.44; 255 taps 0.52 against 0.43). An earlier
- * run put the 64-frame row at 24 taps; the direct kernel's short calls have
- * since become about 4 times faster (halving-width tails), and the rerun
- * gave 192 there too. This is break-even, not a margin: the policy only
- * considers this engine where the caller's latency budget already covers P,
- * so its latency costs nothing unasked.
- */
-#define MIN_TAPS ((size_t)192)
-
-size_t gf_cpu_fft_uniform_min_taps(size_t partition)
-{
-    (void)partition; /* the same at every partition measured, 64 to 32768 */
-    return MIN_TAPS;
-}
 
 /* ---- create, reset, destroy ----------------------------------------------- */
 
@@ -185,17 +104,18 @@ static size_t log2_size(size_t n)
 }
 
 /* Worker threads (besides the caller) worth starting for this plan; see
- * CHANNELS_MIN_WORK. */
+ * GF_CPU_FFT_CHANNELS_MIN_WORK. */
 static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
 {
     const size_t work = plan->channels * st->part * (st->nparts + log2_size(2 * st->part));
     if (st->threads < 2)
         return 0;
     if (plan->channels > 1)
-        return work >= CHANNELS_MIN_WORK
+        return work >= GF_CPU_FFT_CHANNELS_MIN_WORK
                    ? (plan->channels < st->threads ? plan->channels : st->threads) - 1
                    : 0;
-    return work >= BINS_MIN_WORK && st->nparts >= BINS_MIN_PARTS && st->nbins > st->chunk
+    return work >= GF_CPU_FFT_BINS_MIN_WORK && st->nparts >= GF_CPU_FFT_BINS_MIN_PARTS &&
+                   st->nbins > st->chunk
                ? st->threads - 1
                : 0;
 }
@@ -221,9 +141,8 @@ static gfir_status uniform_prepare(const gfir_plan *plan, const float *taps, gfi
         fftwf_free(h);
         fftwf_free(x);
         fftwf_free(spec);
-        snprintf(why, whylen, "out of host memory for %zu FFT partitions of %zu taps",
-                 st->nparts, P);
-        return GFIR_ERR_NOMEM;
+        return gf_detail(why, whylen, GFIR_ERR_NOMEM,
+                         "out of host memory for %zu FFT partitions of %zu taps", st->nparts, P);
     }
     for (size_t s = 0; s < plan->filter_channels; s++) {
         for (size_t j = 0; j < st->nparts; j++) {
@@ -249,19 +168,34 @@ static gfir_status uniform_prepare(const gfir_plan *plan, const float *taps, gfi
     return GFIR_OK;
 }
 
-static void uniform_reset(gfir_plan *plan);
+static gfir_status uniform_reset(gfir_plan *plan);
 
-static gfir_status uniform_create(gfir_plan *plan, const float *taps)
+/* A named FFT kernel where the budget fits a partition; AUTO's where its
+ * measured break-even says it beats direct convolution at that partition. */
+static int uniform_applies(gfir_plan *plan, gfir_kernel requested)
 {
-    return gf_cpu_fft_create_partition(plan, taps, plan->partition);
+    const size_t part =
+        gf_cpu_fft_partition(plan->ntaps, plan->block_frames, plan->max_latency_frames);
+    if (requested != GFIR_KERNEL_FFT && requested != GFIR_KERNEL_AUTO)
+        return 0;
+    if (!part || (requested == GFIR_KERNEL_AUTO && plan->ntaps < gf_cpu_fft_uniform_min_taps(part)))
+        return 0;
+    plan->kernel = GFIR_KERNEL_FFT;
+    plan->partition = part;
+    return 1;
 }
 
-gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size_t part)
+static size_t uniform_latency(const gfir_plan *plan)
 {
-    const size_t ch = plan->channels;
+    return plan->partition;
+}
+
+/* The state for partitions of plan->partition frames (the policy's, or a
+ * tool's that measures other sizes). */
+static gfir_status uniform_create(gfir_plan *plan)
+{
+    const size_t ch = plan->channels, part = plan->partition;
     fft_state *st = calloc(1, sizeof *st);
-    gfir_status status;
-    unsigned workers;
     if (!st)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
@@ -294,11 +228,13 @@ gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size
         uniform_destroy(plan);
         return GFIR_ERR_NOMEM;
     }
-    status = gf_filter_first(plan, taps);
-    if (status != GFIR_OK) {
-        uniform_destroy(plan);
-        return status;
-    }
+    return GFIR_OK;
+}
+
+static gfir_status uniform_start(gfir_plan *plan)
+{
+    fft_state *st = plan->impl;
+    unsigned workers;
     st->plan = plan;
     st->threads = plan->threads ? plan->threads : gf_cpu_count();
     st->chunk = (st->nbins + 4 * (size_t)st->threads - 1) / (4 * (size_t)st->threads);
@@ -306,17 +242,12 @@ gfir_status gf_cpu_fft_create_partition(gfir_plan *plan, const float *taps, size
     st->chunk = st->chunk < MIN_BIN_CHUNK ? MIN_BIN_CHUNK
                 : st->chunk > MAX_BIN_CHUNK ? MAX_BIN_CHUNK : st->chunk;
     workers = workers_wanted(plan, st);
-    if (workers && gf_pool_create(&st->pool, workers) != GFIR_OK) {
-        gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
-        uniform_destroy(plan);
-        return GFIR_ERR_NOMEM;
-    }
-    uniform_reset(plan);
-    plan->latency_frames = st->part;
-    return GFIR_OK;
+    if (workers && gf_pool_create(&st->pool, workers) != GFIR_OK)
+        return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
+    return uniform_reset(plan);
 }
 
-static void uniform_reset(gfir_plan *plan)
+static gfir_status uniform_reset(gfir_plan *plan)
 {
     fft_state *st = plan->impl;
     const size_t ch = plan->channels;
@@ -327,6 +258,7 @@ static void uniform_reset(gfir_plan *plan)
     memset(st->acc, 0, ch * 2 * st->bstride * sizeof *st->acc);
     st->pos = 0;
     st->head = 0;
+    return GFIR_OK;
 }
 
 /* ---- one block: three phases, each split into independent tasks ---------- */
@@ -456,7 +388,7 @@ static void run_block(const gfir_plan *plan, fft_state *st)
 /* The outputs being handed out came from the last block, whose newest
  * spectrum is one slot past head; the next block has not overwritten any
  * of its spectra yet. */
-static void uniform_fade_begin(gfir_plan *plan)
+static gfir_status uniform_fade_begin(gfir_plan *plan)
 {
     fft_state *st = plan->impl;
     const size_t newest = st->head + 1 == st->nparts ? 0 : st->head + 1;
@@ -466,6 +398,7 @@ static void uniform_fade_begin(gfir_plan *plan)
         block_inverse(st, c, st->outq_new);
     }
     gf_ftz_leave(csr);
+    return GFIR_OK;
 }
 
 static void uniform_fade_end(gfir_plan *plan)
@@ -489,28 +422,15 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
         size_t m = P - st->pos < n ? P - st->pos : n;
         /* All of this stretch's input is read before any of its output is
          * written, which makes in == out safe. */
-        for (size_t c = 0; c < ch; c++) {
-            float *x = st->xin + c * 2 * P + P + st->pos;
-            if (in)
-                for (size_t i = 0; i < m; i++)
-                    x[i] = in[i * ch + c];
-            else
-                memset(x, 0, m * sizeof *x);
-        }
-        if (plan->incoming) {
+        for (size_t c = 0; c < ch; c++)
+            gf_frames_take(st->xin + c * 2 * P + P + st->pos, in, (unsigned)ch, (unsigned)c, m);
+        if (plan->incoming)
             gf_fade_weights(plan, done, m, st->w);
-            for (size_t c = 0; c < ch; c++) {
-                const float *q = st->outq + c * P + st->pos;
-                const float *q_new = st->outq_new + c * P + st->pos;
-                for (size_t i = 0; i < m; i++)
-                    out[i * ch + c] = (1.0f - st->w[i]) * q[i] + st->w[i] * q_new[i];
-            }
-        } else
-            for (size_t c = 0; c < ch; c++) {
-                const float *q = st->outq + c * P + st->pos;
-                for (size_t i = 0; i < m; i++)
-                    out[i * ch + c] = q[i];
-            }
+        for (size_t c = 0; c < ch; c++) {
+            const size_t at = c * P + st->pos;
+            gf_frames_give(out, (unsigned)ch, (unsigned)c, st->outq + at,
+                           plan->incoming ? st->outq_new + at : NULL, st->w, m);
+        }
         st->pos += m;
         done += m;
         if (in)
@@ -526,9 +446,14 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
     return GFIR_OK;
 }
 
-const gf_cpu_engine gf_cpu_fft_uniform_engine = {
-    .name = "fft-uniform",
+const gf_engine gf_cpu_fft_uniform_engine = {
+    .name = "cpu-fft-uniform",
+    .backend = &gf_cpu_backend,
+    .applies = uniform_applies,
+    .latency = uniform_latency,
+    .cost_s = gf_cpu_fft_uniform_seconds,
     .create = uniform_create,
+    .start = uniform_start,
     .prepare = uniform_prepare,
     .execute = uniform_execute,
     .fade_begin = uniform_fade_begin,

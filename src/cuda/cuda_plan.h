@@ -1,12 +1,17 @@
 /*
- * cuda_plan.h - the CUDA backend's plan state, shared by its files:
- *   backend.c      the ops table, the device, AUTO's kernel choice, create
- *                  and destroy;
+ * cuda_plan.h - the state of the CUDA lane engines (the direct engine of
+ * direct_plan.c and the whole-signal FFT engine of fft_plan.c), shared by
+ * their files:
+ *   backend.c      the backend, and the entry points both engines' tables
+ *                  share (create, start, prepare, execute, ..., destroy),
+ *                  each inside the device guard (guard.h);
  *   lanes.c        the two lanes: each channel's halo on the device, the
  *                  pipelining of big calls, execute and reset;
- *   device.c       calls on device memory (gfir.h's _device functions);
- *   direct_plan.c  what a direct kernel (ours or a textbook one) adds;
- *   fft_plan.c     what the FFT kernel adds.
+ *   lanes_device.c calls on device memory (gfir.h's _device functions);
+ *   direct_plan.c  the direct engine: what a direct kernel (ours or a
+ *                  textbook one) adds;
+ *   fft_plan.c     the FFT engine: what the FFT kernel adds.
+ * The delay-line engine is fdl.c's, with its own state.
  * Failures go into plan->detail as kernels/cuda_status.h says.
  *
  * A filter (gfir_filter.impl) is a gf_cuda_filter: the direct kernels'
@@ -18,6 +23,7 @@
 #define GF_CUDA_CUDA_PLAN_H
 
 #include "core/plan.h"
+#include "cuda/backend.h"
 #include "fft/fft.h"
 #include "kernels.h"
 
@@ -35,7 +41,8 @@ typedef struct gf_cuda_lane {
     float *d_x;             /* planar, channels * x_stride: halo then samples */
     float *d_y;             /* planar, channels * sub_frames; direct kernels only */
     float *d_fade;          /* planar, channels * sub_frames: the incoming filter's output */
-    gf_fft_engine *fft;     /* FFT kernel only; lane 0's takes whole blocks (device.c) */
+    gf_fft_engine *fft;     /* FFT kernel only; lane 0's takes whole blocks
+                             * (lanes_device.c) */
     size_t n;               /* frames staged in d_x by the last use */
     float *dest;            /* where its pending output goes; NULL when none */
     int direct;             /* its output was copied to dest by the device itself */
@@ -77,6 +84,32 @@ struct gf_cuda_state {
     cudaError_t (*launch)(const gf_conv_args *, cudaStream_t);
 };
 
+/* backend.c: the lane engines' shared entry points (core/engine.h's
+ * contracts), and whether the plan's channels fit the lanes' grid. */
+gfir_status gf_cuda_lanes_fit(gfir_plan *plan);
+gfir_status gf_cuda_lanes_create(gfir_plan *plan);
+gfir_status gf_cuda_lanes_start(gfir_plan *plan);
+gfir_status gf_cuda_lanes_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
+                                  char *why, size_t why_len);
+gfir_status gf_cuda_lanes_fade_begin(gfir_plan *plan);
+void gf_cuda_lanes_fade_end(gfir_plan *plan);
+gfir_status gf_cuda_lanes_execute(gfir_plan *plan, const float *in, float *out, size_t n);
+gfir_status gf_cuda_lanes_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n);
+gfir_status gf_cuda_lanes_convolve_device(gfir_plan *plan, const gf_device_io *io,
+                                          size_t frames, size_t start, size_t length);
+gfir_status gf_cuda_lanes_set_taps_device(gfir_plan *plan, const float *taps, void *stream);
+gfir_status gf_cuda_lanes_reset(gfir_plan *plan);
+void gf_cuda_lanes_destroy(gfir_plan *plan);
+/* Both lane engines' tables: every entry but what tells them apart. */
+#define GF_CUDA_LANES_ENTRIES                                                                  \
+    .latency = gf_cuda_no_latency, .create = gf_cuda_lanes_create,                             \
+    .start = gf_cuda_lanes_start, .prepare = gf_cuda_lanes_prepare,                            \
+    .fade_begin = gf_cuda_lanes_fade_begin, .fade_end = gf_cuda_lanes_fade_end,                \
+    .execute = gf_cuda_lanes_execute, .execute_device = gf_cuda_lanes_execute_device,          \
+    .convolve_device = gf_cuda_lanes_convolve_device,                                          \
+    .set_taps_device = gf_cuda_lanes_set_taps_device, .reset = gf_cuda_lanes_reset,            \
+    .destroy = gf_cuda_lanes_destroy
+
 /* lanes.c. The frames per sub-block a call is cut into; a lane's stream,
  * events and buffers, its halo zeroed (the kernel's part comes after, from
  * lane_setup); its release (after its stream is idle). */
@@ -95,7 +128,7 @@ gfir_status gf_cuda_reset(gfir_plan *plan);
  * on the newest lane, for device calls. */
 gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st);
 
-/* device.c: backend.h's device operations for lane plans. */
+/* lanes_device.c: the device operations of lane plans, inside the guard. */
 gfir_status gf_cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n);
 gfir_status gf_cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
                                     size_t start, size_t length);

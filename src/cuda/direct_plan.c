@@ -1,7 +1,8 @@
 /*
- * direct_plan.c - a CUDA plan's direct kernel (ours or a textbook one): a
- * filter's reversed taps on the device, and the step that launches the
- * kernel on a lane's staged block and interleaves its planar output.
+ * direct_plan.c - a direct kernel's part of a lane plan (ours or a textbook
+ * one; the "cuda-direct" engine, direct_engine.c): a filter's reversed taps
+ * on the device, and the step that launches the kernel on a lane's staged
+ * block and interleaves its planar output.
  */
 #include "cuda/cuda_plan.h"
 #include "cuda_status.h"

@@ -1,6 +1,15 @@
 /*
- * fdl.c - the low-latency partitioned CUDA engine (fdl.h), on the kernels of
- * kernels/fdl/fdl.h.
+ * fdl.c - the CUDA delay-line engine's state and host calls (the
+ * "cuda-fdl" engine, fdl_engine.c), on the kernels of kernels/fdl/fdl.h:
+ * long filters at small calls, zero latency, and a cost per call that does
+ * not grow with the filter's history.
+ *
+ * The filter's first B taps (B = plan->partition: the largest power of two
+ * within the calls, 16 to 2048) run as a direct head inside each call. The
+ * rest is cut into uniform partitions of B taps whose input spectra stay on
+ * the device in a frequency-domain delay line. Paths are native: each input
+ * is transformed once, each output summed in the frequency domain; a plan
+ * without paths uses channel c into output c.
  *
  * A call of n frames is cut at block boundaries (every B frames since the
  * plan began, whatever the chunking). Each piece is staged into the inputs'
@@ -11,6 +20,11 @@
  * is queued before that work, so the call returns as soon as its own output
  * is back and the tail is ready long before the next period arrives.
  *
+ * Beyond its first 2P taps a long filter runs in far partitions of P
+ * (fdl_far.c), whose work has a whole block of P frames to finish, off the
+ * calls' clock; a host call of one whole block replays a CUDA graph
+ * (fdl_graph.c).
+ *
  * A filter (gfir_filter.impl) is an fdl_filter: the head taps and the
  * partitions' spectra. During a crossfade the incoming filter has its own
  * tail and head output, mixed into the call's output piece by piece; the
@@ -18,9 +32,10 @@
  * makes the incoming filter's tail of the current block from the delay
  * line, which still holds the windows the plan's tail was made from.
  */
-#include "cuda/fdl.h"
 #include "core/route.h"
-#include "cuda/fdl_far.h"
+#include "cuda/guard.h"
+#include "cuda/fdl_state.h"
+#include "cuda/tuning.h"
 #include "cuda_status.h"
 #include "fdl/fdl.h"
 #include "kernels.h"
@@ -30,74 +45,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Partitions per multiply-accumulate chunk: enough work per thread to hide
- * the loads' latency, enough chunks to fill the GPU when outputs are few. A
- * 480,000-tap filter at B = 64 has 7,499 partitions: 118 chunks per output. */
-#define PER_CHUNK 64
-
-typedef struct fdl_state {
-    size_t part, head_len, tparts, chunks;
-    size_t near_taps;               /* the taps of the head and the B-partitions */
-    gf_fdl_far *far;                /* the rest, when far partitions pay (fdl_far.h) */
-    unsigned inputs, outputs, sets;
-    size_t npaths;
-    cudaStream_t stream;
-    cudaEvent_t out_ready;
-    cudaEvent_t caller;             /* device calls: the caller's stream so far */
-    float *h_in, *h_out;            /* pinned: block_frames x inputs, x outputs */
-    float *d_in, *d_out;
-    float *d_xw, *d_tail;
-    float *d_tail_new, *d_out_new;  /* the incoming filter's, during a crossfade */
-    float2 *d_x, *d_partial, *d_tw;
-    unsigned *d_out_start, *d_path_in, *d_path_set;
-    float *d_path_gain;
-    size_t pos;                     /* frames of the current block so far */
-    size_t next_slot;               /* where the next window's spectrum goes */
-    int parity;                     /* which half of xw is the current block */
-    /* A host call of one whole block (a live caller's period) replays one
-     * CUDA graph: its copies, kernels and tail work, one launch instead of
-     * ten, whose enqueueing was most of such a call's time and its tail.
-     * Its kernels read where the blocks stand from d_clock. */
-    gf_fdl_clock *d_clock;
-    cudaGraphExec_t block_graph;
-    int graph_stale;                /* pointers it holds have changed: capture again */
-    int graph_off;                  /* capture failed: the launches only */
-    int clock_stale;                /* calls without the graph moved the blocks */
-} fdl_state;
-
-/* A prepared filter; its release waits for the event recorded on the
- * plan's stream when it leaves the plan. */
-typedef struct fdl_filter {
-    int device;
-    cudaEvent_t retired;
-    float *d_head;                  /* sets x B: each tap set's first B taps */
-    float2 *d_h;                    /* sets x tparts x B: the partitions' spectra */
-    float2 *d_far;                  /* the far partitions' spectra (fdl_far.h), or NULL */
-    cudaEvent_t retired_far;        /* recorded after the far work that reads them */
-} fdl_filter;
-
-size_t gf_cuda_fdl_partition(size_t block_frames)
-{
-    size_t p = GF_FDL_MIN_PART;
-    while (p * 2 <= block_frames && p * 2 <= GF_FDL_MAX_PART)
-        p *= 2;
-    return p;
-}
-
 /* The library's CUDA error convention (cuda_status.h), into the plan's detail. */
 static gfir_status fail(gfir_plan *plan, cudaError_t e, const char *what)
 {
     return gf_cuda_fail(e, what, plan->detail, sizeof plan->detail);
 }
 
-#define TRY(call) GF_CUDA_TRY(call, plan->detail, sizeof plan->detail)
-
-void gf_cuda_fdl_destroy(gfir_plan *plan)
+void gf_fdl_destroy(gfir_plan *plan)
 {
     fdl_state *st = plan->impl;
+    int theirs;
     if (!st)
         return;
-    cudaSetDevice(plan->device);
+    (void)gf_cuda_enter(plan->device, &theirs);
     if (st->stream)
         cudaStreamSynchronize(st->stream);
     gf_fdl_far_destroy(st->far);
@@ -119,6 +79,7 @@ void gf_cuda_fdl_destroy(gfir_plan *plan)
     if (st->stream)
         cudaStreamDestroy(st->stream);
     cudaGetLastError();
+    gf_cuda_leave(theirs);
     free(st);
     plan->impl = NULL;
 }
@@ -137,13 +98,6 @@ static gfir_status finish_stream(gfir_plan *plan, fdl_state *st, const char *wha
 {
     cudaError_t e = cudaStreamSynchronize(st->stream);
     return e == cudaSuccess ? GFIR_OK : fail(plan, e, what);
-}
-
-static gf_fdl_paths fdl_paths(const fdl_state *st)
-{
-    const gf_fdl_paths paths = {st->d_out_start, st->d_path_in, st->d_path_set,
-                                st->d_path_gain};
-    return paths;
 }
 
 /* The paths in output order (a stable counting sort), on the device. Without
@@ -222,11 +176,10 @@ static gfir_status make_twiddles(gfir_plan *plan, fdl_state *st)
 static void release_filter(void *impl)
 {
     fdl_filter *f = impl;
-    int theirs = 0;
+    int theirs;
     if (!f)
         return;
-    const int swapped = cudaGetDevice(&theirs) == cudaSuccess && theirs != f->device &&
-                        cudaSetDevice(f->device) == cudaSuccess;
+    (void)gf_cuda_enter(f->device, &theirs);
     if (f->retired) {
         cudaEventSynchronize(f->retired);
         cudaEventDestroy(f->retired);
@@ -239,8 +192,7 @@ static void release_filter(void *impl)
     cudaFree(f->d_h);
     cudaFree(f->d_far);
     cudaGetLastError();
-    if (swapped)
-        cudaSetDevice(theirs);
+    gf_cuda_leave(theirs);
     free(f);
 }
 
@@ -290,8 +242,8 @@ static gfir_status fill_filter(const gfir_plan *plan, const fdl_state *st, const
     return e == cudaSuccess ? GFIR_OK : gf_cuda_fail(e, what, why, why_len);
 }
 
-gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
-                                char *why, size_t why_len)
+gfir_status gf_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_filter *out,
+                           char *why, size_t why_len)
 {
     const fdl_state *st = plan->impl;
     cudaStream_t stream = NULL;
@@ -299,12 +251,11 @@ gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_f
     int theirs;
     cudaError_t e;
     gfir_status s;
-    GF_CUDA_TRY(cudaGetDevice(&theirs), why, why_len);
     f = calloc(1, sizeof *f);
     if (!f)
         return gf_detail(why, why_len, GFIR_ERR_NOMEM, "out of host memory");
     f->device = plan->device;
-    e = cudaSetDevice(plan->device);
+    e = gf_cuda_enter(plan->device, &theirs);
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&f->retired, cudaEventDisableTiming);
     if (e == cudaSuccess && st->far)
@@ -316,7 +267,7 @@ gfir_status gf_cuda_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_f
                                         why_len);
     if (stream)
         cudaStreamDestroy(stream);
-    cudaSetDevice(theirs);
+    gf_cuda_leave(theirs);
     if (s != GFIR_OK) {
         release_filter(f);
         return s;
@@ -344,8 +295,7 @@ static gfir_status alloc_state(gfir_plan *plan, fdl_state *st)
     return GFIR_OK;
 }
 
-/* Zeros in every buffer that carries history, queued on the plan's stream. */
-static gfir_status clear(gfir_plan *plan, fdl_state *st)
+gfir_status gf_fdl_clear(gfir_plan *plan, fdl_state *st)
 {
     const size_t B = st->part;
     TRY(cudaMemsetAsync(st->d_xw, 0, st->inputs * 2 * B * sizeof(float), st->stream));
@@ -362,20 +312,15 @@ static gfir_status clear(gfir_plan *plan, fdl_state *st)
     return GFIR_OK;
 }
 
-gfir_status gf_cuda_fdl_reset(gfir_plan *plan)
+gfir_status gf_fdl_reset(gfir_plan *plan)
 {
     fdl_state *st = plan->impl;
-    TRY(cudaSetDevice(plan->device));
-    gfir_status s = clear(plan, st);
+    gfir_status s = gf_fdl_clear(plan, st);
     if (s != GFIR_OK)
         return s;
     TRY(cudaStreamSynchronize(st->stream));
     return GFIR_OK;
 }
-
-static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
-                       size_t n, size_t skip);
-static gfir_status make_block_graph(gfir_plan *plan, fdl_state *st);
 
 /* One block of silence through every kernel, so the first real call does not
  * pay for CUDA loading the kernels (lazily, on first launch: milliseconds,
@@ -386,11 +331,11 @@ static gfir_status warm_up(gfir_plan *plan, fdl_state *st)
     const size_t frames = st->far ? GF_FDL_FAR_PART : st->part;
     gfir_status s = GFIR_OK;
     for (size_t done = 0; s == GFIR_OK && done < frames; done += step)
-        s = run(plan, st, 1, NULL, step, 0);
+        s = gf_fdl_run(plan, st, 1, NULL, step, 0);
     return s;
 }
 
-gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
+gfir_status gf_fdl_create(gfir_plan *plan)
 {
     fdl_state *st = calloc(1, sizeof *st);
     gfir_status s;
@@ -408,9 +353,7 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
     {
         /* the calls' own work first, ahead of any far partitions' */
         int least = 0, greatest = 0;
-        cudaError_t e = cudaSetDevice(plan->device);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+        cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
         if (e == cudaSuccess)
             e = cudaStreamCreateWithPriority(&st->stream, cudaStreamNonBlocking, greatest);
         if (e == cudaSuccess)
@@ -425,32 +368,35 @@ gfir_status gf_cuda_fdl_create(gfir_plan *plan, const float *taps)
         s = upload_paths(plan, st);
     if (s == GFIR_OK && st->near_taps < plan->ntaps) {
         const cudaError_t e = gf_fdl_far_create(&st->far, plan->ntaps, st->inputs, st->outputs,
-                                                st->sets, fdl_paths(st));
+                                                st->sets, gf_fdl_paths_of(st));
         if (e != cudaSuccess)
             s = fail(plan, e, "the far partitions");
     }
     if (s == GFIR_OK)
         s = make_twiddles(plan, st);
+    return s;
+}
+
+/* After the first filter: a warm-up, the history cleared after it, the
+ * blocks' clock and the block graph (whose failure only leaves the calls
+ * launching one by one). */
+gfir_status gf_fdl_start(gfir_plan *plan)
+{
+    fdl_state *st = plan->impl;
+    gfir_status s = warm_up(plan, st);
     if (s == GFIR_OK)
-        s = gf_filter_first(plan, taps);
-    if (s == GFIR_OK)
-        s = warm_up(plan, st);
-    if (s == GFIR_OK)
-        s = gf_cuda_fdl_reset(plan);
+        s = gf_fdl_reset(plan);
     if (s == GFIR_OK) {
         const cudaError_t e = cudaMalloc((void **)&st->d_clock, sizeof *st->d_clock);
         s = e == cudaSuccess ? GFIR_OK : fail(plan, e, "the blocks' clock");
     }
-    if (s == GFIR_OK && make_block_graph(plan, st) != GFIR_OK) {
+    if (s == GFIR_OK && gf_fdl_graph_make(plan, st) != GFIR_OK) {
         cudaGetLastError();
-        st->graph_off = 1; /* not fatal: the calls launch one by one */
+        st->graph_off = 1;
     }
-    if (s != GFIR_OK) {
-        gf_cuda_fdl_destroy(plan);
-        return s;
-    }
-    plan->latency_frames = 0;
-    return GFIR_OK;
+    if (s == GFIR_OK)
+        gf_cuda_mark_started(plan->device);
+    return s;
 }
 
 /* A tail from the delay line, whose newest window is in slot `newest`,
@@ -485,7 +431,7 @@ static gfir_status next_tail(gfir_plan *plan, fdl_state *st, gf_fdl_paths paths)
 
 /* The current block's tail came from the window in the slot before
  * next_slot (zeros before the first boundary, as the plan's tail). */
-static gfir_status fade_begin(gfir_plan *plan, fdl_state *st)
+gfir_status gf_fdl_fade_begin(gfir_plan *plan, fdl_state *st)
 {
     if (st->far) {
         const fdl_filter *g = plan->incoming->impl;
@@ -496,30 +442,17 @@ static gfir_status fade_begin(gfir_plan *plan, fdl_state *st)
                             st->stream));
         return GFIR_OK;
     }
-    return tail_of(plan, st, fdl_paths(st), plan->incoming->impl,
+    return tail_of(plan, st, gf_fdl_paths_of(st), plan->incoming->impl,
                    (st->next_slot + st->tparts - 1) % st->tparts, st->d_tail_new);
 }
 
-gfir_status gf_cuda_fdl_fade_begin(gfir_plan *plan)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = fade_begin(plan, plan->impl);
-    cudaSetDevice(theirs);
-    return s;
-}
-
-void gf_cuda_fdl_fade_end(gfir_plan *plan)
+void gf_fdl_fade_end(gfir_plan *plan)
 {
     fdl_state *st = plan->impl;
     fdl_filter *old = plan->filter->impl;
     float *t = st->d_tail;
-    int theirs = plan->device;
     st->d_tail = st->d_tail_new;
     st->d_tail_new = t;
-    cudaGetDevice(&theirs);
-    cudaSetDevice(plan->device);
     if (cudaEventRecord(old->retired, st->stream) != cudaSuccess) {
         cudaGetLastError();
         cudaStreamSynchronize(st->stream);
@@ -529,7 +462,6 @@ void gf_cuda_fdl_fade_end(gfir_plan *plan)
         cudaDeviceSynchronize();
     }
     st->graph_stale = 1; /* it holds the outgoing filter and tails */
-    cudaSetDevice(theirs);
 }
 
 /* The call's output leaves d_out: into the pinned buffer for a host call,
@@ -549,13 +481,13 @@ static gfir_status send_output(gfir_plan *plan, fdl_state *st, const gf_device_i
     return GFIR_OK;
 }
 
-/* The call's n frames, interleaved in d_in already (or silence), through
- * the blocks into d_out, and out as send_output says. */
-static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
+gfir_status gf_fdl_run(gfir_plan *plan, fdl_state *st, int silence, const gf_device_io *io,
                        size_t n, size_t skip)
 {
-    const gf_fdl_paths paths = fdl_paths(st);
+    const gf_fdl_paths paths = gf_fdl_paths_of(st);
     const fdl_filter *f = plan->filter->impl;
+    const gf_fdl_ring none = {NULL, 0, 0, {NULL, NULL, NULL}};
+    const gf_fdl_at args = {NULL, NULL, NULL};
     int sent = 0;
     gfir_status s;
     st->clock_stale = 1;
@@ -563,8 +495,6 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
         const size_t len = n - done < st->part - st->pos ? n - done : st->part - st->pos;
         float *out = st->d_out + done * st->outputs;
         const float *in = silence ? NULL : st->d_in + done * st->inputs;
-        const gf_fdl_ring none = {NULL, 0, 0, {NULL, NULL, NULL}};
-        const gf_fdl_at args = {NULL, NULL, NULL};
         const fdl_filter *g = plan->incoming ? plan->incoming->impl : NULL;
         TRY(gf_launch_fdl_stage(in, st->inputs, len, st->d_xw, st->part, st->pos, st->parity,
                                 args, st->stream));
@@ -605,144 +535,21 @@ static gfir_status run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
     return sent ? GFIR_OK : send_output(plan, st, io, n, skip);
 }
 
-/* The graph a host call of one block replays (fdl_state): captured from
- * the plan's stream, with the kernels reading d_clock. */
-static gfir_status capture_block(gfir_plan *plan, fdl_state *st, cudaGraph_t *graph)
-{
-    const size_t B = st->part;
-    const fdl_filter *f = plan->filter->impl;
-    const gf_fdl_paths paths = fdl_paths(st);
-    gf_fdl_clock *c = st->d_clock;
-    const gf_fdl_at near = {NULL, &c->parity, &c->newest};
-    const gf_fdl_ring none = {NULL, 0, 0, {NULL, NULL, NULL}};
-    const cudaStream_t stream = st->stream;
-    cudaGraph_t g = NULL;
-    cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
-    if (e != cudaSuccess)
-        return fail(plan, e, "cudaStreamBeginCapture");
-    e = cudaMemcpyAsync(st->d_in, st->h_in, B * st->inputs * sizeof(float),
-                        cudaMemcpyHostToDevice, stream);
-    if (e == cudaSuccess)
-        e = gf_launch_fdl_stage(st->d_in, st->inputs, B, st->d_xw, B, 0, 0, near, stream);
-    if (e == cudaSuccess && st->far)
-        e = gf_fdl_far_stage_clocked(st->far, st->d_in, B, c, stream);
-    if (e == cudaSuccess)
-        e = gf_launch_fdl_head(st->d_xw, f->d_head, st->d_tail,
-                               st->far ? gf_fdl_far_ring_clocked(st->far, c) : none, paths,
-                               st->outputs, B, st->head_len, 0, B, 0, near, st->d_out, stream);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(st->h_out, st->d_out, B * st->outputs * sizeof(float),
-                            cudaMemcpyDeviceToHost, stream);
-    if (e == cudaSuccess)
-        e = cudaEventRecordWithFlags(st->out_ready, stream, cudaEventRecordExternal);
-    if (e == cudaSuccess && st->tparts)
-        e = gf_launch_fdl_forward(st->d_xw, st->inputs, B, 0, st->d_tw, st->d_x, st->tparts, 0,
-                                  near, stream);
-    if (e == cudaSuccess && st->tparts)
-        e = gf_launch_fdl_mac(st->d_x, f->d_h, paths, st->outputs, B, st->tparts, st->tparts, 0,
-                              PER_CHUNK, st->chunks, near, st->d_partial, stream);
-    if (e == cudaSuccess && st->tparts)
-        e = gf_launch_fdl_inverse(st->d_partial, st->outputs, B, st->chunks, st->d_tw,
-                                  st->d_tail, B, stream);
-    if (e == cudaSuccess)
-        e = gf_launch_fdl_tick(c, B, st->tparts ? st->tparts : 1,
-                               st->far ? gf_fdl_far_part(st->far) : 0, stream);
-    const cudaError_t ended = cudaStreamEndCapture(stream, &g);
-    if (e == cudaSuccess)
-        e = ended;
-    if (e != cudaSuccess) {
-        if (g)
-            cudaGraphDestroy(g);
-        cudaGetLastError();
-        return fail(plan, e, "capturing a block's graph");
-    }
-    *graph = g;
-    return GFIR_OK;
-}
-
-/* The block graph (again, after a crossfade changed the filter and tails
- * it holds): the executable graph updated in place where CUDA can. */
-static gfir_status make_block_graph(gfir_plan *plan, fdl_state *st)
-{
-    cudaGraph_t g = NULL;
-    gfir_status s = capture_block(plan, st, &g);
-    cudaError_t e = cudaSuccess;
-    if (s != GFIR_OK)
-        return s;
-    if (st->block_graph) {
-        cudaGraphExecUpdateResultInfo info;
-        if (cudaGraphExecUpdate(st->block_graph, g, &info) != cudaSuccess) {
-            cudaGetLastError();
-            cudaGraphExecDestroy(st->block_graph);
-            st->block_graph = NULL;
-        }
-    }
-    if (!st->block_graph)
-        e = cudaGraphInstantiate(&st->block_graph, g, 0);
-    if (e == cudaSuccess)
-        e = cudaGraphUpload(st->block_graph, st->stream);
-    cudaGraphDestroy(g);
-    if (e != cudaSuccess) {
-        if (st->block_graph)
-            cudaGraphExecDestroy(st->block_graph);
-        st->block_graph = NULL;
-        return fail(plan, e, "instantiating a block's graph");
-    }
-    st->graph_stale = 0;
-    return GFIR_OK;
-}
-
-/* One block of input from h_in through the graph, and the host's count of
- * the blocks moved on as run() moves it. */
-static gfir_status replay(gfir_plan *plan, fdl_state *st)
-{
-    const fdl_filter *f = plan->filter->impl;
-    if (st->clock_stale) {
-        gf_fdl_clock c = {(unsigned)st->parity, (unsigned)st->next_slot, 0, 0};
-        if (st->far)
-            gf_fdl_far_clock(st->far, &c);
-        /* from pageable memory: copied before the call returns */
-        TRY(cudaMemcpyAsync(st->d_clock, &c, sizeof c, cudaMemcpyHostToDevice, st->stream));
-        st->clock_stale = 0;
-    }
-    TRY(cudaGraphLaunch(st->block_graph, st->stream));
-    if (st->tparts)
-        st->next_slot = st->next_slot + 1 == st->tparts ? 0 : st->next_slot + 1;
-    st->parity ^= 1;
-    if (st->far)
-        TRY(gf_fdl_far_advance(st->far, st->part, f->d_far, NULL, st->stream));
-    return GFIR_OK;
-}
-
-/* Whether this call replays the block graph: a whole block of input on a
- * block's boundary, outside a crossfade, with a graph to replay. */
-static int replays(gfir_plan *plan, fdl_state *st, const float *in, size_t n)
-{
-    if (!in || n != st->part || st->pos != 0 || plan->incoming || st->graph_off)
-        return 0;
-    if ((st->graph_stale || !st->block_graph) && make_block_graph(plan, st) != GFIR_OK) {
-        st->graph_off = 1; /* the launches one by one, as before graphs */
-        return 0;
-    }
-    return 1;
-}
-
-gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+gfir_status gf_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
 {
     fdl_state *st = plan->impl;
     const size_t out_bytes = n * st->outputs * sizeof(float);
     gfir_status s;
     cudaError_t e;
-    TRY(cudaSetDevice(plan->device));
     if (in)
         memcpy(st->h_in, in, n * st->inputs * sizeof(float));
-    if (replays(plan, st, in, n)) {
-        s = replay(plan, st);
+    if (gf_fdl_replays(plan, st, in, n)) {
+        s = gf_fdl_replay(plan, st);
     } else {
         if (in)
             TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
                                 cudaMemcpyHostToDevice, st->stream));
-        s = run(plan, st, !in, NULL, n, 0);
+        s = gf_fdl_run(plan, st, !in, NULL, n, 0);
     }
     if (s != GFIR_OK)
         return s;
@@ -753,120 +560,4 @@ gfir_status gf_cuda_fdl_execute(gfir_plan *plan, const float *in, float *out, si
     TRY(e);
     memcpy(out, st->h_out, out_bytes);
     return GFIR_OK;
-}
-
-/* Device calls: on the plan's stream after the caller's, which then waits
- * for out_ready only, not for the tail work behind it. */
-static gfir_status execute_device(gfir_plan *plan, fdl_state *st, const gf_device_io *io,
-                                  size_t n)
-{
-    const cudaStream_t stream = (cudaStream_t)io->stream;
-    gfir_status s;
-    TRY(cudaEventRecord(st->caller, stream));
-    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
-    if (io->in)
-        TRY(gf_launch_restride(io->in, io->in_stride, io->in_dist, st->d_in, st->inputs, 1, n,
-                               st->inputs, st->stream));
-    if ((s = run(plan, st, !io->in, io, n, 0)) != GFIR_OK) {
-        /* what was queued reads and writes the caller's buffers: the
-         * caller's stream waits for it before it can free them */
-        if (cudaEventRecord(st->caller, st->stream) != cudaSuccess ||
-            cudaStreamWaitEvent(stream, st->caller, 0) != cudaSuccess)
-            cudaStreamSynchronize(st->stream);
-        cudaGetLastError();
-        return s;
-    }
-    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
-    return GFIR_OK;
-}
-
-/* A whole signal: the engine streams, so from a cleared history the
- * signal and then silence go through it block by block, the outputs
- * before `start` staying in d_out; cleared again after. */
-static gfir_status convolve_device(gfir_plan *plan, fdl_state *st, const gf_device_io *io,
-                                   size_t frames, size_t start, size_t length)
-{
-    const cudaStream_t stream = (cudaStream_t)io->stream;
-    const size_t end = start + length, block = plan->block_frames;
-    gfir_status s;
-    TRY(cudaEventRecord(st->caller, stream));
-    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
-    if ((s = clear(plan, st)) != GFIR_OK)
-        return s;
-    for (size_t pos = 0, n; pos < end; pos += n) {
-        n = end - pos < block ? end - pos : block;
-        const size_t k = pos < frames ? (frames - pos < n ? frames - pos : n) : 0;
-        const size_t skip = pos < start ? (start - pos < n ? start - pos : n) : 0;
-        if (k)
-            TRY(gf_launch_restride(io->in + pos * io->in_stride, io->in_stride, io->in_dist,
-                                   st->d_in, st->inputs, 1, k, st->inputs, st->stream));
-        if (k && k < n)
-            TRY(cudaMemsetAsync(st->d_in + k * st->inputs, 0, (n - k) * st->inputs * sizeof(float),
-                                st->stream));
-        gf_device_io piece = *io;
-        if (n > skip)
-            piece.out = io->out + (pos + skip - start) * io->out_stride;
-        if ((s = run(plan, st, k == 0, &piece, n, skip)) != GFIR_OK)
-            return s;
-    }
-    if ((s = clear(plan, st)) != GFIR_OK)
-        return s;
-    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
-    return GFIR_OK;
-}
-
-/* The head taps and the partitions' spectra from device taps, into the
- * plan's filter, then the history cleared, as create makes them. */
-static gfir_status set_taps_device(gfir_plan *plan, fdl_state *st, const float *taps,
-                                   cudaStream_t stream)
-{
-    const size_t B = st->part, ntaps = plan->ntaps;
-    fdl_filter *f = plan->filter->impl;
-    TRY(cudaEventRecord(st->caller, stream));
-    TRY(cudaStreamWaitEvent(st->stream, st->caller, 0));
-    TRY(cudaMemcpy2DAsync(f->d_head, B * sizeof(float), taps, ntaps * sizeof(float),
-                          st->head_len * sizeof(float), st->sets, cudaMemcpyDeviceToDevice,
-                          st->stream));
-    if (st->tparts)
-        TRY(gf_launch_fdl_spectra(taps, ntaps, 0, st->near_taps, st->sets, B, st->tparts,
-                                  st->d_tw, f->d_h, st->stream));
-    if (st->far)
-        TRY(gf_fdl_far_spectra(st->far, taps, f->d_far, st->stream));
-    gfir_status s = clear(plan, st);
-    if (s != GFIR_OK)
-        return s;
-    TRY(cudaEventRecord(st->out_ready, st->stream));
-    TRY(cudaStreamWaitEvent(stream, st->out_ready, 0));
-    return GFIR_OK;
-}
-
-gfir_status gf_cuda_fdl_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = execute_device(plan, plan->impl, io, n);
-    cudaSetDevice(theirs);
-    return s;
-}
-
-gfir_status gf_cuda_fdl_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
-                                        size_t start, size_t length)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = convolve_device(plan, plan->impl, io, frames, start, length);
-    cudaSetDevice(theirs);
-    return s;
-}
-
-gfir_status gf_cuda_fdl_set_taps_device(gfir_plan *plan, const float *taps, void *stream)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status s = set_taps_device(plan, plan->impl, taps, (cudaStream_t)stream);
-    cudaSetDevice(theirs);
-    return s;
 }

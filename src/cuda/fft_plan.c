@@ -1,8 +1,9 @@
 /*
- * fft_plan.c - a CUDA plan's FFT kernel: a filter's spectra, an engine per
- * lane on the lane's stream, and the step that runs it on a lane's staged
- * block (the engine writes interleaved frames itself). The engines read the
- * plan's filter; a crossfade points them at the incoming one for its runs.
+ * fft_plan.c - the FFT kernel's part of a lane plan (the "cuda-fft" engine,
+ * fft_engine.c): a filter's spectra, an FFT engine per lane on the lane's
+ * stream, and the step that runs it on a lane's staged block (it writes
+ * interleaved frames itself). The lanes read the plan's filter; a crossfade
+ * points them at the incoming one for its runs.
  */
 #include "cuda/cuda_plan.h"
 
@@ -19,7 +20,7 @@ size_t gf_cuda_fft_sub_frames(const gfir_plan *plan, size_t sub_frames)
 }
 
 /* Lane 0's engine takes whole blocks: device calls convolve most of a call
- * in one run from the caller's memory (device.c), where sub-blocks would
+ * in one run from the caller's memory (lanes_device.c), where sub-blocks would
  * only add their overlap. */
 static gfir_status fft_lane(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l)
 {

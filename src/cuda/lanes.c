@@ -130,7 +130,6 @@ gfir_status gf_cuda_clear(gfir_plan *plan, gf_cuda_state *st)
 gfir_status gf_cuda_reset(gfir_plan *plan)
 {
     gf_cuda_state *st = plan->impl;
-    GF_CUDA_TRY(cudaSetDevice(plan->device), plan->detail, sizeof plan->detail);
     abandon(st);
     return gf_cuda_clear(plan, st);
 }
@@ -216,8 +215,6 @@ gfir_status gf_cuda_execute(gfir_plan *plan, const float *in, float *out, size_t
     gf_cuda_state *st = plan->impl;
     const size_t ch = plan->channels;
     gfir_status status = GFIR_OK;
-    /* the calling thread may not be the one that made the plan */
-    GF_CUDA_TRY(cudaSetDevice(plan->device), plan->detail, sizeof plan->detail);
     const int in_pinned = is_pinned(in), out_pinned = is_pinned(out);
 
     for (size_t done = 0, m; done < n && status == GFIR_OK; done += m) {

@@ -59,4 +59,3 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/gfirConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/gfirConfig.cmake ${PROJECT_BINARY_DIR}/gfirConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gfir COMPONENT dev)
 
-include(${CMAKE_CURRENT_LIST_DIR}/package.cmake)

@@ -5,6 +5,8 @@
 #   libgfir<SOVER>  the shared library (named by its soname, Debian's policy)
 #   libgfir-dev     header, static library, pkg-config file, CMake package
 #   python3-gfir    import gfir
+#   gfir-lv2        the LV2 bundle gfir.lv2 in /usr/lib/lv2, where hosts look
+#                   (built where lv2-dev is present)
 # CPack rather than a debian/ folder: the top level of the tree is fixed
 # (DESIGN.md), the install rules already say where every file goes, and one
 # configure of CMake gives both `cmake --install` and the packages.
@@ -21,6 +23,9 @@ set(_gfir_deb_packages
   lib "${GFIR_DEB_LIB_PACKAGE}"
   dev "libgfir-dev"
   python "python3-gfir")
+if(GFIR_HAVE_LV2)
+  list(APPEND _gfir_deb_packages lv2 "gfir-lv2")
+endif()
 
 if(GFIR_DEB)
   # The Python package, where Debian's python3 finds packages of the system.
@@ -54,6 +59,9 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL cli lib dev python)
+if(GFIR_HAVE_LV2)
+  list(APPEND CPACK_COMPONENTS_ALL lv2)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION sound)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
@@ -100,4 +108,12 @@ set(CPACK_DEBIAN_PYTHON_DESCRIPTION "FIR filtering of audio on the CPU and NVIDI
  import gfir: convolution of NumPy arrays (and CuPy arrays and PyTorch tensors\n\
  on the GPU) through libgfir, with SciPy's semantics, streaming plans and\n\
  filter design.")
+set(CPACK_DEBIAN_LV2_PACKAGE_NAME gfir-lv2)
+set(CPACK_DEBIAN_LV2_PACKAGE_SECTION sound)
+set(CPACK_DEBIAN_LV2_PACKAGE_ENHANCES "jalv, ardour, carla, pipewire, gstreamer1.0-plugins-bad")
+set(CPACK_DEBIAN_LV2_DESCRIPTION "FIR filtering of audio on the CPU and NVIDIA GPUs (LV2 plugins)\n\
+ gfir filter (designed low-, high-, band-pass and band-stop filters on control\n\
+ ports) and gfir convolver (an impulse response as a parameter the host saves\n\
+ with its session, zero latency at any block size), for LV2 hosts such as\n\
+ Ardour, Carla, jalv, PipeWire's filter-chain and GStreamer.")
 include(CPack)

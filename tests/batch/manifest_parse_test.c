@@ -283,6 +283,12 @@ static void test_headers(void **state)
     assert_non_null(strstr(t.error, "column 2 has no name"));
     table_close(&t);
     unlink(path);
+    /* found by fuzz_manifest: the names were freed though never copied */
+    write_file("\"input,output\na,b\n");
+    assert_int_equal(table_open(&t, path), 1);
+    assert_non_null(strstr(t.error, "not closed"));
+    table_close(&t);
+    unlink(path);
     write_file("\n \n");
     assert_int_equal(table_open(&t, path), 1);
     assert_non_null(strstr(t.error, "empty"));
@@ -291,6 +297,52 @@ static void test_headers(void **state)
     assert_int_equal(table_open(&t, "/nonexistent/manifest.tsv"), 1);
     assert_non_null(strstr(t.error, "cannot open"));
     table_close(&t);
+}
+
+/* A line of exactly TABLE_MAX_LINE_BYTES (CRLF not counted) is a record; one
+ * byte more, or a NUL byte, stops the reading at that line with why, and
+ * nothing after it is read. */
+static void test_line_bounds(void **state)
+{
+    (void)state;
+    table_reader t;
+    const size_t max = TABLE_MAX_LINE_BYTES;
+    char *text = malloc(3 * max + 64), *at = text;
+    assert_non_null(text);
+    at += sprintf(at, "input\toutput\n");
+    for (int longer = 0; longer < 2; longer++) {
+        /* "a.wav<TAB>" then 'b' up to max bytes (+1), then CRLF */
+        at += sprintf(at, "a.wav\t");
+        const size_t fill = max - strlen("a.wav\t") + (size_t)longer;
+        memset(at, 'b', fill);
+        at += fill;
+        at += sprintf(at, "\r\n");
+    }
+    sprintf(at, "c.wav\td.wav\n");
+    write_file(text);
+    assert_int_equal(table_open(&t, path), 0);
+    assert_int_equal(table_next(&t), 1);
+    assert_int_equal(strlen(t.values[1]), max - strlen("a.wav\t"));
+    assert_int_equal(table_next(&t), -1);
+    assert_int_equal(t.line, 3);
+    assert_true(t.io_error);
+    assert_non_null(strstr(t.error, "longer than 65536 bytes"));
+    table_close(&t);
+    unlink(path);
+    free(text);
+
+    static const char nul[] = "input,output\na.wav,b\0.wav\nc.wav,d.wav\n";
+    strcpy(path, "/tmp/gfir-table-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, nul, sizeof nul - 1), (ssize_t)(sizeof nul - 1));
+    close(fd);
+    assert_int_equal(table_open(&t, path), 0);
+    assert_int_equal(table_next(&t), -1);
+    assert_int_equal(t.line, 2);
+    assert_non_null(strstr(t.error, "NUL byte"));
+    table_close(&t);
+    unlink(path);
 }
 
 /* ---- shards ------------------------------------------------------------------ */
@@ -389,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_jsonl),
         cmocka_unit_test(test_headers),
+        cmocka_unit_test(test_line_bounds),
         cmocka_unit_test(test_shards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -569,30 +569,15 @@ def backend_kernel_block_verbose_quiet(d):
 
 @test("options")
 def progress_bar_on_a_terminal(d):
-    import pty
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+    from terminal import run_on_terminal
     # a job of more than a second: the gold kernel over 20 s of stereo (4.2 G
     # multiply-adds in double), on one core, since the worker threads would
     # finish it within a second on a machine with many
     d.wav("x.wav", d.noise(48000 * 20, 2))
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        os.chdir(d.path)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-        os.execv(GFIR, [GFIR, "x.wav", "y.wav", "--preset", "telephone", "--backend", "cpu",
-                        "--kernel", "gold"])
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, out
-    text = out.decode(errors="replace")
+    rc, text = run_on_terminal([GFIR, "x.wav", "y.wav", "--preset", "telephone", "--backend",
+                                "cpu", "--kernel", "gold"], d.path)
+    assert rc == 0, text
     assert "%" in text and "realtime" in text and "left" in text, f"no progress bar: {text!r}"
 
 

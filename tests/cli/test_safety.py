@@ -342,15 +342,19 @@ def directory_synced_after_rename(d):
                        text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     calls = [line.split(None, 1)[1] for line in open(d.p("trace.txt")) if " " in line]
-    renamed = [i for i, c in enumerate(calls) if c.startswith("rename") and "sub/out.wav" in c]
-    assert renamed, "no rename onto OUTPUT"
-    dir_fds = set()
+    # the rename goes through the directory opened when the temporary file was
+    # made (issue 25: a directory moved mid-run cannot strand it), then that
+    # directory is synced
+    dir_fds = {m.group(1) for c in calls
+               for m in [re.match(r'openat\(AT_FDCWD, "sub/?", .*O_DIRECTORY.*\) = (\d+)', c)]
+               if m}
+    renamed = [i for i, c in enumerate(calls)
+               if re.match(r'renameat2?\((\d+), "\.out\.wav\.gfir-\w{6}", \1, "out\.wav"', c)
+               and c.split("(")[1].split(",")[0] in dir_fds]
+    assert renamed, "no rename onto OUTPUT through its directory:\n" + "\n".join(calls)
+    fd = calls[renamed[0]].split("(")[1].split(",")[0]
     for c in calls[renamed[0]:]:
-        m = re.match(r'openat\(AT_FDCWD, "sub/?", .*O_DIRECTORY.*\) = (\d+)', c)
-        if m:
-            dir_fds.add(m.group(1))
-        m = re.match(r"fsync\((\d+)\)\s+= 0", c)
-        if m and m.group(1) in dir_fds:
+        if re.match(rf"fsync\({fd}\)\s+= 0", c):
             return
     raise AssertionError("OUTPUT's directory was not synced after the rename:\n" +
                          "\n".join(calls[renamed[0]:]))
@@ -456,11 +460,18 @@ def stale_temporary_files_cleaned(d):
     p.communicate()
     stale = leftovers(d)
     assert len(stale) == 1 and stale[0].startswith(".out.wav.gfir-"), stale
-    # young, it may be a run that has not locked it yet: kept
+    assert os.path.getsize(d.p(stale[0])) > 0
+    # an empty one in its first minute may be a writer's that has not locked
+    # it yet: kept; one with bytes in it was locked when they were written,
+    # so unlocked it is stale at any age (issue 25: a rerun within a minute
+    # used to keep it)
+    young_empty = d.p(".out.wav.gfir-YoUng1")
+    open(young_empty, "wb").close()
     d.run("x.wav", "out.wav", "--preset", "lowpass")
-    assert stale[0] in leftovers(d)
+    assert stale[0] not in leftovers(d), "the stale temporary file was not removed"
+    assert os.path.basename(young_empty) in leftovers(d)
     old = time.time() - 3600
-    os.utime(d.p(stale[0]), (old, old))
+    os.utime(young_empty, (old, old))
     # held by a live process (as a writer holds its own): kept, however old
     held = d.p(".out.wav.gfir-HeLd01")
     other = d.p(".other.wav.gfir-abc123")          # another OUTPUT's
@@ -474,7 +485,7 @@ def stale_temporary_files_cleaned(d):
         fcntl.flock(lock, fcntl.LOCK_EX)
         d.run("x.wav", "out.wav", "--preset", "lowpass")
     left = set(os.listdir(d.path))
-    assert stale[0] not in left, "the stale temporary file was not removed"
+    assert os.path.basename(young_empty) not in left, "an old empty one was not removed"
     assert {os.path.basename(p) for p in (held, other, odd)} <= left
     assert read(d.p("out.wav"))[1].shape == (1000,)
 

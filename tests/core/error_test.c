@@ -109,6 +109,35 @@ static void test_create_tap_count(void **state)
     expect_create_fails("ntaps SIZE_MAX", GFIR_ERR_TAPS, good_taps, (size_t)-1, &cfg);
 }
 
+/* A filter whose taps times channels (or paths) pass GFIR_MAX_PLAN_TAPS is
+ * refused with its own status before a tap is read or a byte allocated (so
+ * a short array is safe), and the detail names the count; one tap fewer per
+ * path fits the count (checked without making that plan: it would take GBs). */
+static void test_create_too_large(void **state)
+{
+    (void)state;
+    const size_t per_channel = GFIR_MAX_PLAN_TAPS / GFIR_MAX_CHANNELS;
+    gfir_config cfg = cpu_config(GFIR_MAX_CHANNELS, 1);
+    expect_create_fails("ntaps x 256 channels", GFIR_ERR_TOO_LARGE, good_taps, per_channel + 1,
+                        &cfg);
+    assert_non_null(strstr(gfir_plan_error_detail(NULL), "4194305 taps x 256 channels"));
+
+    static gfir_path paths[16384];
+    for (unsigned i = 0; i < 16384; i++)
+        paths[i] = (gfir_path){i % 2, i % 3, 0, 0.5f};
+    cfg = cpu_config(2, 1);
+    cfg.out_channels = 3;
+    cfg.paths = paths;
+    cfg.npaths = 16384;
+    expect_create_fails("ntaps x 16384 paths", GFIR_ERR_TOO_LARGE, good_taps,
+                        GFIR_MAX_PLAN_TAPS / 16384 + 1, &cfg);
+    assert_non_null(strstr(gfir_plan_error_detail(NULL), "65537 taps x 16384 paths"));
+    /* the same count on one channel is a plain over-long tap set */
+    cfg = cpu_config(1, 1);
+    expect_create_fails("ntaps on one channel", GFIR_ERR_TAPS, good_taps, GFIR_MAX_TAPS + 1,
+                        &cfg);
+}
+
 /* A non-finite value at the first, a middle and the last tap of each filter
  * channel, for shared and per-channel taps: the whole set must be checked. */
 static void test_create_nonfinite_taps(void **state)
@@ -317,13 +346,13 @@ static void test_strerror(void **state)
     const gfir_status codes[] = {GFIR_OK,         GFIR_ERR_NULL,        GFIR_ERR_CHANNELS,
                                  GFIR_ERR_TAPS,   GFIR_ERR_ARG,         GFIR_ERR_NOMEM,
                                  GFIR_ERR_UNAVAILABLE, GFIR_ERR_UNSUPPORTED, GFIR_ERR_DEVICE,
-                                 GFIR_ERR_BUSY};
+                                 GFIR_ERR_BUSY,   GFIR_ERR_TOO_LARGE};
     const size_t n = sizeof codes / sizeof codes[0];
     const char *unknown = gfir_strerror((gfir_status)-1000);
 
     assert_non_null(unknown);
     assert_string_equal(unknown, gfir_strerror((gfir_status)1));
-    assert_string_equal(unknown, gfir_strerror((gfir_status)(GFIR_ERR_BUSY - 1)));
+    assert_string_equal(unknown, gfir_strerror((gfir_status)(GFIR_ERR_TOO_LARGE - 1)));
     for (size_t i = 0; i < n; i++) {
         const char *s = gfir_strerror(codes[i]);
         assert_non_null(s);
@@ -412,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_create_channels),
         cmocka_unit_test(test_create_filter_channels),
         cmocka_unit_test(test_create_tap_count),
+        cmocka_unit_test(test_create_too_large),
         cmocka_unit_test(test_create_nonfinite_taps),
         cmocka_unit_test(test_create_unknown_enums),
         cmocka_unit_test(test_create_kernel_cpu_lacks),

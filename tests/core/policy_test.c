@@ -10,9 +10,6 @@
 #include "test_util.h"
 
 #include "core/plan.h"
-#include "cpu/fft_nonuniform.h"
-#include "cpu/cost.h"
-#include "cpu/fft_uniform.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,22 +42,9 @@ static gfir_plan *make(const float *taps, size_t ntaps, gfir_backend backend,
     return plan;
 }
 
-/* Where both FFT forms beat direct, AUTO took the one its cost model says is
- * cheaper. */
-static void check_cheaper(const gfir_plan *plan, size_t part)
-{
-    gfir_plan uniform = *plan, nonuniform = *plan;
-    uniform.form = GF_FORM_UNIFORM;
-    uniform.partition = part;
-    nonuniform.form = GF_FORM_NONUNIFORM;
-    nonuniform.partition = 0;
-    const int uniform_cheaper = gf_cpu_seconds(&uniform, 1.0) <= gf_cpu_seconds(&nonuniform, 1.0);
-    assert_int_equal(plan->form, uniform_cheaper ? GF_FORM_UNIFORM : GF_FORM_NONUNIFORM);
-}
-
-/* AUTO on the CPU, over tap counts, call sizes and budgets: the latency is
- * within the budget, and each FFT form is used where its table says it
- * beats direct within that budget (the cheaper by model where both do). */
+/* AUTO on the CPU, over tap counts, call sizes and budgets: the latency the
+ * plan reports is within the budget and is what its engine states (the
+ * choices themselves are policy_golden_test's). */
 static void auto_respects_every_budget(void **state)
 {
     static const size_t ntaps[] = {1, 15, 63, 191, 192, 255, 1023, 4095, 65535};
@@ -74,23 +58,11 @@ static void auto_respects_every_budget(void **state)
                 const size_t budget = periods[p];
                 gfir_plan *plan = make(taps, ntaps[t], GFIR_BACKEND_CPU, GFIR_KERNEL_AUTO,
                                        blocks[b], budget);
-                const size_t part = gf_cpu_fft_partition(ntaps[t], blocks[b], budget);
-                const int uniform = part && ntaps[t] >= gf_cpu_fft_uniform_min_taps(part);
-                const int nonuniform = gf_cpu_fft_nonuniform_preferred(ntaps[t], blocks[b]);
                 const size_t latency = gfir_plan_latency(plan);
                 if (budget != GFIR_LATENCY_ANY && latency > budget)
                     fail_msg("%zu taps, block %zu: latency %zu over the budget %zu", ntaps[t],
                              blocks[b], latency, budget);
-                assert_int_equal(gfir_plan_kernel(plan), uniform || nonuniform
-                                                             ? GFIR_KERNEL_FFT
-                                                             : GFIR_KERNEL_DIRECT);
-                if (uniform && nonuniform)
-                    check_cheaper(plan, part);
-                else
-                    assert_int_equal(plan->form, uniform      ? GF_FORM_UNIFORM
-                                                 : nonuniform ? GF_FORM_NONUNIFORM
-                                                              : GF_FORM_PLAIN);
-                assert_int_equal(latency, plan->form == GF_FORM_UNIFORM ? part : 0);
+                assert_int_equal(latency, plan->engine->latency(plan));
                 gfir_plan_destroy(plan);
             }
         }
@@ -128,7 +100,7 @@ static void long_filters_under_small_budgets(void **state)
     (void)state;
     plan = make(taps, ntaps, GFIR_BACKEND_CPU, GFIR_KERNEL_AUTO, 256, 256);
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
-    assert_int_equal(plan->form, GF_FORM_NONUNIFORM);
+    assert_string_equal(plan->engine->name, "cpu-fft-zero-latency");
     assert_int_equal(gfir_plan_latency(plan), 0);
     gfir_plan_destroy(plan);
     free(taps);
@@ -220,7 +192,7 @@ static void short_jobs_stay_on_the_cpu(void **state)
     cfg.expected_frames = 48000; /* one second, one tap: microseconds of CPU work */
     assert_int_equal(gfir_plan_create(&plan, taps, 1, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_backend(plan), GFIR_BACKEND_CPU);
-    assert_true(plan->ops->startup_s(plan) == 0.0);
+    assert_null(plan->engine->backend->startup_s);
     gfir_plan_destroy(plan);
 }
 

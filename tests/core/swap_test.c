@@ -18,6 +18,8 @@
 #include "gfir.h"
 #include "test_util.h"
 
+#include "core/plan.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -303,6 +305,34 @@ static void test_reset_and_flush(void **state)
     }
 }
 
+/* The library decides whether a filter can be swapped in: a zero-latency
+ * FFT plan past the engine's limit refuses any with GFIR_ERR_UNSUPPORTED
+ * (a host then makes a plan for it), one at the limit takes one. */
+static void test_swap_limit(void **state)
+{
+    (void)state;
+    const size_t limit = 65536;
+    float *h = calloc(limit + 1, sizeof *h);
+    gfir_filter *f = NULL;
+    assert_non_null(h);
+    h[0] = 1.0f;
+    for (size_t ntaps = limit; ntaps <= limit + 1; ntaps++) {
+        gfir_plan *plan = mono_plan(GFIR_KERNEL_FFT, 0, h, ntaps);
+        assert_string_equal(plan->engine->name, "cpu-fft-zero-latency");
+        const gfir_status st = gfir_filter_create(&f, plan, h, 100);
+        if (ntaps == limit) {
+            assert_int_equal(st, GFIR_OK);
+            assert_int_equal(gfir_plan_swap(plan, f, 10), GFIR_OK);
+        } else {
+            assert_int_equal(st, GFIR_ERR_UNSUPPORTED);
+            assert_null(f);
+            assert_true(strstr(gfir_plan_error_detail(NULL), "make a plan") != NULL);
+        }
+        gfir_plan_destroy(plan);
+    }
+    free(h);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -458,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_reset_and_flush),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_swap_limit),
         cmocka_unit_test(test_made_on_another_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

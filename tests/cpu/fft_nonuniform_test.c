@@ -16,9 +16,8 @@
  * Tolerances (the project's): relative L2 error 1e-5 up to 65536 taps, 1e-4
  * beyond.
  */
-#include "cpu/engine.h"
+#include "core/swap.h"
 #include "cpu/fft_nonuniform.h"
-#include "cpu/fft_uniform.h"
 #include "gfir.h"
 #include "test_util.h"
 
@@ -69,8 +68,9 @@ static gfir_plan *make_plan(const nu_case *tc, const float *taps)
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
     assert_int_equal(gfir_plan_latency(plan), 0);
     if (tc->scheme) {
-        gf_cpu_fft_nonuniform_engine.destroy(plan);
-        assert_int_equal(gf_cpu_fft_nonuniform_create_scheme(plan, taps, tc->scheme), GFIR_OK);
+        plan->engine->destroy(plan);
+        assert_int_equal(gf_cpu_fft_nonuniform_create_scheme(plan, tc->scheme), GFIR_OK);
+        assert_int_equal(gf_engine_finish(plan, taps), GFIR_OK);
     }
     return plan;
 }
@@ -338,8 +338,8 @@ static void test_bad_scheme(void **state)
     for (size_t s = 0; s < sizeof bad / sizeof bad[0]; s++) {
         nu_case tc = {1, 1, 5000, 0, 512, WHOLE, 0, 1, NULL};
         gfir_plan *plan = make_plan(&tc, taps);
-        gf_cpu_fft_nonuniform_engine.destroy(plan);
-        assert_int_equal(gf_cpu_fft_nonuniform_create_scheme(plan, taps, &bad[s]), GFIR_ERR_ARG);
+        plan->engine->destroy(plan);
+        assert_int_equal(gf_cpu_fft_nonuniform_create_scheme(plan, &bad[s]), GFIR_ERR_ARG);
         gfir_plan_destroy(plan);
     }
 }

@@ -15,7 +15,7 @@
  * (the first and last ones, and random ones between), each an exact float64
  * sum, which keeps the test to seconds.
  */
-#include "cpu/fft_uniform.h"
+#include "cpu/tuning.h"
 #include "gfir.h"
 #include "test_util.h"
 

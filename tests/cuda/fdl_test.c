@@ -76,7 +76,7 @@ static gfir_plan *make(const fdl_case *tc, const float *taps)
     cfg.kernel = GFIR_KERNEL_FFT;
     cfg.max_block_frames = tc->block;
     assert_int_equal(gfir_plan_create(&plan, taps, tc->ntaps, &cfg), GFIR_OK);
-    assert_int_equal(plan->form, GF_FORM_FDL);
+    assert_string_equal(plan->engine->name, "cuda-fdl");
     assert_int_equal(gfir_plan_latency(plan), 0);
     return plan;
 }
@@ -289,7 +289,7 @@ static void auto_takes_it_for_small_calls(void **state)
     cfg.max_block_frames = 128;
     assert_int_equal(gfir_plan_create(&plan, taps, 100000, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
-    assert_int_equal(plan->form, GF_FORM_FDL);
+    assert_string_equal(plan->engine->name, "cuda-fdl");
     assert_int_equal(plan->partition, 128);
     gfir_plan_destroy(plan);
     free(taps);

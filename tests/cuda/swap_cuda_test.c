@@ -45,15 +45,15 @@ static swap_case gpu_case(const char *name, gfir_kernel kernel, size_t ntaps, si
     return tc;
 }
 
-/* The form the policy gave the case's plan. */
-static void expect_form(const swap_case *tc, gf_form form)
+/* The engine the policy gave the case's plan. */
+static void expect_engine(const swap_case *tc, const char *engine)
 {
     float *taps = calloc(tc->sets * tc->ntaps, sizeof *taps);
     assert_non_null(taps);
     taps[0] = 1.0f;
     gfir_plan *plan = swap_plan(tc, taps);
-    if (plan->form != form)
-        fail_msg("%s: form %d, expected %d", tc->name, (int)plan->form, (int)form);
+    if (strcmp(plan->engine->name, engine))
+        fail_msg("%s: engine %s, expected %s", tc->name, plan->engine->name, engine);
     gfir_plan_destroy(plan);
     free(taps);
 }
@@ -67,14 +67,14 @@ static void test_sixty_seconds(void **state)
 
     /* 10 s: each of its filters plans a cuFFT transform of its own (milliseconds) */
     tc = gpu_case("cuda fft, mono, 1000 taps", GFIR_KERNEL_FFT, 1000, 4096, 10);
-    expect_form(&tc, GF_FORM_PLAIN);
+    expect_engine(&tc, "cuda-fft");
     swap_check(&tc);
 
     tc = gpu_case("cuda delay line, stereo, 300 taps, periods of 256", GFIR_KERNEL_FFT, 300, 256,
                   60);
     tc.inputs = tc.sets = 2;
     tc.max_call = 256;
-    expect_form(&tc, GF_FORM_FDL);
+    expect_engine(&tc, "cuda-fdl");
     swap_check(&tc);
 }
 
@@ -125,7 +125,7 @@ static void test_long_and_big(void **state)
     tc = gpu_case("cuda delay line, 100000 taps, periods of 64", GFIR_KERNEL_FFT, 100000, 64, 2);
     tc.max_call = 200;
     tc.sampled = 1;
-    expect_form(&tc, GF_FORM_FDL);
+    expect_engine(&tc, "cuda-fdl");
     swap_check(&tc);
 }
 

@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     SNDFILE *in;
     SF_INFO info;
     float *taps;
-    size_t ntaps;
+    size_t ntaps, silent;
     unsigned channels;
 
     if (mem < 0) {
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         stream_header(&info);
         cli_close_input(in);
     }
-    if (taps_load_ir(path, 48000.0, 1, &taps, &ntaps, &channels) == 0) {
+    if (taps_load_ir(path, 48000.0, 1, 0, (size_t)1 << 24, &taps, &ntaps, &channels, &silent) == 0) {
         if (!taps || ntaps == 0 || channels == 0)
             abort();
         free(taps);

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fp = fmemopen((void *)data, size, "r");
     if (!fp)
         return 0;
-    if (taps_read_text(fp, "fuzz", &taps, &ntaps) == 0) {
+    if (taps_read_text(fp, "fuzz", (size_t)1 << 20, &taps, &ntaps) == 0) {
         if (ntaps == 0 || !taps)
             abort();
         free(taps);

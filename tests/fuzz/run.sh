@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 seconds=${1:-60}
 build=${GFIR_FUZZ_BUILD_DIR:-build-fuzz}
-targets=(fuzz_taps fuzz_preset fuzz_input fuzz_plan)
+targets=(fuzz_taps fuzz_preset fuzz_input fuzz_plan fuzz_manifest)
 flags="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined"
 flags+=" -fno-omit-frame-pointer"
 

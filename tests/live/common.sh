@@ -39,26 +39,54 @@ need_numpy() {
     "$PY" -c 'import numpy' 2>/dev/null || skip "$PY has no NumPy (Debian python3-numpy)"
 }
 
-# start_jack PERIOD: jackd --no-realtime -d dummy -r 48000 -p PERIOD, ready when
-# its ports are listed; its PID is killed on exit whatever happens.
-start_jack() {
+# JACK keeps its servers in a registry in shared memory with room for a few:
+# a server killed without its shutdown (SIGKILL, a timed-out test) leaves its
+# entry, and enough of them refuse every new one ("Too many servers already
+# active"). Where no jackd runs, every entry is stale. Starting servers take
+# turns under a lock, so one test's clean-up never meets another's new server.
+clear_stale_jack() {
+    pgrep -x jackd >/dev/null 2>&1 && return 0
+    rm -f /dev/shm/jack-shm-registry /dev/shm/jack_db-* /dev/shm/jack-[0-9]*-[0-9]* \
+        /dev/shm/jack_sem.* 2>/dev/null || true
+}
+
+# launch_jack PERIOD [JACKD OPTION ...]: jackd with the options, then -d dummy
+# -r 48000 -p PERIOD, ready when its ports are listed; its PID is killed on
+# exit whatever happens. Returns 1 if jackd ended before that (its log in
+# $work/jackd.log).
+launch_jack() {
+    local period=$1 lock
+    shift
     command -v jackd >/dev/null || skip "jackd is not installed (Debian jackd2)"
-    jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p "$1" \
+    exec {lock}>"${TMPDIR:-/tmp}/gfir-test-jackd.lock"
+    flock "$lock"
+    clear_stale_jack
+    jackd -n "$JACK_DEFAULT_SERVER" "$@" -d dummy -r 48000 -p "$period" \
         >"$work/jackd.log" 2>&1 &
     jack_pid=$!
     for _ in $(seq 100); do
         if jack_lsp 2>/dev/null | grep -q '^system:playback_1$'; then
+            exec {lock}>&-
             return 0
         fi
         if ! kill -0 "$jack_pid" 2>/dev/null; then
-            tail -5 "$work/jackd.log"
+            exec {lock}>&-
             jack_pid=
-            skip "jackd could not start a dummy server here"
+            return 1
         fi
         sleep 0.1
     done
+    exec {lock}>&-
     tail -5 "$work/jackd.log"
     fail "jackd did not list its ports within 10 s"
+}
+
+# start_jack PERIOD: a server with --no-realtime, or the test is skipped.
+start_jack() {
+    if ! launch_jack "$1" --no-realtime; then
+        tail -5 "$work/jackd.log"
+        skip "jackd could not start a dummy server here"
+    fi
 }
 
 # wait_started: until gfir's latency line is in $work/err (it is running), 10 s at most.

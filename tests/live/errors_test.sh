@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The device errors: no device at all, a name that matches none (the message
 # lists what exists), a rate and a channel count the device lacks (the message
-# says what it offers). Each is one line on stderr and exit code 1.
+# says what it offers); and a filter above --max-taps (issue 25: a 64-million
+# tap design was accepted). Each is one line on stderr and exit code 1.
 source "$(dirname "$0")/common.sh"
 make_signal 0.2 2 31
 "$PY" -c "
@@ -35,4 +36,11 @@ expect_error "bad rate" "cannot play 44100 Hz .* at 48000 Hz" -- \
     "$work/cd.wav" --play --taps "$work/taps.txt" --device system
 expect_error "bad channels" "cannot monitor 48000 Hz with 4 channels.* it offers 2 input channels" -- \
     --monitor --channels 4 --taps "$work/taps.txt" --device system
+printf '[huge]\ntype = lowpass\ncutoff_hz = 4000\ntransition_hz = 0.01\nattenuation_db = 200\n' \
+    >"$work/huge.ini"
+for mode in "$work/in.wav --play" "--monitor"; do
+    # shellcheck disable=SC2086  # mode is two words or one
+    expect_error "ceiling ($mode)" "64208051 taps.*ceiling is 33554432 taps (--max-taps N" -- \
+        $mode --preset "$work/huge.ini" --device system
+done
 echo "ok"

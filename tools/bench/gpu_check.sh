@@ -19,7 +19,7 @@ fi
 cmake --build "$build" || exit 1
 status=0
 ctest --test-dir "$build" --output-on-failure \
-    -R '^(cuda_test|cuda_fft_test|smfft_test|fdl_test|device_test|swap_cuda_test|routing_test|policy_test|streaming_test)$' || status=1
+    -R '^(cuda_test|cuda_fft_test|smfft_test|fdl_test|device_test|swap_cuda_test|routing_test|policy_test|policy_golden_test|streaming_test)$' || status=1
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # Each test in its smaller form (the full ones take tens of minutes under the
 # sanitizers); racecheck, slower still, runs the CUDA kernels alone.

@@ -46,6 +46,13 @@ cc -std=c99 -pedantic -Wall -Werror $(pkg-config --cflags gfir sndfile) "$tmp/gf
    $(pkg-config --libs gfir sndfile) -lm -o "$tmp/example"
 ldd "$tmp/example" | grep -E '=> (/usr)?/lib/x86_64-linux-gnu/libgfir\.so' >/dev/null
 "$tmp/example" "$tmp/in.wav" "$tmp/example.wav" 2000 63
+if [ -d /usr/lib/lv2/gfir.lv2 ]; then
+  step "the LV2 bundle: lv2ls lists it, lv2apply runs gfir filter"
+  export LV2_PATH=/usr/lib/lv2
+  lv2ls | grep -x urn:gfir:lv2:filter-stereo >/dev/null
+  lv2apply -i "$tmp/in.wav" -o "$tmp/lv2.wav" urn:gfir:lv2:filter-stereo
+  [ "$(soxi -s "$tmp/lv2.wav")" = 48000 ]
+fi
 step "the Python package: import gfir, one convolution against NumPy"
 /usr/bin/python3 - <<'PY'
 import numpy as np, gfir
@@ -68,7 +75,7 @@ for n in "${names[@]}"; do
   if dpkg-query -W -f='${Status}' "$n" 2>/dev/null | grep -q installed; then left+=("$n"); fi
 done
 for f in /usr/bin/gfir /usr/include/gfir.h /usr/lib/x86_64-linux-gnu/libgfir.so.* \
-         /usr/lib/python3/dist-packages/gfir /usr/share/gfir; do
+         /usr/lib/python3/dist-packages/gfir /usr/share/gfir /usr/lib/lv2/gfir.lv2; do
   [ ! -e "$f" ] || left+=("$f")
 done
 ((${#left[@]} == 0)) || { echo "deb.sh: left after purge: ${left[*]}" >&2; exit 1; }

@@ -3,7 +3,7 @@
 # UndefinedBehaviorSanitizer (GCC) into build-asan/ and runs the tests under
 # them: unit, command-line, live, batch and Python. Reports go to log files
 # rather than the tests' stderr (which the tests read), and any report fails
-# the run, as does a test that skips itself (but for those that need a GPU).
+# the run, as does a test that skips itself (but for those labelled gpu).
 # Leaks inside audio plugins that libasound has unloaded are suppressed
 # (tools/ci/lsan.supp says why).
 #   GFIR_ASAN_BUILD_DIR   build directory (default: build-asan)
@@ -43,10 +43,8 @@ ctest --test-dir "$build" --output-on-failure \
 # interpreter's own objects, never freed at exit, are no leaks of ours.
 LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
     ctest --test-dir "$build" --output-on-failure -R '^python_' 2>&1 | tee -a "$out" || status=1
-# as in .ci/run, only what needs a GPU may skip itself
-skipped=$(grep '(Skipped)' "$out" | grep -vE '(cuda_(fft_)?test|fdl_test|device_test|python_gpu) ' ||
-          true)
-if [ -n "$skipped" ]; then
+# as in .ci/run, only tests labelled gpu may skip themselves
+if ! skipped=$(bash tools/ci/skips.sh "$build" "$out"); then
     echo "sanitize: these tests skipped themselves, but must run on this machine:" >&2
     echo "$skipped" >&2
     status=1

@@ -3,6 +3,7 @@
  */
 #include "batch/args.h"
 #include "argparse.h"
+#include "filter/ceiling.h"
 #include "filter/filter.h"
 #include "message.h"
 
@@ -66,7 +67,8 @@ static void print_help(void)
 "  -p, --preset, -t, --taps, -i, --ir, -g, --gain, -a, --align, -f, --format\n"
 "For every job:\n"
 "  -n, --normalize none|peak|energy, --no-dither, -b, --backend, -k, --kernel,\n"
-"      --block, --no-fold\n"
+"      --block, --no-fold, --max-taps N (a longer filter fails its job;\n"
+"      default 33554432, as gfir --help says)\n"
 "\n"
 "  -q, --quiet          no progress bar and no summary unless a job failed\n"
 "  -v, --verbose        say which plans were made\n"
@@ -89,7 +91,7 @@ static const cli_args parsing = {usage_line, "gfir batch --help"};
 
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
-    OPT_NO_DITHER, OPT_NO_FOLD, OPT_FORCE, OPT_END
+    OPT_NO_DITHER, OPT_NO_FOLD, OPT_FORCE, OPT_MAX_TAPS, OPT_END
 };
 
 /* What --merge does not do (run jobs: choose a shard, filter), so options
@@ -101,7 +103,7 @@ static const struct {
 } run_only[] = {
     {OPT_SHARD, "--shard"}, {OPT_SHARDS, "--shards"}, {'j', "--jobs"},     {'b', "--backend"},
     {'k', "--kernel"},      {OPT_BLOCK, "--block"},   {OPT_NO_FOLD, "--no-fold"},
-    {OPT_FORCE, "--force"},
+    {OPT_FORCE, "--force"},       {OPT_MAX_TAPS, "--max-taps"},
 };
 
 static const struct option long_options[] = {
@@ -125,6 +127,7 @@ static const struct option long_options[] = {
     {"kernel", required_argument, NULL, 'k'},
     {"block", required_argument, NULL, OPT_BLOCK},
     {"no-fold", no_argument, NULL, OPT_NO_FOLD},
+    {"max-taps", required_argument, NULL, OPT_MAX_TAPS},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -224,6 +227,11 @@ static int apply_option(int c, const char *arg, batch_options *bo)
     case OPT_FORCE:
         bo->force = 1;
         return 0;
+    case OPT_MAX_TAPS:
+        if (cli_arg_whole(&parsing, "--max-taps", arg, 1, GFIR_MAX_PLAN_TAPS, &v))
+            return 2;
+        bo->max_taps = (size_t)v;
+        return 0;
     case 'q':
         bo->engine.quiet = 1;
         return 0;
@@ -247,6 +255,7 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
     bo->align = CLI_ALIGN_DEFAULT;
     bo->normalize = CLI_NORMALIZE_DEFAULT;
     bo->engine.align = CLI_ALIGN_DEFAULT;
+    bo->max_taps = CEILING_DEFAULT_TAPS;
     optind = 1;
     while ((c = cli_next_option(&parsing, argc, argv, ":j:p:t:i:g:n:a:f:b:k:qvh", long_options)) !=
            -1) {

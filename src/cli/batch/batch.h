@@ -3,10 +3,12 @@
  * process's shard of it, each output written exactly once, run as the worker
  * of a Slurm job array or a Kubernetes Indexed Job (docs/batch.md).
  *
- * args.c parses argv; manifest.c reads the jobs and checks the files they
- * name; receipt.c keeps what is done; sweep.c removes what killed runs left;
+ * args.c parses argv; manifest.c reads the jobs (table.c their lines,
+ * claims.c the files they name: each output once, never a file read);
+ * receipt.c keeps what is done; sweep.c removes what killed runs left;
  * runner.c runs the rest on a few workers with plans reused (a damaged INPUT
- * fails its job); merge.c gathers the receipts once every shard is done.
+ * fails its job), bar.c draws its progress; merge.c gathers the receipts
+ * once every shard is done.
  */
 #ifndef GFIR_CLI_BATCH_H
 #define GFIR_CLI_BATCH_H
@@ -44,6 +46,7 @@ typedef struct batch_options {
     cli_align align;            /* --align: for rows without one */
     const char *format;         /* --format: for rows without one */
     int force;                  /* --force: redo every job, receipted or not */
+    size_t max_taps;            /* --max-taps: every job's filter, taps x paths */
     cli_options engine;         /* --backend, --kernel, --block, --no-fold, --no-dither, -q, -v */
 } batch_options;
 

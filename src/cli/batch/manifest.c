@@ -1,8 +1,9 @@
 /*
- * manifest.c - a batch manifest's jobs, every line checked (manifest.h).
+ * manifest.c - a batch manifest's jobs, every line checked (manifest.h); the
+ * files they name are checked in claims.c.
  */
 #include "batch/manifest.h"
-#include "batch/hash.h"
+#include "batch/claims.h"
 #include "batch/irset.h"
 #include "batch/table.h"
 #include "file/format.h"
@@ -24,77 +25,6 @@ static const char *const known_fields[] = {"id",   "input", "output", "ir",   "p
                                            "taps", "gain",  "align",  "format", "seed"};
 static const char *const align_names[] = {"same", "causal", "full"};
 
-/* ---- files named: each output once, and never a file a job reads ---------- */
-
-/* What a job does with a file: it writes an output and reads the rest. */
-typedef enum file_role { ROLE_OUTPUT, ROLE_INPUT, ROLE_IR, ROLE_TAPS } file_role;
-static const char *const role_names[] = {"output", "input", "ir", "taps"};
-
-/* Files by identity (output_identity: device and inode where the file
- * exists, else its canonical name), so that two spellings or a link are one
- * file. Two independent 64-bit hashes of each: a false match needs both to
- * collide (about n^2 / 2^129 for n files), and no name need be kept. */
-typedef struct seen_entry {
-    uint64_t h1, h2;
-    size_t line;                /* the first line that named it; 0: the command line */
-    file_role role;
-    int used;
-} seen_entry;
-
-typedef struct seen_set {
-    seen_entry *slots;
-    size_t cap, count;
-} seen_set;
-
-/* A basis for the second hash unrelated to FNV's usual one. */
-#define SECOND_BASIS 0x84222325cbf29ce4ULL
-
-static int seen_grow(seen_set *s)
-{
-    size_t cap = s->cap ? 2 * s->cap : 1024;
-    seen_entry *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return 1;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (!s->slots[i].used)
-            continue;
-        size_t j = s->slots[i].h1 & (cap - 1);
-        while (slots[j].used)
-            j = (j + 1) & (cap - 1);
-        slots[j] = s->slots[i];
-    }
-    free(s->slots);
-    s->slots = slots;
-    s->cap = cap;
-    return 0;
-}
-
-static const seen_entry *seen_find(const seen_set *s, const char *key)
-{
-    const uint64_t h1 = hash_string(key, HASH_FNV_BASIS), h2 = hash_string(key, SECOND_BASIS);
-    if (!s->cap)
-        return NULL;
-    for (size_t j = h1 & (s->cap - 1); s->slots[j].used; j = (j + 1) & (s->cap - 1))
-        if (s->slots[j].h1 == h1 && s->slots[j].h2 == h2)
-            return &s->slots[j];
-    return NULL;
-}
-
-/* Records key (if new) as named first by line in role; 1 without memory. */
-static int seen_add(seen_set *s, const char *key, size_t line, file_role role)
-{
-    const uint64_t h1 = hash_string(key, HASH_FNV_BASIS), h2 = hash_string(key, SECOND_BASIS);
-    size_t j;
-    if (4 * (s->count + 1) > 3 * s->cap && seen_grow(s))
-        return 1;
-    for (j = h1 & (s->cap - 1); s->slots[j].used; j = (j + 1) & (s->cap - 1))
-        if (s->slots[j].h1 == h1 && s->slots[j].h2 == h2)
-            return 0;
-    s->slots[j] = (seen_entry){h1, h2, line, role, 1};
-    s->count++;
-    return 0;
-}
-
 /* ---- reading --------------------------------------------------------------- */
 
 typedef struct reader {
@@ -107,13 +37,7 @@ typedef struct reader {
     size_t said;                /* of them, those whose messages were printed */
     size_t last_bad;            /* the last line at fault */
     size_t cap;                 /* of m->jobs */
-    seen_set outputs;           /* every output so far */
-    seen_set reads;             /* every input, IR and taps file so far */
-    char manifest_key[OUTPUT_PATH_LEN];   /* the manifest's identity */
-    char receipts[OUTPUT_PATH_LEN];       /* the receipts directory, canonical */
-    char out_key[OUTPUT_PATH_LEN];        /* the current row's output's identity */
-    char key[OUTPUT_PATH_LEN];            /* scratch: a file's identity */
-    char *last_read, *last_read_key;      /* the last IR or taps file, and its identity */
+    claims files;               /* what the rows so far write and read */
     ir_set *sets;               /* IR sets met so far, each listed once */
     size_t nsets;
     char *checked_preset;       /* the last preset that loaded */
@@ -384,92 +308,20 @@ static char *dup_or_null(const char *s, int *failed)
     return d;
 }
 
-/* What a file that is not a regular one is, for messages. */
-static const char *file_kind(mode_t mode)
-{
-    return S_ISDIR(mode)    ? "a directory"
-           : S_ISFIFO(mode) ? "a FIFO"
-           : S_ISCHR(mode)  ? "a character device"
-           : S_ISBLK(mode)  ? "a block device"
-           : S_ISSOCK(mode) ? "a socket"
-                            : "not a regular file";
-}
-
-static int said_read(reader *r, const char *output, const seen_entry *e)
-{
-    if (e->line == 0)
-        return bad(r, "output '%s' is the command line's --%s; gfir never overwrites a file "
-                   "that a job reads", output, role_names[e->role]);
-    return bad(r, "output '%s' is line %zu's %s; gfir never overwrites a file that a job reads",
-               output, e->line, role_names[e->role]);
-}
-
-/* The row's output is a file of its own: a regular file or a new name, not
- * standard output, not the manifest or anything under the receipts
- * directory, not the row's input, no other row's output, input, IR or taps,
- * however spelt (by identity: output.h). Then its input is no other row's
- * output: shards run in any order. Records both. 1 when the line is bad. */
+/* The row's files: claims_row's, said as the line's fault. */
 static int check_files(reader *r, const char *input, const char *output)
 {
-    char canonical[OUTPUT_PATH_LEN];
-    const seen_entry *e;
-    struct stat sb;
-    const int exists = output_identity(output, r->out_key, &sb);
-
-    if (!strcmp(output, "-"))
-        return bad(r, "output '-': gfir batch writes each output to a file and renames it "
-                   "into place, never to standard output");
-    if (exists && !S_ISREG(sb.st_mode))
-        return bad(r, "output '%s' is %s; gfir batch writes regular files, renamed into place",
-                   output, file_kind(sb.st_mode));
-    if (!strcmp(r->out_key, r->manifest_key))
-        return bad(r, "output '%s' is the manifest", output);
-    if (exists)
-        output_canonical(output, canonical);
-    if (output_within(exists ? canonical : r->out_key, r->receipts))
-        return bad(r, "output '%s' is in the receipts directory '%s'", output,
-                   r->bo->receipts);
-    output_identity(input, r->key, NULL);
-    if (!strcmp(r->key, r->out_key))
-        return bad(r, "output '%s' is the input; gfir never overwrites its input", output);
-    if ((e = seen_find(&r->outputs, r->out_key)))
-        return bad(r, "output '%s' is line %zu's output too; each output must appear once",
-                   output, e->line);
-    if ((e = seen_find(&r->reads, r->out_key)))
-        return said_read(r, output, e);
-    if ((e = seen_find(&r->outputs, r->key)))
-        return bad(r, "input '%s' is line %zu's output; a job never reads another's output "
-                   "(shards run in any order)", input, e->line);
-    if (seen_add(&r->reads, r->key, r->t.line, ROLE_INPUT) ||
-        seen_add(&r->outputs, r->out_key, r->t.line, ROLE_OUTPUT))
-        return cli_error("out of memory");
-    return 0;
+    char why[1024];
+    return claims_row(&r->files, r->t.line, input, output, why, sizeof why) ? bad(r, "%s", why)
+                                                                          : 0;
 }
 
-/* An IR or taps file the row reads (path may be NULL) is neither its own
- * output nor another row's; recorded, so that no later output is it. */
 static int check_read(reader *r, const char *path, file_role role, const char *output)
 {
-    const seen_entry *e;
-    if (!path)
-        return 0;
-    if (!r->last_read || strcmp(r->last_read, path)) {
-        free(r->last_read);
-        free(r->last_read_key);
-        output_identity(path, r->key, NULL);
-        r->last_read = strdup(path);
-        r->last_read_key = strdup(r->key);
-        if (!r->last_read || !r->last_read_key)
-            return cli_error("out of memory");
-    }
-    if (!strcmp(r->last_read_key, r->out_key))
-        return bad(r, "output '%s' is the row's %s; gfir never overwrites a file that a job "
-                   "reads", output, role_names[role]);
-    if ((e = seen_find(&r->outputs, r->last_read_key)))
-        return bad(r, "%s '%s' is line %zu's output; a job never reads another's output "
-                   "(shards run in any order)", role_names[role], path, e->line);
-    return seen_add(&r->reads, r->last_read_key, r->t.line, role) ? cli_error("out of memory")
-                                                                  : 0;
+    char why[1024];
+    return claims_read(&r->files, r->t.line, path, role, output, why, sizeof why)
+               ? bad(r, "%s", why)
+               : 0;
 }
 
 /* One record into j; 1 when the line is bad (said why). default_has_ir:
@@ -614,15 +466,16 @@ int manifest_read(const batch_options *bo, const shard *sh, manifest *m)
         return cli_error("out of memory");
     if (stages_have_ir(bo, &default_has_ir))
         return 1;
-    output_identity(bo->manifest, r.manifest_key, NULL);
-    output_canonical(bo->receipts, r.receipts);
+    claims_init(&r.files, bo->manifest, bo->receipts);
     /* the command line's files, read by every row without a filter of its own */
     for (size_t i = 0; i < bo->nstages; i++) {
         if (bo->stages[i].kind == STAGE_DESIGN)
             continue;
-        output_identity(bo->stages[i].spec, r.key, NULL);
-        if (seen_add(&r.reads, r.key, 0, bo->stages[i].kind == STAGE_IR ? ROLE_IR : ROLE_TAPS))
+        if (claims_add_read(&r.files, bo->stages[i].spec,
+                            bo->stages[i].kind == STAGE_IR ? ROLE_IR : ROLE_TAPS)) {
+            claims_free(&r.files);
             return cli_error("out of memory");
+        }
     }
     if (table_open(&r.t, bo->manifest)) {
         rc = r.t.line ? cli_error("%s:%zu: %s", bo->manifest, r.t.line, r.t.error)
@@ -638,10 +491,7 @@ int manifest_read(const batch_options *bo, const shard *sh, manifest *m)
             rc = cli_error("manifest '%s' has no jobs", bo->manifest);
     }
     table_close(&r.t);
-    free(r.outputs.slots);
-    free(r.reads.slots);
-    free(r.last_read);
-    free(r.last_read_key);
+    claims_free(&r.files);
     for (size_t i = 0; i < r.nsets; i++)
         irset_free(&r.sets[i]);
     free(r.sets);

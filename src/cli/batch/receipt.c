@@ -304,12 +304,27 @@ void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f
                     f->seconds, f->bytes, f->mtime_ns, f->input_bytes, f->input_mtime_ns);
 }
 
+/* Receipts that could not be written whole and synced are cut off again:
+ * the jobs they vouch for count as failed, and the next run must see them
+ * as not done (a receipt there would have it skip them). */
+static int unappend(receipt_book *b, off_t size, const char *what)
+{
+    const int err = errno;
+    if (ftruncate(b->fd, size) != 0)
+        return cli_error("cannot %s receipts '%s': %s (and cannot cut them off again: %s)",
+                         what, b->path, strerror(err), strerror(errno));
+    return cli_error("cannot %s receipts '%s': %s", what, b->path, strerror(err));
+}
+
 int receipts_append(receipt_book *b, const char *text, size_t len)
 {
-    if (output_write_all(b->fd, text, len) != 0)
+    struct stat sb;
+    if (fstat(b->fd, &sb) != 0)
         return cli_error("cannot write receipts '%s': %s", b->path, strerror(errno));
+    if (output_write_all(b->fd, text, len) != 0)
+        return unappend(b, sb.st_size, "write");
     if (fdatasync(b->fd) != 0)
-        return cli_error("cannot sync receipts '%s': %s", b->path, strerror(errno));
+        return unappend(b, sb.st_size, "sync");
     return 0;
 }
 

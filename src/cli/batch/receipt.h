@@ -70,7 +70,8 @@ const receipt *receipts_find(const receipt_book *b, const manifest_job *j);
 int receipt_stat_input(const char *input, receipt_facts *f);
 /* j's receipt line (with its line end) into out. */
 void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f);
-/* Appends complete lines to this shard's file and syncs them to disk. */
+/* Appends complete lines to this shard's file and syncs them to disk; when
+ * either fails, cuts them off again (the jobs they vouch for are not done). */
 int receipts_append(receipt_book *b, const char *text, size_t len);
 void receipts_close(receipt_book *b);
 

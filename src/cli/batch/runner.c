@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "batch/runner.h"
+#include "batch/bar.h"
 #include "batch/dirs.h"
 #include "batch/sweep.h"
 #include "chain.h"
@@ -33,9 +34,6 @@
  * after the first of them finished, wait for their receipt. */
 #define GROUP_OUTPUTS 64
 #define GROUP_SECONDS 0.5
-#define BAR_WIDTH 30
-#define BAR_AFTER_S 1.0
-#define BAR_EVERY_S 0.1
 
 typedef struct outcome {
     size_t job;                 /* into the manifest's jobs */
@@ -128,6 +126,8 @@ static cli_filter *filter_for(const batch_options *bo, const manifest_job *j)
                      : cli_filter_add_file(f, bo->stages[i].kind, bo->stages[i].spec);
     }
     f->gain_db = j->gain_db;
+    f->max_taps = bo->max_taps;
+    f->verbose = bo->engine.verbose;
     f->normalize = (cli_normalize)bo->normalize;
     if (rc) {
         cli_filter_free(f);
@@ -362,45 +362,14 @@ static void *worker_main(void *arg)
 
 typedef struct tally {
     size_t done_before, written, failed, clipped_outputs;
+    size_t unrecorded;          /* of written: their receipts could not be written */
     double audio_s;
     /* receipts waiting for their group's sync */
     json_buf group;
     size_t group_count;
     double group_since;
-    /* the bar */
-    int bar;
-    int bar_shown;
-    double start_s, bar_last_s;
+    batch_bar bar;
 } tally;
-
-static void bar_clear(tally *t)
-{
-    if (t->bar_shown)
-        cli_status_draw("");
-    t->bar_shown = 0;
-}
-
-static void bar_draw(tally *t, size_t total, double now)
-{
-    char bar[BAR_WIDTH + 1];
-    cli_text line = {.len = 0};
-    size_t done = t->done_before + t->written + t->failed;
-    double elapsed = now - t->start_s, frac = total ? (double)done / total : 1;
-    double rate = (double)(t->written + t->failed) / elapsed;
-    double left_s = rate > 0 ? (double)(total - done) / rate : 0;
-    if (!t->bar || elapsed < BAR_AFTER_S || now - t->bar_last_s < BAR_EVERY_S)
-        return;
-    t->bar_last_s = now;
-    for (int i = 0; i < BAR_WIDTH; i++)
-        bar[i] = i < (int)(frac * BAR_WIDTH) ? '#' : '.';
-    bar[BAR_WIDTH] = '\0';
-    cli_text_add(&line, "[%s] %3d%%  %zu/%zu files  %.1f/s  %d:%02d left", bar,
-                 (int)(frac * 100), done, total, rate, (int)left_s / 60, (int)left_s % 60);
-    if (t->failed)
-        cli_text_add(&line, "  %zu failed", t->failed);
-    cli_status_draw(line.text);
-    t->bar_shown = 1;
-}
 
 /* Appends the group's receipts and syncs them. Each output's rename was
  * synced with its directory when it was made (output_commit), so a receipt
@@ -428,7 +397,7 @@ static void report_nonfinite(const runner *r, tally *t, const manifest_job *j,
     cli_text line = {.len = 0};
     if (!f->nonfinite_in && !f->nonfinite_out)
         return;
-    bar_clear(t);
+    bar_clear(&t->bar);
     cli_text_add(&line, "%s:%zu: warning: ", r->m->path, j->line);
     if (f->nonfinite_in) {
         cli_text_add(&line, "%s%llu samples of INPUT '%s' are not finite (NaN or infinity), "
@@ -446,7 +415,7 @@ static void take(runner *r, tally *t, outcome *o)
 {
     const manifest_job *j = &r->m->jobs[o->job];
     if (o->failed) {
-        bar_clear(t);
+        bar_clear(&t->bar);
         cli_note(0, "%s:%zu: %s", r->m->path, j->line, o->why[0] ? o->why : "failed");
         t->failed++;
         return;
@@ -487,12 +456,23 @@ static void summary(const batch_options *bo, const shard *sh, const manifest *m,
                     const tally *t, double seconds)
 {
     cli_text line = {.len = 0};
-    if (bo->engine.quiet && !t->failed)
+    /* a job is done once its receipt is on disk: one written without it is
+     * done again by the next run, as one never run is */
+    const size_t unrun = m->njobs - t->written - t->done_before - t->failed;
+    const size_t failed = t->failed + t->unrecorded + unrun;
+    if (bo->engine.quiet && !failed)
         return;
     if (sh->n > 1)
         cli_text_add(&line, "shard %lu/%lu (%s): ", sh->k, sh->n, sh->source);
     cli_text_add(&line, "%zu job%s: %zu written, %zu done before, %zu failed", m->njobs,
-                 m->njobs == 1 ? "" : "s", t->written, t->done_before, t->failed);
+                 m->njobs == 1 ? "" : "s", t->written - t->unrecorded, t->done_before, failed);
+    if (t->unrecorded)
+        cli_text_add(&line, " (%zu output%s written without a receipt, which could not be "
+                     "written: a rerun does %s again%s", t->unrecorded,
+                     t->unrecorded == 1 ? "" : "s", t->unrecorded == 1 ? "it" : "them",
+                     unrun ? "; " : ")");
+    if (unrun)
+        cli_text_add(&line, "%s%zu not run)", t->unrecorded ? "" : " (", unrun);
     if (t->written)
         cli_text_add(&line, "; %.1f s of audio in %.2f s (%.1fx realtime)", t->audio_s, seconds,
                      seconds > 0 ? t->audio_s / seconds : 0.0);
@@ -535,15 +515,24 @@ static int gather(runner *r, receipt_book *book, tally *t)
         if (!rc && t->group_count &&
             (t->group_count >= GROUP_OUTPUTS || now - t->group_since >= GROUP_SECONDS ||
              !running)) {
+            const size_t count = t->group_count;
             rc = commit_group(t, book);
-            if (rc)
+            if (rc) {
+                t->unrecorded += count;
                 atomic_store(&r->stop, 1);
+            }
         }
-        bar_draw(t, r->m->njobs, now);
+        bar_draw(&t->bar, t->done_before + t->written + t->failed, r->m->njobs,
+                 t->written + t->failed, t->failed, now);
         if (!running)
             break;
     }
-    bar_clear(t);
+    /* outputs taken after the receipts failed: never recorded */
+    if (rc) {
+        t->unrecorded += t->group_count;
+        t->group_count = 0;
+    }
+    bar_clear(&t->bar);
     return rc;
 }
 
@@ -561,8 +550,8 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     r.bo = bo;
     r.m = m;
     r.block = bo->engine.block_frames ? bo->engine.block_frames : CLI_FILE_BLOCK_FRAMES;
-    t.start_s = progress_now();
-    t.bar = !bo->engine.quiet && isatty(STDERR_FILENO);
+    t.bar.start_s = progress_now();
+    t.bar.on = !bo->engine.quiet && isatty(STDERR_FILENO);
     r.todo = malloc((m->njobs ? m->njobs : 1) * sizeof *r.todo);
     if (!r.todo)
         return cli_error("out of memory");
@@ -572,7 +561,7 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
         else
             r.todo[r.ntodo++] = i;
     }
-    swept = sweep_temporaries(m->jobs, r.todo, r.ntodo);
+    swept = sweep_temporaries(m->jobs, m->njobs);
     if (swept)
         cli_note(bo->engine.quiet, "note: removed %zu unfinished output%s that a killed run left",
                  swept, swept == 1 ? "" : "s");
@@ -613,12 +602,16 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
         rc = gather(&r, book, &t);
         for (unsigned i = 0; i < nworkers; i++)
             pthread_join(workers[i].thread, NULL);
-        /* outcomes that came after the last look, if receipts failed */
+        /* outcomes that came after the last look, if receipts failed: their
+         * outputs have no receipt */
         for (outcome *o = r.head, *next; o; o = next) {
             next = o->next;
+            t.failed += o->failed;
+            t.written += !o->failed;
+            t.unrecorded += !o->failed;
             free(o);
         }
-        summary(bo, sh, m, &t, progress_now() - t.start_s);
+        summary(bo, sh, m, &t, progress_now() - t.bar.start_s);
         if (t.written + t.done_before < m->njobs && !t.failed && !rc)
             rc = cli_error("%zu jobs were not run", m->njobs - t.written - t.done_before);
         rc = rc || t.failed;

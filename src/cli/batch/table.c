@@ -1,13 +1,13 @@
 /*
  * table.c - manifest lines as records (table.h).
  */
-#define _GNU_SOURCE /* getline */
 #include "batch/table.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 static int set_error(table_reader *t, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -24,25 +24,69 @@ static int set_error(table_reader *t, const char *fmt, ...)
     return 1;
 }
 
+/* Reads one line, its '\n' included, into t->buf: its length, 0 at the end
+ * of the file, -1 with t->error and t->io_error set when it cannot be read or
+ * is not a manifest's (longer than TABLE_MAX_LINE_BYTES, a NUL byte, more
+ * than TABLE_MAX_LINES lines): memory stays within one line of that bound,
+ * whatever the file holds (/dev/zero, one endless line, endless blank lines). */
+static ssize_t read_line(table_reader *t)
+{
+    size_t n = 0;
+    int c;
+    if (!t->buf) {
+        t->buf = malloc(TABLE_MAX_LINE_BYTES + 3);
+        if (!t->buf) {
+            t->io_error = 1;
+            return -set_error(t, "out of memory");
+        }
+        t->bufcap = TABLE_MAX_LINE_BYTES + 3;
+    }
+    errno = 0;
+    while ((c = getc(t->f)) != EOF) {
+        if (c == '\0') {
+            t->io_error = 1;
+            t->line++;
+            return -set_error(t, "a NUL byte: this is not a text manifest");
+        }
+        if (n == TABLE_MAX_LINE_BYTES + 2) { /* room for "\r\n" after the most text */
+            t->io_error = 1;
+            t->line++;
+            return -set_error(t, "a line longer than %d bytes", TABLE_MAX_LINE_BYTES);
+        }
+        t->buf[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (c == EOF && ferror(t->f)) {
+        t->io_error = 1;
+        return -set_error(t, "cannot read: %s", strerror(errno ? errno : EIO));
+    }
+    if (n > 0 && t->line == TABLE_MAX_LINES) {
+        t->io_error = 1;
+        t->line++;
+        return -set_error(t, "more than %lu lines", (unsigned long)TABLE_MAX_LINES);
+    }
+    t->buf[n] = '\0';
+    return (ssize_t)n;
+}
+
 /* The next line without its line end, or NULL at the end of the file (or on
- * a read error, which sets t->error). Counts lines. */
+ * an error, which sets t->error). Counts lines. */
 static char *next_line(table_reader *t, size_t *len)
 {
-    ssize_t n;
-    errno = 0;
-    n = getline(&t->buf, &t->bufcap, t->f);
-    if (n < 0) {
-        if (errno) {
-            set_error(t, "cannot read: %s", strerror(errno));
-            t->io_error = 1;
-        }
+    ssize_t n = read_line(t);
+    if (n <= 0)
         return NULL;
-    }
     t->line++;
     if (n > 0 && t->buf[n - 1] == '\n')
         n--;
     if (n > 0 && t->buf[n - 1] == '\r')
         n--;
+    if (n > TABLE_MAX_LINE_BYTES) {
+        t->io_error = 1;
+        set_error(t, "a line longer than %d bytes", TABLE_MAX_LINE_BYTES);
+        return NULL;
+    }
     t->buf[n] = '\0';
     *len = (size_t)n;
     if (t->line == 1 && n >= 3 && !memcmp(t->buf, "\xEF\xBB\xBF", 3)) {
@@ -114,8 +158,10 @@ static int split(table_reader *t, const char *s, size_t len, char ***values, siz
 
 static int read_header(table_reader *t, const char *s, size_t len)
 {
-    if (split(t, s, len, &t->columns, &t->ncolumns))
+    if (split(t, s, len, &t->columns, &t->ncolumns)) {
+        t->ncolumns = 0; /* none copied yet: table_close has nothing to free */
         return 1;
+    }
     /* the names point into t->fields, which the records reuse: copy them */
     for (size_t i = 0; i < t->ncolumns; i++) {
         t->columns[i] = strdup(t->columns[i]);

@@ -5,7 +5,10 @@
  * header, tab-separated (TSV, no quoting) when it holds a tab, else CSV
  * (comma-separated, RFC 4180 quoting, no field running over a line end).
  * Blank lines are skipped; a UTF-8 byte order mark and CRLF line ends are
- * accepted. Lines are streamed: memory does not grow with the file.
+ * accepted. Lines are streamed: memory does not grow with the file, and a
+ * line longer than TABLE_MAX_LINE_BYTES, a NUL byte or more than
+ * TABLE_MAX_LINES lines stop the reading with an error (a manifest is text;
+ * its fields are paths and short values).
  */
 #ifndef GFIR_CLI_BATCH_TABLE_H
 #define GFIR_CLI_BATCH_TABLE_H
@@ -13,6 +16,12 @@
 #include "batch/json.h"
 
 #include <stdio.h>
+
+/* 16 paths of PATH_MAX and the other fields fit a line with room to spare. */
+#define TABLE_MAX_LINE_BYTES 65536
+/* 16.7 M lines: more jobs than one manifest needs (a larger corpus is
+ * several manifests); bounds what a stream of blank lines can cost. */
+#define TABLE_MAX_LINES ((size_t)1 << 24)
 
 typedef enum table_layout { TABLE_TSV, TABLE_CSV, TABLE_JSONL } table_layout;
 

@@ -23,21 +23,23 @@
 
 #define TMP_SUFFIX ".gfir-"
 #define TMP_RANDOM "XXXXXX"
-/* A temporary file younger than this is never taken for a stale one: its
- * writer may not have locked it yet (it does so microseconds after creating
- * it, but a stopped or swapped-out process takes longer). */
-#define STALE_AFTER_S 60
+/* An empty temporary file younger than this is never taken for a stale one:
+ * its writer may not have locked it yet (it does so microseconds after
+ * creating it and before writing, but a stopped or swapped-out process
+ * takes longer). One with bytes in it was locked when they were written. */
+#define EMPTY_STALE_AFTER_S 60
 #define MAX_LINK_HOPS 40
 
 /* ---- the signal handler's list of temporary files ----------------------------
  * A slot is claimed, filled, then made live; the handler unlinks live ones
- * only (unlink is async-signal-safe). A name goes live before the file is
+ * only, through their directories' descriptors (unlinkat is async-signal-safe). A name goes live before the file is
  * created: any thread may take the signal (library pools, batch workers,
  * other jobs' pipelines), so blocking it in the creating thread alone would
  * leave a window in which a file exists that no handler knows. */
 #define MAX_OPEN 16
 enum { SLOT_FREE, SLOT_CLAIMED, SLOT_LIVE };
 static char open_tmp[MAX_OPEN][OUTPUT_PATH_LEN];
+static int open_dir[MAX_OPEN];
 static atomic_int open_state[MAX_OPEN];
 
 static const int caught[] = {SIGINT,  SIGTERM, SIGHUP,  SIGPIPE, SIGQUIT,
@@ -48,7 +50,7 @@ static void on_signal(int sig)
 {
     for (int i = 0; i < MAX_OPEN; i++)
         if (atomic_load(&open_state[i]) == SLOT_LIVE)
-            unlink(open_tmp[i]);
+            unlinkat(open_dir[i], open_tmp[i], 0);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -301,13 +303,25 @@ int output_is_temporary(const char *name, const char *base)
     return 1;
 }
 
+int output_is_any_temporary(const char *name)
+{
+    const size_t len = strlen(name), extra = strlen(TMP_SUFFIX) + strlen(TMP_RANDOM);
+    char base[NAME_MAX + 1];
+    if (name[0] != '.' || len < extra + 2 || len - extra - 1 > NAME_MAX)
+        return 0;
+    memcpy(base, name + 1, len - extra - 1);
+    base[len - extra - 1] = '\0';
+    return output_is_temporary(name, base);
+}
+
 int output_remove_stale(int dirfd, const char *name)
 {
     const time_t now = time(NULL);
     struct stat before, held;
     int fd, removed = 0;
     if (fstatat(dirfd, name, &before, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(before.st_mode) ||
-        before.st_uid != geteuid() || now - before.st_mtime < STALE_AFTER_S)
+        before.st_uid != geteuid() ||
+        (before.st_size == 0 && now - before.st_mtime < EMPTY_STALE_AFTER_S))
         return 0;
     fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -321,12 +335,16 @@ int output_remove_stale(int dirfd, const char *name)
 }
 
 /* Removes temporary files of this OUTPUT's name that their writers left. */
-static void remove_stale(const char *dir, const char *base, const char *own)
+static void remove_stale(int dir_fd, const char *base, const char *own)
 {
-    DIR *d = opendir(dir[0] ? dir : ".");
+    const int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *e;
-    if (!d)
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     while ((e = readdir(d)))
         if (output_is_temporary(e->d_name, base) && strcmp(e->d_name, own))
             output_remove_stale(dirfd(d), e->d_name);
@@ -340,7 +358,7 @@ static void remove_stale(const char *dir, const char *base, const char *own)
  * removes it; one that turns out to be another writer's (one chance in 62^6
  * per file beside it) is live only until open says so. An fd, or -1 with
  * errno set. */
-static int create_tmp(char *tmp, mode_t mode, int slot)
+static int create_tmp(int dir_fd, char *tmp, mode_t mode, int slot)
 {
     static const char letters[] =
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -361,9 +379,10 @@ static int create_tmp(char *tmp, mode_t mode, int slot)
         }
         if (slot >= 0) {
             memcpy(open_tmp[slot], tmp, len + 1);
+            open_dir[slot] = dir_fd;
             atomic_store(&open_state[slot], SLOT_LIVE);
         }
-        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        fd = openat(dir_fd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd >= 0)
             return fd;
         /* not ours: out of the list before the next name (or the failure) */
@@ -391,17 +410,21 @@ static int begin_tmp(output_file *of, const struct stat *existing)
 
     snprintf(dir, sizeof dir, "%.*s", dirlen, of->target);
     tmp_prefix(base, prefix);
-    if (snprintf(of->tmp, sizeof of->tmp, "%s%s%s", dir, prefix, TMP_RANDOM) >=
-        (int)sizeof of->tmp) {
-        of->tmp[0] = '\0';
-        return cli_error("%s path '%s' is too long", of->what, of->path);
-    }
+    snprintf(of->tmp, sizeof of->tmp, "%s%s", prefix, TMP_RANDOM);
     if (existing && read_only(of->target, existing)) {
         of->tmp[0] = '\0';
         return refuse_read_only(of->what, of->path);
     }
+    /* everything after this goes through the directory, wherever it is moved */
+    of->dir_fd = open(dir[0] ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (of->dir_fd < 0) {
+        err = errno;
+        of->tmp[0] = '\0';
+        return cli_error("cannot write in %s's directory '%.*s': %s", of->what,
+                         dirlen > 1 ? dirlen - 1 : 1, dirlen ? of->target : ".", strerror(err));
+    }
     of->slot = claim_slot();
-    of->fd = create_tmp(of->tmp, mode, of->slot);
+    of->fd = create_tmp(of->dir_fd, of->tmp, mode, of->slot);
     err = errno;
     /* held until closed: a lock no process holds marks a stale file */
     if (of->fd >= 0)
@@ -414,7 +437,7 @@ static int begin_tmp(output_file *of, const struct stat *existing)
     }
     if (existing)
         fchmod(of->fd, mode); /* exactly, whatever the umask */
-    remove_stale(dir, base, of->tmp + strlen(dir));
+    remove_stale(of->dir_fd, base, of->tmp);
     of->seekable = 1;
     return 0;
 }
@@ -433,6 +456,7 @@ int output_begin_named(output_file *of, const char *what, const char *path)
     of->what = what;
     of->path = path;
     of->fd = -1;
+    of->dir_fd = -1;
     of->slot = -1;
     if (!strcmp(path, "-")) {
         int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -461,18 +485,12 @@ static int sync_dir(const output_file *of)
 {
     const char *slash = strrchr(of->target, '/');
     char dir[OUTPUT_PATH_LEN];
-    int fd, rc = 0;
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - of->target) + 1 : 1,
              slash ? of->target : ".");
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return cli_error("cannot sync %s's directory '%s': %s", of->what, dir,
-                         strerror(errno));
     /* some file systems cannot sync a directory; nothing more can be done there */
-    if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP)
-        rc = cli_error("cannot sync %s's directory '%s': %s", of->what, dir, strerror(errno));
-    close(fd);
-    return rc;
+    if (fsync(of->dir_fd) != 0 && errno != EINVAL && errno != ENOTSUP)
+        return cli_error("cannot sync %s's directory '%s': %s", of->what, dir, strerror(errno));
+    return 0;
 }
 
 int output_commit(output_file *of)
@@ -489,7 +507,8 @@ int output_commit(output_file *of)
         return cli_error("cannot write %s '%s': %s", of->what, of->path, strerror(errno));
     of->bytes = (uint64_t)sb.st_size;
     of->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-    if (rename(of->tmp, of->target) != 0)
+    const char *slash = strrchr(of->target, '/');
+    if (renameat(of->dir_fd, of->tmp, of->dir_fd, slash ? slash + 1 : of->target) != 0)
         return cli_error("cannot rename the finished output to '%s': %s", of->target,
                          strerror(errno));
     of->tmp[0] = '\0';
@@ -499,13 +518,17 @@ int output_commit(output_file *of)
 
 void output_end(output_file *of)
 {
+    if (of->tmp[0])
+        unlinkat(of->dir_fd, of->tmp, 0);
+    of->tmp[0] = '\0';
+    forget(of);
+    /* closed after the name is gone: an unlocked file with bytes is stale */
     if (of->fd >= 0)
         close(of->fd);
     of->fd = -1;
-    if (of->tmp[0])
-        unlink(of->tmp);
-    of->tmp[0] = '\0';
-    forget(of);
+    if (of->dir_fd >= 0)
+        close(of->dir_fd);
+    of->dir_fd = -1;
 }
 
 int output_write_all(int fd, const void *buf, size_t len)

@@ -13,10 +13,14 @@
  * data comes: no temporary file, and a failure leaves what was written so far.
  *
  * Temporary files are named .BASE.gfir-XXXXXX (BASE cut short where the name
- * would be too long) and locked while open, so one left by a run that could
- * not clean up (SIGKILL, a power cut) is told from one in use and removed by
- * the next run that writes the same OUTPUT (or by `gfir batch` as it starts
- * a shard), once a minute old.
+ * would be too long) and locked from before their first byte until closed,
+ * so one left by a run that could not clean up (SIGKILL, a power cut) is told
+ * from one in use whatever its age, and removed by the next run that writes
+ * the same OUTPUT (or by `gfir batch` as it starts a shard). The temporary
+ * file is made, renamed and removed through the directory opened when it was
+ * made (openat, renameat, unlinkat on its descriptor), so OUTPUT's directory
+ * moved or swapped mid-run cannot strand it: it ends in the directory it was
+ * made in, renamed or removed.
  */
 #ifndef GFIR_CLI_OUTPUT_H
 #define GFIR_CLI_OUTPUT_H
@@ -31,7 +35,8 @@ typedef struct output_file {
     const char *what;               /* its name in messages: "OUTPUT", "--response" */
     const char *path;               /* as given; "-" is standard output */
     char target[OUTPUT_PATH_LEN];   /* the file replaced: path with symlinks followed */
-    char tmp[OUTPUT_PATH_LEN];      /* the temporary file; "" when none */
+    char tmp[OUTPUT_PATH_LEN];      /* the temporary file's name in dir_fd; "" when none */
+    int dir_fd;                     /* open on the directory it was made in, or -1 */
     int fd;                         /* open on tmp or on the special file, or -1 */
     int slot;                       /* its place in the signal handler's list */
     int stream;                     /* written straight through, no temporary file */
@@ -41,7 +46,7 @@ typedef struct output_file {
 } output_file;
 
 /* An output_file before output_begin, safe to pass to output_end. */
-#define OUTPUT_FILE_INIT {.what = "OUTPUT", .fd = -1, .slot = -1}
+#define OUTPUT_FILE_INIT {.what = "OUTPUT", .fd = -1, .dir_fd = -1, .slot = -1}
 
 /* OUTPUT must not be INPUT (input may be NULL, or "-" for standard input),
  * nor a directory, a block device, a socket or a read-only file. One line and
@@ -87,10 +92,14 @@ void output_end(output_file *of);
 /* Whether name, an entry of OUTPUT's directory, is a temporary file that
  * output_begin made for an OUTPUT named base (its last component). */
 int output_is_temporary(const char *name, const char *base);
+/* Whether name is a temporary file output_begin made, for any OUTPUT. */
+int output_is_any_temporary(const char *name);
 /* Removes name, a temporary file in the directory open as dirfd, if its
- * writer is gone: a regular file of this user's, not modified for a minute
- * (a writer locks its file just after creating it), that no process holds
- * locked. 1 when it was removed. */
+ * writer is gone: a regular file of this user's that no process holds
+ * locked, whatever its age. Only an empty one is kept for its first minute:
+ * a writer locks its file just after creating it and before writing a byte,
+ * so an empty unlocked file may be one in those microseconds. 1 when it was
+ * removed. */
 int output_remove_stale(int dirfd, const char *name);
 
 /* Writes all of buf to fd, through EINTR and short writes: 0, or -1 with

@@ -4,6 +4,7 @@
  * folded into one filter, scaled as --gain and --normalize say.
  */
 #include "filter/filter.h"
+#include "filter/ceiling.h"
 #include "filter/layout.h"
 #include "filter/mix.h"
 #include "filter/preset.h"
@@ -28,6 +29,7 @@ cli_filter *cli_filter_new(void)
     if (f) {
         f->normalize = CLI_NORMALIZE_DEFAULT;
         f->true_stereo = CLI_TRUE_STEREO_DEFAULT;
+        f->max_taps = CEILING_DEFAULT_TAPS;
     }
     return f;
 }
@@ -82,6 +84,8 @@ cli_filter *cli_filter_renew(const cli_filter *f)
     g->wet_db = f->wet_db;
     g->dry_db = f->dry_db;
     g->dry = f->dry;
+    g->max_taps = f->max_taps;
+    g->verbose = f->verbose;
     return g;
 }
 
@@ -328,7 +332,7 @@ static int design_stage(const cli_filter *f, size_t i, unsigned *width, int quie
     unsigned *file_sets = NULL, *term_set = NULL;
     int rc = 1;
 
-    if (sets_load(s, d->rate_hz, quiet, sd, &file_sets, &term_set))
+    if (sets_load(f, s, d->rate_hz, *width, quiet, sd, &file_sets, &term_set))
         goto done;
     if (s->kind == STAGE_IR ? layout_ir(s, file_sets, f->true_stereo, width, sd)
         : s->kind == STAGE_ROUTE ? layout_route(s, term_set, width, sd)
@@ -348,6 +352,42 @@ done:
     free(file_sets);
     free(term_set);
     return rc;
+}
+
+/* The convolutions a stage, or the folded chain, runs: a path each, a tap
+ * set each at least, else a channel each (0: not known yet). */
+static size_t convolutions(size_t npaths, unsigned nsets, unsigned channels)
+{
+    size_t n = npaths ? npaths : channels;
+    return n > nsets ? n : (nsets ? nsets : 1);
+}
+
+/* Stage i, then the chain as folded, within --max-taps. */
+static int check_stage_size(const cli_filter *f, const cli_design *d, size_t i)
+{
+    const stage_design *sd = &d->stages[i];
+    char what[256];
+    snprintf(what, sizeof what, "stage '%s'", f->chain.stages[i].name);
+    return ceiling_check(f->max_taps, what, (double)sd->ntaps,
+                         convolutions(sd->npaths, sd->nsets, sd->inputs),
+                         sd->npaths ? "path" : "channel");
+}
+
+static int check_chain_size(const cli_filter *f, const cli_design *d)
+{
+    size_t most = d->npaths ? d->npaths : convolutions(0, d->filter_channels, d->inputs);
+    const char *unit = d->npaths ? "path" : "channel";
+    for (size_t i = 0; !d->taps && i < d->nstages; i++) {
+        const stage_design *sd = &d->stages[i];
+        const size_t n = convolutions(sd->npaths, sd->nsets, sd->inputs);
+        if (n > most) {
+            most = n;
+            unit = sd->npaths ? "path" : "channel";
+        }
+    }
+    if (d->nstages == 1)
+        return 0; /* the stage's own check said all */
+    return ceiling_check(f->max_taps, "the chain", (double)d->ntaps, most, unit);
 }
 
 /* Stages before the first that fixed the width (a signal of unknown
@@ -459,7 +499,7 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
     fold = fold || cli_filter_normalize(f) != CLI_NORMALIZE_NONE;
     d->ntaps = 1;
     for (size_t i = 0; i < f->chain.nstages; i++) {
-        if (design_stage(f, i, &width, quiet, d))
+        if (design_stage(f, i, &width, quiet, d) || check_stage_size(f, d, i))
             goto done;
         /* unfolded, the chain's length only sizes the alignment */
         if (fold && d->stages[i].ntaps - 1 > GFIR_MAX_TAPS - d->ntaps) {
@@ -467,15 +507,17 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
             goto done;
         }
         d->ntaps += d->stages[i].ntaps - 1;
+        d->dropped += d->stages[i].dropped;
     }
     settle_width(d);
     d->inputs = d->stages[0].inputs;
     d->outputs = d->stages[d->nstages - 1].outputs;
-    if (check_true_stereo(f, d) || check_ir_options(f, d))
+    if (check_true_stereo(f, d) || check_ir_options(f, d) || check_chain_size(f, d))
         goto done;
     if (!d->has_ir && !f->min_phase)
         d->delay_frames = (d->ntaps - 1) / 2;
-    if ((f->mix && mix_design(f, d)) || (fold && fold_design(d)) || scale_design(f, d))
+    if ((f->mix && mix_design(f, d)) || (fold && (fold_design(d) || check_chain_size(f, d))) ||
+        scale_design(f, d))
         goto done;
     rc = 0;
 done:

@@ -45,6 +45,8 @@ struct cli_filter {
     int mix;                    /* --wet or --dry given (mix.h) */
     double wet_db, dry_db;      /* --wet (default 0), --dry (default: no dry signal) */
     int dry;                    /* --dry given */
+    size_t max_taps;            /* --max-taps: taps x paths at most (filter/ceiling.h) */
+    int verbose;                /* -v: notes that only -v prints (silence dropped from an IR) */
     cli_filter_spec *specs;     /* the options that made the chain, for cli_filter_renew */
     size_t nspecs;
 };
@@ -62,6 +64,8 @@ typedef struct stage_design {
                                    NULL for designs and taps */
     const char *layout;         /* how an IR met the signal, for --describe, or NULL */
     size_t trimmed;             /* frames of leading silence --ir-trim removed */
+    size_t dropped;             /* frames of an IR's trailing digital silence not kept:
+                                   taps of zeros after ntaps, which --align still counts */
     double minphase_db;         /* --min-phase: how far any set's magnitude moved, at most */
 } stage_design;
 
@@ -73,6 +77,8 @@ typedef struct cli_design {
     unsigned inputs, outputs;   /* the signal's channels into and out of the chain */
     unsigned filter_channels;   /* tap sets of the fold */
     size_t ntaps;               /* of the folded filter (unfolded: of the stages in series) */
+    size_t dropped;             /* the stages' dropped silence: the chain as the files give
+                                   it is ntaps + dropped long, its last taps zeros */
     float *taps;                /* filter_channels sets of ntaps; NULL unfolded */
     gfir_path *paths;           /* the fold's, as in stage_design */
     size_t npaths;

@@ -5,6 +5,7 @@
 #include "filter/ir.h"
 #include "cli.h"
 #include "file/source.h"
+#include "filter/ceiling.h"
 #include "message.h"
 
 #include <errno.h>
@@ -15,6 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What n frames become at out_rate, with room for the resampler's rounding. */
+static size_t resampled_length(size_t n, double in_rate, double out_rate)
+{
+    return (size_t)(ceil((double)n * out_rate / in_rate) + 1);
+}
 
 /*
  * Resamples one channel of an IR with libsoxr. Why libsoxr rather than
@@ -30,16 +37,11 @@ static int resample_channel(const char *path, const float *in, size_t n, double 
 {
     soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
     soxr_quality_spec_t q = soxr_quality_spec(SOXR_VHQ, 0);
-    const double want = ceil((double)n * out_rate / in_rate) + 1;
-    size_t done = 0, cap;
+    const size_t cap = resampled_length(n, in_rate, out_rate);
+    size_t done = 0;
     soxr_error_t err;
 
-    /* sized before anything is allocated: rates are bounded, lengths too */
-    if (!(want <= (double)GFIR_MAX_TAPS))
-        return cli_error("IR '%s': %zu frames at %g Hz would be %.0f taps at %g Hz, more than "
-                         "the %zu a filter may have", path, n, in_rate, want, out_rate,
-                         (size_t)GFIR_MAX_TAPS);
-    cap = (size_t)want;
+
     *out = malloc(cap * sizeof **out);
     if (!*out)
         return cli_error("IR '%s': out of memory resampling", path);
@@ -71,12 +73,23 @@ static void deinterleave(const float *in, size_t frames, unsigned channels, floa
 }
 
 static int resample_all(const char *path, float **taps, size_t *ntaps, unsigned channels,
-                        double in_rate, double out_rate)
+                        double in_rate, double out_rate, size_t max_taps)
 {
-    float **sets = calloc(channels, sizeof *sets);
+    float **sets = NULL;
     float *all = NULL;
     size_t n = 0;
     int rc = 1;
+    char what[512];
+
+    /* sized before anything is allocated: rates are bounded, lengths too */
+    snprintf(what, sizeof what, "IR '%s' resampled from %g to %g Hz", path, in_rate, out_rate);
+    if (ceiling_check(max_taps, what, (double)resampled_length(*ntaps, in_rate, out_rate),
+                      channels, "channel"))
+        return 1;
+    if (resampled_length(*ntaps, in_rate, out_rate) > GFIR_MAX_TAPS)
+        return cli_error("%s: %zu taps, more than the %zu of a gfir filter", what,
+                         resampled_length(*ntaps, in_rate, out_rate), (size_t)GFIR_MAX_TAPS);
+    sets = calloc(channels, sizeof *sets);
     if (!sets)
         return cli_error("IR '%s': out of memory", path);
     for (unsigned c = 0; c < channels; c++)
@@ -100,40 +113,101 @@ done:
     return rc;
 }
 
-/* Reads the whole IR, interleaved, in blocks: memory follows the frames the
- * file really holds, whatever its header claims. */
-static int read_frames(const char *path, SNDFILE *sf, unsigned channels, float **frames,
-                       size_t *nframes)
+#define READ_BLOCK_FRAMES 65536
+
+static int frame_is_silent(const float *frame, unsigned channels)
 {
-    const size_t block = 65536;
-    size_t cap = 0;
-    *frames = NULL;
-    *nframes = 0;
-    for (;;) {
-        if (*nframes + block > cap) {
-            size_t grow = cap ? cap * 2 : block;
-            float *f = realloc(*frames, grow * channels * sizeof *f);
-            if (!f)
-                return cli_error("IR '%s': out of memory for %zu frames", path, grow);
-            *frames = f;
-            cap = grow;
-        }
-        sf_count_t got = sf_readf_float(sf, *frames + *nframes * channels, (sf_count_t)block);
-        if (got < 0 || (got == 0 && sf_error(sf)))
-            return cli_error("cannot read IR '%s': %s", path, sf_strerror(sf));
-        if (got == 0)
-            break;
-        *nframes += (size_t)got;
-        if (*nframes > GFIR_MAX_TAPS)
-            return cli_error("IR '%s' is longer than %zu frames", path, (size_t)GFIR_MAX_TAPS);
-    }
-    if (*nframes == 0)
-        return cli_error("IR '%s' has no frames", path);
+    for (unsigned c = 0; c < channels; c++)
+        if (frame[c] != 0.0f)
+            return 0;
+    return 1;
+}
+
+/* Room for need frames in *frames, growing by doubling but never past the
+ * ceiling (checked first). */
+static int make_room(const char *path, unsigned channels, size_t max_taps, size_t need,
+                     float **frames, size_t *cap)
+{
+    char what[512];
+    if (need <= *cap)
+        return 0;
+    snprintf(what, sizeof what, "IR '%s' (the frames read so far)", path);
+    if (ceiling_check(max_taps, what, (double)need, channels, "channel"))
+        return 1;
+    if (need > GFIR_MAX_TAPS)
+        return cli_error("IR '%s' is longer than the %zu taps of a gfir filter", path,
+                         (size_t)GFIR_MAX_TAPS);
+    size_t grow = *cap * 2 > need ? *cap * 2 : need;
+    if (grow > max_taps / channels)
+        grow = max_taps / channels;
+    if (grow > GFIR_MAX_TAPS)
+        grow = GFIR_MAX_TAPS;
+    float *f = realloc(*frames, grow * channels * sizeof *f);
+    if (!f)
+        return cli_error("IR '%s': out of memory for %zu frames", path, grow);
+    *frames = f;
+    *cap = grow;
     return 0;
 }
 
-int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size_t *ntaps,
-                 unsigned *channels)
+/* Reads the whole IR, interleaved, in blocks: memory follows the frames the
+ * file really holds, whatever its header claims. Trailing digital silence
+ * (frames of zeros in every channel) is counted, not kept: it adds nothing
+ * to any output, and a short IR followed by minutes of zeros costs only the
+ * IR. *silent: the frames dropped. A file of nothing but zeros keeps one. */
+static int read_frames(const char *path, SNDFILE *sf, unsigned channels, size_t max_taps,
+                       float **frames, size_t *nframes, size_t *silent)
+{
+    float *block = malloc((size_t)READ_BLOCK_FRAMES * channels * sizeof *block);
+    size_t cap = 0, zeros = 0;  /* zeros: silent frames since the last sound */
+    int rc = 1;
+    *frames = NULL;
+    *nframes = 0;
+    if (!block)
+        return cli_error("IR '%s': out of memory", path);
+    for (;;) {
+        sf_count_t got = sf_readf_float(sf, block, READ_BLOCK_FRAMES);
+        if (got < 0 || (got == 0 && sf_error(sf))) {
+            cli_error("cannot read IR '%s': %s", path, sf_strerror(sf));
+            goto done;
+        }
+        if (got == 0)
+            break;
+        size_t end = (size_t)got;
+        while (end > 0 && frame_is_silent(block + (end - 1) * channels, channels))
+            end--;
+        if (end > 0) {
+            const size_t at = *nframes + zeros;
+            if (make_room(path, channels, max_taps, at + end, frames, &cap))
+                goto done;
+            memset(*frames + *nframes * channels, 0, zeros * channels * sizeof **frames);
+            memcpy(*frames + at * channels, block, end * channels * sizeof **frames);
+            *nframes = at + end;
+            zeros = 0;
+        }
+        zeros += (size_t)got - end;
+    }
+    if (*nframes == 0 && zeros == 0) {
+        cli_error("IR '%s' has no frames", path);
+        goto done;
+    }
+    if (*nframes == 0) {
+        if (!(*frames = calloc(channels, sizeof **frames))) {
+            cli_error("IR '%s': out of memory", path);
+            goto done;
+        }
+        *nframes = 1;
+        zeros--;
+    }
+    *silent = zeros;
+    rc = 0;
+done:
+    free(block);
+    return rc;
+}
+
+int taps_load_ir(const char *path, double rate_hz, int quiet, int verbose, size_t max_taps,
+                 float **taps, size_t *ntaps, unsigned *channels, size_t *silent)
 {
     SF_INFO info;
     SNDFILE *sf;
@@ -143,6 +217,8 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size
     int rc = 1, fd;
 
     *taps = NULL;
+    *silent = 0;
+    memset(&info, 0, sizeof info);
     fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return cli_error("cannot read IR '%s': %s", path, strerror(errno));
@@ -161,8 +237,11 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size
         goto done;
     }
     *channels = (unsigned)info.channels;
-    if (read_frames(path, sf, *channels, &frames, ntaps))
+    if (read_frames(path, sf, *channels, max_taps, &frames, ntaps, silent))
         goto done;
+    if (*silent)
+        cli_note(quiet || !verbose, "note: IR '%s': dropped %zu frames of trailing digital "
+                 "silence, kept %zu", path, *silent, *ntaps);
     *taps = malloc(*ntaps * *channels * sizeof **taps);
     if (!*taps) {
         cli_error("IR '%s': out of memory for %zu frames", path, *ntaps);
@@ -179,8 +258,9 @@ int taps_load_ir(const char *path, double rate_hz, int quiet, float **taps, size
     if (info.samplerate != rate_hz) {
         cli_note(quiet, "note: resampling IR '%s' from %d Hz to %g Hz (libsoxr)", path,
                  info.samplerate, rate_hz);
-        if (resample_all(path, taps, ntaps, *channels, info.samplerate, rate_hz))
+        if (resample_all(path, taps, ntaps, *channels, info.samplerate, rate_hz, max_taps))
             goto done;
+        *silent = (size_t)llround((double)*silent * rate_hz / info.samplerate);
     }
     rc = 0;
 done:

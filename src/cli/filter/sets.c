@@ -2,10 +2,12 @@
  * sets.c - a stage's tap sets at a rate (sets.h).
  */
 #include "filter/sets.h"
+#include "filter/ceiling.h"
 #include "filter/ir.h"
 #include "filter/taps.h"
 #include "message.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +27,18 @@ static int check_edge(const cli_stage *s, int second, double edge_hz, double rat
     return 0;
 }
 
-static int design_kaiser(const cli_stage *s, double rate_hz, float **taps, size_t *ntaps)
+/* The length kaiserord would give, in double, for a design too long to
+ * make: what the refusal names. */
+static double kaiser_length(const cli_stage *s, double rate_hz)
 {
+    const double width = s->transition_hz / (rate_hz / 2.0);
+    return ceil((s->attenuation_db - 7.95) / 2.285 / (3.14159265358979323846 * width) + 1.0);
+}
+
+static int design_kaiser(const cli_stage *s, double rate_hz, size_t max_taps, unsigned width,
+                         float **taps, size_t *ntaps)
+{
+    char what[256];
     int band = s->type == GFIR_BANDPASS || s->type == GFIR_BANDSTOP;
     gfir_status st;
 
@@ -34,6 +46,14 @@ static int design_kaiser(const cli_stage *s, double rate_hz, float **taps, size_
                                                                          rate_hz)))
         return 1;
     st = gfir_design_length(s->type, rate_hz, s->transition_hz, s->attenuation_db, ntaps);
+    snprintf(what, sizeof what, "preset '%s' (transition_hz = %g, attenuation_db = %g at %g Hz)",
+             s->name, s->transition_hz, s->attenuation_db, rate_hz);
+    if (st == GFIR_ERR_TAPS)
+        return ceiling_check(max_taps, what, kaiser_length(s, rate_hz), width, "channel") ||
+               cli_error("%s: %.0f taps, more than the %zu of a gfir filter", what,
+                         kaiser_length(s, rate_hz), (size_t)GFIR_MAX_TAPS);
+    if (st == GFIR_OK && ceiling_check(max_taps, what, (double)*ntaps, width, "channel"))
+        return 1;
     if (st != GFIR_OK)
         return cli_error("preset '%s': cannot design transition_hz = %g, attenuation_db = %g "
                          "at %g Hz: %s", s->name, s->transition_hz, s->attenuation_db, rate_hz,
@@ -56,6 +76,7 @@ typedef struct loaded {
     const char *path;
     float *taps;                /* channels sets of ntaps */
     size_t ntaps;
+    size_t silent;              /* trailing silent frames dropped after them */
     unsigned channels;
 } loaded;
 
@@ -89,14 +110,25 @@ typedef struct pick {
     unsigned channel;
 } pick;
 
-static int gather(const loaded *files, const pick *picks, size_t npicks, stage_design *sd)
+static int gather(const cli_stage *s, size_t max_taps, const loaded *files, const pick *picks,
+                  size_t npicks, stage_design *sd)
 {
-    size_t n = 1;
-    for (size_t i = 0; i < npicks; i++)
-        if (picks[i].file >= 0 && files[picks[i].file].ntaps > n)
-            n = files[picks[i].file].ntaps;
+    char what[256];
+    size_t n = 1, whole = 1; /* the longest set, and the longest with its silence */
+    for (size_t i = 0; i < npicks; i++) {
+        const loaded *l = picks[i].file >= 0 ? &files[picks[i].file] : NULL;
+        if (l && l->ntaps > n)
+            n = l->ntaps;
+        if (l && l->ntaps + l->silent > whole)
+            whole = l->ntaps + l->silent;
+    }
+    sd->dropped = whole - n;
     if (npicks > GFIR_MAX_PATHS)
         return cli_error("more than %d tap sets in one stage", GFIR_MAX_PATHS);
+    /* every set padded to the longest */
+    snprintf(what, sizeof what, "stage '%s'", s->name);
+    if (ceiling_check(max_taps, what, (double)n, npicks, "tap set"))
+        return 1;
     sd->taps = calloc(npicks * n, sizeof *sd->taps);
     sd->set_names = calloc(npicks, sizeof *sd->set_names);
     if (!sd->taps || !sd->set_names)
@@ -119,30 +151,37 @@ static int gather(const loaded *files, const pick *picks, size_t npicks, stage_d
     return 0;
 }
 
-static int load_files(const char *const *paths, size_t n, double rate_hz, int quiet,
-                      loaded **out)
+static int load_files(const cli_filter *f, const char *const *paths, size_t n, double rate_hz,
+                      int quiet, loaded **out)
 {
     loaded *l = calloc(n, sizeof *l);
+    double taps = 0; /* of the files read so far, every channel's */
     *out = l;
     if (!l)
         return cli_error("out of memory");
     for (size_t i = 0; i < n; i++) {
         l[i].path = paths[i];
-        if (taps_load_ir(paths[i], rate_hz, quiet, &l[i].taps, &l[i].ntaps, &l[i].channels))
+        if (taps_load_ir(paths[i], rate_hz, quiet, f->verbose, f->max_taps, &l[i].taps,
+                         &l[i].ntaps, &l[i].channels, &l[i].silent))
+            return 1;
+        /* each file is within the ceiling; together they must be too */
+        taps += (double)l[i].ntaps * l[i].channels;
+        if (i > 0 && ceiling_check(f->max_taps, "the IR files read so far", taps, 1, "channel"))
             return 1;
     }
     return 0;
 }
 
 /* Every channel of every file, one file after another. */
-static int load_ir(const cli_stage *s, double rate_hz, int quiet, stage_design *sd,
+static int load_ir(const cli_filter *f, const cli_stage *s, double rate_hz, int quiet,
+                   stage_design *sd,
                    unsigned **file_sets)
 {
     loaded *files = NULL;
     pick *picks = NULL;
     size_t npicks = 0;
     int rc = 1;
-    if (load_files((const char *const *)s->files, s->nfiles, rate_hz, quiet, &files))
+    if (load_files(f, (const char *const *)s->files, s->nfiles, rate_hz, quiet, &files))
         goto done;
     *file_sets = malloc(s->nfiles * sizeof **file_sets);
     for (size_t i = 0; i < s->nfiles; i++)
@@ -158,7 +197,7 @@ static int load_ir(const cli_stage *s, double rate_hz, int quiet, stage_design *
         for (unsigned c = 0; c < files[i].channels; c++)
             picks[npicks++] = (pick){(long)i, c};
     }
-    rc = gather(files, picks, npicks, sd);
+    rc = gather(s, f->max_taps, files, picks, npicks, sd);
 done:
     free(picks);
     free_loaded(files, s->nfiles);
@@ -185,7 +224,8 @@ static int route_files(const cli_stage *s, const char ***paths, size_t *n)
 }
 
 /* Each distinct (file, channel) of the route once, and a wire's impulse once. */
-static int load_route(const cli_stage *s, double rate_hz, int quiet, stage_design *sd,
+static int load_route(const cli_filter *f, const cli_stage *s, double rate_hz, int quiet,
+                      stage_design *sd,
                       unsigned **term_set)
 {
     const char **paths = NULL;
@@ -198,7 +238,7 @@ static int load_route(const cli_stage *s, double rate_hz, int quiet, stage_desig
         cli_error("out of memory");
         goto done;
     }
-    if (route_files(s, &paths, &nfiles) || load_files(paths, nfiles, rate_hz, quiet, &files))
+    if (route_files(s, &paths, &nfiles) || load_files(f, paths, nfiles, rate_hz, quiet, &files))
         goto done;
     for (size_t t = 0; t < s->nterms; t++) {
         const route_term *term = &s->terms[t];
@@ -228,7 +268,7 @@ static int load_route(const cli_stage *s, double rate_hz, int quiet, stage_desig
             picks[npicks++] = want;
         (*term_set)[t] = (unsigned)k;
     }
-    rc = gather(files, picks, npicks, sd);
+    rc = gather(s, f->max_taps, files, picks, npicks, sd);
 done:
     free(paths);
     free(picks);
@@ -245,21 +285,24 @@ static int one_set(const char *name, stage_design *sd)
     return 0;
 }
 
-int sets_load(const cli_stage *s, double rate_hz, int quiet, stage_design *sd,
-              unsigned **file_sets, unsigned **term_set)
+int sets_load(const cli_filter *f, const cli_stage *s, double rate_hz, unsigned width, int quiet,
+              stage_design *sd, unsigned **file_sets, unsigned **term_set)
 {
     *file_sets = NULL;
     *term_set = NULL;
     sd->nsets = 1;
     switch (s->kind) {
     case STAGE_DESIGN:
-        return design_kaiser(s, rate_hz, &sd->taps, &sd->ntaps) || one_set(s->name, sd);
+        return design_kaiser(s, rate_hz, f->max_taps, width ? width : 1, &sd->taps,
+                             &sd->ntaps) ||
+               one_set(s->name, sd);
     case STAGE_TAPS:
-        return taps_load_text(s->path, &sd->taps, &sd->ntaps) || one_set(s->path, sd);
+        return taps_load_text(s->path, f->max_taps, &sd->taps, &sd->ntaps) ||
+               one_set(s->path, sd);
     case STAGE_IR:
-        return load_ir(s, rate_hz, quiet, sd, file_sets);
+        return load_ir(f, s, rate_hz, quiet, sd, file_sets);
     case STAGE_ROUTE:
-        return load_route(s, rate_hz, quiet, sd, term_set);
+        return load_route(f, s, rate_hz, quiet, sd, term_set);
     }
     return cli_error("unknown stage");
 }

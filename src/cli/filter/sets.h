@@ -14,10 +14,11 @@
  * Fills sd->taps, ntaps, nsets and set_names with stage s at rate_hz. For
  * an IR stage *file_sets gets each file's channels (s->nfiles of them); for
  * a route *term_set gets the set each term takes (s->nterms); both are
- * malloc'd, else NULL. quiet silences notes (resampling). 0, or 1 after one
- * line.
+ * malloc'd, else NULL. quiet silences notes (resampling). Within f's
+ * --max-taps: a design or taps file counted on width channels (0: not known
+ * yet, 1), an IR on its own. 0, or 1 after one line.
  */
-int sets_load(const cli_stage *s, double rate_hz, int quiet, stage_design *sd,
-              unsigned **file_sets, unsigned **term_set);
+int sets_load(const cli_filter *f, const cli_stage *s, double rate_hz, unsigned width, int quiet,
+              stage_design *sd, unsigned **file_sets, unsigned **term_set);
 
 #endif

@@ -19,7 +19,7 @@
 #define TOKEN_MAX 64
 /* 32 bytes a coefficient at the most coefficients there may be: room for
  * any spacing and comments a real file has. */
-#define TAPS_MAX_BYTES ((uint64_t)GFIR_MAX_TAPS * 32)
+#define TAPS_BYTES_PER_TAP 32
 
 static int push_tap(float **taps, size_t *n, size_t *cap, double v)
 {
@@ -41,8 +41,8 @@ static int is_separator(int c)
 }
 
 /* One token: a finite number a float can hold, appended. */
-static int take(const char *name, size_t lineno, const char *tok, float **taps, size_t *ntaps,
-                size_t *cap)
+static int take(const char *name, size_t lineno, const char *tok, size_t max_taps, float **taps,
+                size_t *ntaps, size_t *cap)
 {
     char *end;
     double v = strtod(tok, &end);
@@ -51,16 +51,17 @@ static int take(const char *name, size_t lineno, const char *tok, float **taps, 
     if (!isfinite(v) || fabs(v) > 3.4e38)
         return cli_error("taps file '%s' line %zu: '%s' is not a finite number", name, lineno,
                          tok);
-    if (*ntaps == GFIR_MAX_TAPS)
-        return cli_error("taps file '%s' has more than %zu coefficients", name,
-                         (size_t)GFIR_MAX_TAPS);
+    if (*ntaps == max_taps)
+        return cli_error("taps file '%s' has more than %zu coefficients: the ceiling is %zu taps "
+                         "(--max-taps N raises it)", name, max_taps, max_taps);
     if (push_tap(taps, ntaps, cap, v))
         return cli_error("taps file '%s': out of memory at line %zu", name, lineno);
     return 0;
 }
 
-int taps_read_text(FILE *fp, const char *name, float **taps, size_t *ntaps)
+int taps_read_text(FILE *fp, const char *name, size_t max_taps, float **taps, size_t *ntaps)
 {
+    const uint64_t max_bytes = (uint64_t)max_taps * TAPS_BYTES_PER_TAP;
     char tok[TOKEN_MAX + 1];
     size_t len = 0, cap = 0, lineno = 1;
     uint64_t bytes = 0;
@@ -70,14 +71,15 @@ int taps_read_text(FILE *fp, const char *name, float **taps, size_t *ntaps)
     *ntaps = 0;
     for (;;) {
         c = getc(fp);
-        if (c != EOF && ++bytes > TAPS_MAX_BYTES) {
-            cli_error("taps file '%s' is larger than %llu bytes", name,
-                      (unsigned long long)TAPS_MAX_BYTES);
+        if (c != EOF && ++bytes > max_bytes) {
+            cli_error("taps file '%s' is larger than %llu bytes (%d a tap for the ceiling of %zu "
+                      "taps; --max-taps N raises it)", name, (unsigned long long)max_bytes,
+                      TAPS_BYTES_PER_TAP, max_taps);
             goto done;
         }
         if (c == EOF || is_separator(c) || (c == '#' && !comment)) {
             tok[len] = '\0';
-            if (len && take(name, lineno, tok, taps, ntaps, &cap))
+            if (len && take(name, lineno, tok, max_taps, taps, ntaps, &cap))
                 goto done;
             len = 0;
             if (c == EOF)
@@ -117,7 +119,7 @@ done:
     return rc;
 }
 
-int taps_load_text(const char *path, float **taps, size_t *ntaps)
+int taps_load_text(const char *path, size_t max_taps, float **taps, size_t *ntaps)
 {
     FILE *fp = fopen(path, "r");
     int rc;
@@ -125,7 +127,7 @@ int taps_load_text(const char *path, float **taps, size_t *ntaps)
     *ntaps = 0;
     if (!fp)
         return cli_error("cannot open taps file '%s': %s", path, strerror(errno));
-    rc = taps_read_text(fp, path, taps, ntaps);
+    rc = taps_read_text(fp, path, max_taps, taps, ntaps);
     fclose(fp);
     return rc;
 }

@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 /* Whitespace- or comma-separated numbers, '#' comments. */
-int taps_load_text(const char *path, float **taps, size_t *ntaps);
+int taps_load_text(const char *path, size_t max_taps, float **taps, size_t *ntaps);
 /* The same from an open stream; name is what messages call it. */
-int taps_read_text(FILE *fp, const char *name, float **taps, size_t *ntaps);
+int taps_read_text(FILE *fp, const char *name, size_t max_taps, float **taps, size_t *ntaps);
 
 #endif

@@ -48,13 +48,10 @@
 #define COLLECT_MS 100
 /* While the worker has a change to take, how often to look whether it has. */
 #define TAKEN_MS 10
-/* Beyond this many taps a CPU FFT plan's filter is not swapped but replaced
- * by a plan of its own: the zero-latency engine makes the new filter's share
- * of its partitions in flight in the first call after a swap, which for
- * longer filters can be more than a short period's time at once
- * (`cpu_nupc_bench --swaps`), while a new plan spreads its work over the
- * calls as it fills its history. */
-#define SWAP_MAX_FFT_TAPS ((size_t)65536)
+/* A change the worker has not taken after this long waits for the one
+ * before it to take over (a crossfade, a new plan filling its history):
+ * one line says so. */
+#define WAIT_NOTE_S 1.0
 
 typedef struct watched {
     int wd;                     /* the directory's watch */
@@ -82,7 +79,13 @@ struct live_reload {
     pthread_t thread;
     int running;
     reload_change change;       /* what `ready` points at while published */
-    char what[PATH_MAX + 64];   /* what changed, for the reload's line */
+    char what[PATH_MAX + 64];   /* what made the change handed over, for its lines */
+    char next_what[PATH_MAX + 64]; /* what made the reload still to come: the first
+                                   event since the last reload began */
+    double published_at;        /* when the change was handed over */
+    int wait_said;              /* the line that it waits was printed */
+    int took_plan;              /* the last change taken was a plan of its own ... */
+    size_t took_ntaps;          /* ... of this many taps */
     size_t new_ntaps;
     size_t delay, new_delay;    /* the filter's delay (filter.h), running and coming */
     int new_plan;
@@ -207,7 +210,7 @@ static void watch_filter(live_reload *r, const cli_filter *f)
 }
 
 /* Reads what inotify has; records the first watched file that changed in
- * r->what. 1 when one of them did. */
+ * r->next_what, unless an event came first. 1 when one of them did. */
 static int read_changes(live_reload *r)
 {
     int hit = 0;
@@ -220,8 +223,9 @@ static int read_changes(live_reload *r)
             p += sizeof *e + e->len;
             for (size_t i = 0; e->len && i < r->nfiles; i++)
                 if (r->files[i].wd == e->wd && !strcmp(r->files[i].name, e->name)) {
-                    if (!hit && !r->what[0])
-                        snprintf(r->what, sizeof r->what, "%s changed", r->files[i].path);
+                    if (!hit && !r->next_what[0])
+                        snprintf(r->next_what, sizeof r->next_what, "%s changed",
+                                 r->files[i].path);
                     hit = 1;
                 }
         }
@@ -289,10 +293,9 @@ static int make_change(live_reload *r, const cli_design *d)
                          d->outputs == 1 ? "" : "s", r->outputs);
     r->new_ntaps = d->ntaps;
     r->new_delay = d->delay_frames;
-    r->new_plan = d->ntaps > r->plan_ntaps || !same_layout(r, d) ||
-                  (gfir_plan_backend(r->plan) == GFIR_BACKEND_CPU &&
-                   gfir_plan_kernel(r->plan) == GFIR_KERNEL_FFT &&
-                   r->plan_ntaps > SWAP_MAX_FFT_TAPS);
+    /* the library says whether the running plan takes the filter (gfir.h);
+     * a longer one, another layout or a refusal gets a plan of its own */
+    r->new_plan = d->ntaps > r->plan_ntaps || !same_layout(r, d);
     if (!r->new_plan) {
         float *taps = taps_for_plan(d, r->plan_sets);
         gfir_status st;
@@ -300,7 +303,11 @@ static int make_change(live_reload *r, const cli_design *d)
             return cli_error("out of memory for %zu taps", d->ntaps);
         st = gfir_filter_create(&r->change.filter, r->plan, taps, d->ntaps);
         free(taps);
-        return st == GFIR_OK ? 0 : cli_error("%s", gfir_plan_error_detail(NULL));
+        if (st != GFIR_OK && st != GFIR_ERR_UNSUPPORTED)
+            return cli_error("%s", gfir_plan_error_detail(NULL));
+        r->new_plan = st == GFIR_ERR_UNSUPPORTED;
+        if (!r->new_plan)
+            return 0;
     }
     if (cli_live_plan(r->o, d, r->block, &r->change.plan))
         return 1;
@@ -358,9 +365,26 @@ static void report_taken(live_reload *r)
         snprintf(delay, sizeof delay, ", filter delay now %.1f ms",
                  1000.0 * (double)r->new_delay / r->rate);
     r->delay = r->new_delay;
+    r->took_plan = r->new_plan;
+    r->took_ntaps = r->new_ntaps;
     cli_note(r->o->quiet, "%s: reloaded the filter (%zu taps%s%s), crossfade %.0f ms", r->what,
              r->new_ntaps, r->new_plan ? ", in a plan of its own" : "", delay,
              r->o->crossfade_ms);
+}
+
+/* One line when a change waits for the one before it to take over. */
+static void report_waiting(live_reload *r)
+{
+    if (r->wait_said || progress_now() - r->published_at < WAIT_NOTE_S)
+        return;
+    r->wait_said = 1;
+    if (r->took_plan)
+        cli_note(r->o->quiet, "%s: the new filter waits until the one before it takes over "
+                 "(its plan of %zu taps fills %.1f s of history, then crossfades over %.0f ms)",
+                 r->what, r->took_ntaps, (double)r->took_ntaps / r->rate, r->o->crossfade_ms);
+    else
+        cli_note(r->o->quiet, "%s: the new filter waits until the crossfade to the one before "
+                 "it ends (%.0f ms)", r->what, r->o->crossfade_ms);
 }
 
 /* Frees what the worker gave up. */
@@ -394,8 +418,8 @@ static void *reload_main(void *arg)
         const int quiet_ms = (int)(QUIET_S * 1000);
         poll(fds, r->inotify >= 0 ? 2 : 1, published ? TAKEN_MS : dirty ? quiet_ms : COLLECT_MS);
         if (read_wake(r)) {
-            if (!dirty)
-                snprintf(r->what, sizeof r->what, "SIGHUP");
+            if (!r->next_what[0])
+                snprintf(r->next_what, sizeof r->next_what, "SIGHUP");
             dirty = 1;
             last_event = progress_now();
         }
@@ -406,15 +430,19 @@ static void *reload_main(void *arg)
         if (published && !reload_pending(r)) {
             report_taken(r);
             published = 0;
-            r->what[0] = '\0';
+        } else if (published) {
+            report_waiting(r);
         }
         collect(r);
         if (dirty && !published && progress_now() - last_event >= QUIET_S) {
             dirty = 0;
+            /* the reason goes with this reload; events from now on are the next's */
+            memcpy(r->what, r->next_what, sizeof r->what);
+            r->next_what[0] = '\0';
             reload(r);
             published = reload_pending(r) != NULL;
-            if (!published)
-                r->what[0] = '\0';
+            r->published_at = progress_now();
+            r->wait_said = 0;
         }
     }
     return NULL;

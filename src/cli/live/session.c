@@ -15,7 +15,6 @@
 #include "message.h"
 #include "progress.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -310,15 +309,6 @@ static void take_reload(live_session *s)
     reload_taken(s->reload, GFIR_OK);
 }
 
-/* The new plan's weight at frame k of a switch of len frames: the raised
- * cosine the library fades filters with (gfir.h). */
-static float switch_weight(size_t k, size_t len)
-{
-    return k < len ? (float)(0.5 - 0.5 * cos(3.14159265358979323846 * ((double)k + 0.5) /
-                                             (double)len))
-                   : 1.0f;
-}
-
 /* During a switch of plans: the old plan's output in buf, the new one's in
  * aux; out is the old one's while the new one fills its history, then the
  * crossfade, then the new one's. */
@@ -331,7 +321,7 @@ static void mix_plans(live_session *s, float *buf, size_t n)
             s->prime_left--;
             continue;
         }
-        w = switch_weight(s->switch_pos, s->switch_len);
+        w = (float)gfir_crossfade_weight(s->switch_pos, s->switch_len);
         s->switch_pos += s->switch_pos < s->switch_len;
         for (size_t c = 0; c < ch; c++)
             buf[i * ch + c] = (1.0f - w) * buf[i * ch + c] + w * s->aux[i * ch + c];

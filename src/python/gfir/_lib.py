@@ -29,10 +29,12 @@ ERR_UNAVAILABLE = -6
 ERR_UNSUPPORTED = -7
 ERR_DEVICE = -8
 ERR_BUSY = -9
+ERR_TOO_LARGE = -10
 
 MAX_CHANNELS = 256
 MAX_TAPS = 1 << 26
 MAX_PATHS = 65536
+MAX_PLAN_TAPS = 1 << 30
 LATENCY_ANY = ctypes.c_size_t(-1).value
 
 # the ranges of the C types that integer arguments reach: ctypes would wrap
@@ -92,11 +94,14 @@ _STATUS_NAMES = {
     ERR_ARG: "GFIR_ERR_ARG", ERR_NOMEM: "GFIR_ERR_NOMEM",
     ERR_UNAVAILABLE: "GFIR_ERR_UNAVAILABLE", ERR_UNSUPPORTED: "GFIR_ERR_UNSUPPORTED",
     ERR_DEVICE: "GFIR_ERR_DEVICE", ERR_BUSY: "GFIR_ERR_BUSY",
+    ERR_TOO_LARGE: "GFIR_ERR_TOO_LARGE",
 }
 _ERROR_CLASSES = {
     ERR_NULL: ArgumentError, ERR_CHANNELS: ArgumentError, ERR_TAPS: ArgumentError,
     ERR_ARG: ArgumentError, ERR_NOMEM: OutOfMemoryError, ERR_UNAVAILABLE: UnavailableError,
     ERR_UNSUPPORTED: UnavailableError, ERR_DEVICE: DeviceError,
+    # refused before anything is allocated: the caller asked for too much
+    ERR_TOO_LARGE: ArgumentError,
 }
 
 

@@ -1,7 +1,8 @@
 /*
- * facts.c - the CUDA backend's measured figures for the policy (facts.h).
+ * tuning.c - the CUDA backend's measured figures (tuning.h): the direct/FFT
+ * crossover, the device's start-up cost, and which devices have started.
  */
-#include "cuda/facts.h"
+#include "cuda/tuning.h"
 #include "core/cache.h"
 
 #include <cuda_runtime_api.h>
@@ -22,10 +23,10 @@
 
 /*
  * What starting CUDA costs the first plan of a process: creating the device's
- * context and loading the library's kernels. The previous round's end-to-end
- * file benchmark on the H100 machine (tools/bench/gpu_files.sh, 2026-11-23)
- * saw 0.3 to 0.4 s of it in every GPU run: a 10-minute stereo file with one
- * tap took 0.60-0.67 s on the GPU against 0.24-0.25 s on the CPU.
+ * context and loading the library's kernels. The end-to-end file benchmark on
+ * the H100 machine (tools/bench/gpu_files.sh, 2026-11-23) saw 0.3 to 0.4 s of
+ * it in every GPU run: a 10-minute stereo file with one tap took 0.60-0.67 s on
+ * the GPU against 0.24-0.25 s on the CPU.
  */
 #define STARTUP_S 0.35
 

@@ -1,6 +1,6 @@
 /*
- * device.c - a lane plan's calls on device memory (gfir.h, "Device memory");
- * the delay-line engine has its own (fdl.c).
+ * lanes_device.c - a lane plan's calls on device memory (gfir.h, "Device
+ * memory"); the delay-line engine has its own (fdl_device.c).
  *
  * A call is ordered after the caller's stream by an event both lanes wait
  * for, and hands back through the lanes' events, which the caller's stream
@@ -127,7 +127,7 @@ static gfir_status in_place(gfir_plan *plan, gf_cuda_state *st, const gf_device_
     return GFIR_OK;
 }
 
-static gfir_status execute(gfir_plan *plan, const gf_device_io *io, size_t n)
+gfir_status gf_cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
 {
     gf_cuda_state *st = plan->impl;
     const cudaStream_t stream = (cudaStream_t)io->stream;
@@ -166,8 +166,8 @@ static gfir_status window_staged(gfir_plan *plan, gf_cuda_state *st, const gf_de
 
 /* Outputs start .. start + length of the whole signal's convolution into
  * io->out, window by window (the opening comment's last paragraph). */
-static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t frames, size_t start,
-                            size_t length)
+gfir_status gf_cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
+                                    size_t start, size_t length)
 {
     gf_cuda_state *st = plan->impl;
     gf_cuda_lane *l0 = &st->lane[0];
@@ -214,7 +214,7 @@ static gfir_status convolve(gfir_plan *plan, const gf_device_io *io, size_t fram
 
 /* New taps into the plan's filter on lane 0, the history cleared on the
  * newest lane; lane 1 and the caller wait for both. */
-static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t stream)
+gfir_status gf_cuda_set_taps_device(gfir_plan *plan, const float *taps, cudaStream_t stream)
 {
     gf_cuda_state *st = plan->impl;
     gf_cuda_filter *f = plan->filter->impl;
@@ -244,37 +244,4 @@ static gfir_status set_taps(gfir_plan *plan, const float *taps, cudaStream_t str
     if (status == GFIR_OK)
         status = gf_cuda_clear(plan, st);
     return status == GFIR_OK ? hand_back(plan, st, stream) : failed(plan, st, stream, status);
-}
-
-/* The caller's current device is theirs: select the plan's for the call and
- * give theirs back after it. */
-gfir_status gf_cuda_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status status = execute(plan, io, n);
-    cudaSetDevice(theirs);
-    return status;
-}
-
-gfir_status gf_cuda_convolve_device(gfir_plan *plan, const gf_device_io *io, size_t frames,
-                                    size_t start, size_t length)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status status = convolve(plan, io, frames, start, length);
-    cudaSetDevice(theirs);
-    return status;
-}
-
-gfir_status gf_cuda_set_taps_device(gfir_plan *plan, const float *taps, cudaStream_t stream)
-{
-    int theirs;
-    TRY(cudaGetDevice(&theirs));
-    TRY(cudaSetDevice(plan->device));
-    const gfir_status status = set_taps(plan, taps, stream);
-    cudaSetDevice(theirs);
-    return status;
 }

@@ -1,0 +1,236 @@
+/*
+ * fft_nonuniform_path.c - the zero-latency FFT engine's work on one path
+ * (fft_nonuniform.c's opening comment): a call's segments, the levels'
+ * blocks and their units spread over the calls, and a swap's catch-up.
+ */
+#include "cpu/fft_nonuniform_state.h"
+#include "cpu/fft_sliced.h"
+#include "cpu/frames.h"
+
+#include <string.h>
+
+/* ---- one path's blocks ------------------------------------------------------------- */
+
+/* Sizes are powers of two: frame % n is frame & (n - 1). */
+static size_t ring_index(const nu_state *st, size_t frame, size_t back)
+{
+    return (frame - back) & (st->ring_len - 1);
+}
+
+static void unit_forward(const nu_state *st, nu_path *path, size_t l, const nu_unit *u)
+{
+    const nu_level *lv = &st->level[l];
+    const size_t bs = lv->bstride;
+    const float *window = path->in->ring + ring_index(st, path->start[l], 2 * lv->part);
+    float *re = path->in->fdl[l] + path->in->newest[l] * 2 * bs;
+    gf_sliced_forward(&lv->fft, u->slice, window, path->in->work[l], path->scratch, re, re + bs);
+}
+
+/* A multiply-accumulate unit of the block whose newest window is in slot
+ * `newest`, with tap set flt, into acc. */
+static void unit_mac(const nu_state *st, const nu_path *path, size_t l, const nu_unit *u,
+                     const nu_filter *flt, size_t newest, float *acc)
+{
+    const nu_level *lv = &st->level[l];
+    const size_t bs = lv->bstride;
+    float *ar = acc, *ai = ar + bs;
+    /* Partitions j0.. use the slots from newest + j0 on, which wrap around
+     * the delay line once at most: two runs. */
+    const size_t len = u->k1 - u->k0, first = (newest + u->j0) % lv->nslots;
+    const size_t count = u->j1 - u->j0;
+    const size_t before_wrap = lv->nslots - first < count ? lv->nslots - first : count;
+    const float *h = flt->spectra[l] + u->j0 * 2 * bs + u->k0;
+    const float *x = path->in->fdl[l] + u->k0;
+    if (u->j0 == 0) {
+        memset(ar + u->k0, 0, len * sizeof *ar);
+        memset(ai + u->k0, 0, len * sizeof *ai);
+    }
+    st->mac(ar + u->k0, ai + u->k0, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, len);
+    if (count > before_wrap)
+        st->mac(ar + u->k0, ai + u->k0, h + before_wrap * 2 * bs, x, bs, 2 * bs,
+                count - before_wrap, len);
+}
+
+static void unit_inverse(const nu_state *st, nu_path *path, size_t l, const nu_unit *u,
+                         const float *acc, float *block)
+{
+    const size_t bs = st->level[l].bstride;
+    gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, path->scratch, block);
+}
+
+/* A unit of the block in flight: for the path's filter and, during a
+ * crossfade, the incoming one. */
+static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u)
+{
+    nu_output *out = path->out;
+    const size_t newest = path->in->newest[l];
+    const int next = !out->cur[l];
+    switch (u->kind) {
+    case UNIT_FORWARD:
+        unit_forward(st, path, l, u);
+        break;
+    case UNIT_MAC:
+        unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
+        if (path->incoming)
+            unit_mac(st, path, l, u, path->incoming, newest, out->acc_new[l]);
+        break;
+    case UNIT_INVERSE:
+        unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
+        if (path->incoming)
+            unit_inverse(st, path, l, u, out->acc_new[l], out->block_new[l][next]);
+        break;
+    }
+}
+
+/* The block whose input completes at frame b: its spectrum goes in the slot
+ * of the oldest. */
+static void start_block(const nu_state *st, nu_path *path, size_t l, size_t b)
+{
+    const nu_level *lv = &st->level[l];
+    size_t *newest = &path->in->newest[l];
+    *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
+    path->done[l] = 0;
+    path->start[l] = b;
+}
+
+static void finish_block(const nu_state *st, nu_path *path, size_t l)
+{
+    const nu_level *lv = &st->level[l];
+    for (; path->done[l] < lv->nunits; path->done[l]++)
+        run_unit(st, path, l, &lv->units[path->done[l]]);
+    path->out->cur[l] = !path->out->cur[l];
+}
+
+/* The cost a spread level's block should have done by frame t, less what
+ * it has done: its share of the level's slack (P frames) that has passed. */
+static double behind(const nu_level *lv, const nu_path *path, size_t l, size_t t)
+{
+    const double target = lv->total * (double)(t - path->start[l]) / (double)lv->part;
+    return path->done[l] < lv->nunits ? target - lv->units[path->done[l]].cost_before : 0.0;
+}
+
+/*
+ * Frame t ends a segment: blocks complete, and the levels' work catches up
+ * with the time that has passed. The catching up is shared between the
+ * levels: the unit of whichever level is furthest behind runs, until the
+ * levels together have done what they owe. Each level alone could overrun
+ * its share by up to a unit in every segment; together they overrun by one.
+ */
+static void advance(const nu_state *st, nu_path *path, size_t t)
+{
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const nu_level *lv = &st->level[l];
+        if ((t & (lv->part - 1)) == 0) {
+            if (lv->sync) {
+                start_block(st, path, l, t);
+                finish_block(st, path, l);
+                continue;
+            }
+            finish_block(st, path, l);
+            start_block(st, path, l, t);
+        }
+    }
+    for (;;) {
+        double owed = 0.0, most = 0.0;
+        size_t pick = 0;
+        for (size_t l = 0; l < st->nlevels; l++) {
+            const nu_level *lv = &st->level[l];
+            double b;
+            if (lv->sync)
+                continue;
+            b = behind(lv, path, l, t);
+            owed += b;
+            if (b > most) {
+                most = b;
+                pick = l;
+            }
+        }
+        if (owed <= 0.0 || most <= 0.0)
+            return;
+        run_unit(st, path, pick, &st->level[pick].units[path->done[pick]]);
+        path->done[pick]++;
+    }
+}
+
+/* A segment's m outputs from frame t into y: flt's head over the history
+ * ending at h + head_taps - 1, plus every level's block being read. */
+static void segment_output(const nu_state *st, const nu_path *path, const nu_filter *flt,
+                           float *const block[][2], const float *h, size_t t, size_t m,
+                           float *y)
+{
+    st->conv(h, flt->head, st->head_taps, y, m);
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const size_t P = st->level[l].part;
+        const float *b = block[l][path->out->cur[l]] + P + (t & (P - 1));
+        for (size_t i = 0; i < m; i++)
+            y[i] += b[i];
+    }
+}
+
+/* One call for one path, from frame st->now on. Each segment's input is read
+ * before its output is written, which makes in == out safe. */
+void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const float *in,
+                    float *out, size_t n)
+{
+    const size_t c = path->channel, hist = st->head_taps - 1;
+    float *ring = path->in->ring, *y = path->out->y;
+    size_t t = st->now;
+    while (n > 0) {
+        const size_t left = st->grid - (t & (st->grid - 1)), m = left < n ? left : n;
+        const size_t idx = t & (st->ring_len - 1);
+        float *x = ring + idx;
+        gf_frames_take(x, in, channels, (unsigned)c, m);
+        if (idx < st->mirror_len)
+            memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
+        const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
+        segment_output(st, path, path->filter, path->out->block, h, t, m, y);
+        if (path->incoming) {
+            segment_output(st, path, path->incoming, path->out->block_new, h, t, m,
+                           path->out->y_new);
+            gf_fade_weights(st->plan, t - st->now, m, path->w);
+        }
+        gf_frames_give(out, channels, (unsigned)c, y, path->incoming ? path->out->y_new : NULL,
+                       path->w, m);
+        t += m;
+        if (in)
+            in += m * channels;
+        out += m * channels;
+        n -= m;
+        advance(st, path, t);
+    }
+}
+
+/* ---- crossfades ----------------------------------------------------------------------- */
+
+/* The incoming filter's share of what the path holds: at every level the
+ * block being read (the first level's was made from its newest windows at
+ * the last boundary; a spread level's from the windows of the block
+ * before the one in flight, one slot on), then the units the block in
+ * flight has done. */
+void gf_nu_path_catch_up(const nu_state *st, nu_path *path)
+{
+    nu_output *out = path->out;
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const nu_level *lv = &st->level[l];
+        const size_t newest = path->in->newest[l];
+        const size_t made_from = lv->sync ? newest : (newest + 1) % lv->nslots;
+        const int cur = out->cur[l];
+        for (size_t u = 0; u < lv->nunits; u++) {
+            const nu_unit *un = &lv->units[u];
+            if (un->kind == UNIT_MAC)
+                unit_mac(st, path, l, un, path->incoming, made_from, out->acc_new[l]);
+            else if (un->kind == UNIT_INVERSE)
+                unit_inverse(st, path, l, un, out->acc_new[l], out->block_new[l][cur]);
+        }
+        if (lv->sync)
+            continue;
+        for (size_t u = 0; u < path->done[l]; u++) {
+            const nu_unit *un = &lv->units[u];
+            if (un->kind == UNIT_MAC)
+                unit_mac(st, path, l, un, path->incoming, newest, out->acc_new[l]);
+            else if (un->kind == UNIT_INVERSE)
+                unit_inverse(st, path, l, un, out->acc_new[l], out->block_new[l][!cur]);
+        }
+    }
+}
+

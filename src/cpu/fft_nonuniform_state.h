@@ -1,0 +1,111 @@
+/*
+ * fft_nonuniform_state.h - the zero-latency FFT engine's state, shared by
+ * its set-up (fft_nonuniform.c) and its paths' work (fft_nonuniform_path.c).
+ */
+#ifndef GF_CPU_FFT_NONUNIFORM_STATE_H
+#define GF_CPU_FFT_NONUNIFORM_STATE_H
+
+#include "core/plan.h"
+#include "cpu/cmac.h"
+#include "cpu/direct.h"
+#include "cpu/fft_sliced.h"
+#include "cpu/pool.h"
+#include "cpu/tuning.h"
+
+#include <stddef.h>
+
+enum unit_kind { UNIT_FORWARD, UNIT_MAC, UNIT_INVERSE };
+
+typedef struct nu_unit {
+    enum unit_kind kind;
+    size_t slice;          /* forward or inverse slice */
+    size_t k0, k1;         /* bins [k0, k1) of the multiply-accumulate */
+    size_t j0, j1;         /* partitions [j0, j1) */
+    double cost_before;    /* of the units before this one */
+} nu_unit;
+
+/* One level's shape and the work of one of its blocks, shared by every path. */
+typedef struct nu_level {
+    size_t part;           /* P */
+    size_t offset;         /* first tap */
+    size_t nparts;
+    size_t nslots;         /* the delay line's: nparts + 1 */
+    size_t bstride;        /* P + 1 rounded up to ALIGN_FLOATS */
+    int sync;              /* the first level: a block's work all at once */
+    gf_sliced_fft fft;
+    nu_unit *units;
+    size_t nunits;
+    double total;          /* cost of every unit */
+} nu_level;
+
+typedef struct nu_filter {
+    float *head;                            /* the first taps, reversed */
+    float *spectra[GF_NU_MAX_LEVELS + 1];   /* nparts x (re, im) x bstride, scaled 1 / 2P */
+} nu_filter;
+
+/* A prepared filter (gfir_filter.impl): every tap set's. */
+typedef struct nu_prepared {
+    unsigned sets;
+    size_t nlevels;
+    nu_filter *set;
+} nu_prepared;
+
+typedef struct nu_input {
+    float *ring;                            /* ring_len, then mirror_len copied again */
+    float *fdl[GF_NU_MAX_LEVELS + 1];       /* nslots x (re, im) x bstride */
+    size_t newest[GF_NU_MAX_LEVELS + 1];    /* slot of the newest spectrum */
+    float *work[GF_NU_MAX_LEVELS + 1];      /* a forward transform between slices */
+} nu_input;
+
+typedef struct nu_output {
+    float *y;                               /* one segment of outputs */
+    float *acc[GF_NU_MAX_LEVELS + 1];       /* (re, im) x bstride */
+    float *block[GF_NU_MAX_LEVELS + 1][2];  /* 2P each; the upper half is the block */
+    int cur[GF_NU_MAX_LEVELS + 1];          /* the block being read */
+    /* The incoming filter's, during a crossfade. */
+    float *y_new;
+    float *acc_new[GF_NU_MAX_LEVELS + 1];
+    float *block_new[GF_NU_MAX_LEVELS + 1][2];
+} nu_output;
+
+typedef struct nu_path {
+    nu_input *in;
+    const nu_filter *filter;
+    const nu_filter *incoming;              /* during a crossfade, else NULL */
+    nu_output *out;
+    unsigned channel;
+    float *scratch;                         /* for one slice at a time */
+    float *w;                               /* one segment's crossfade weights */
+    size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
+    size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
+} nu_path;
+
+typedef struct nu_state {
+    size_t grid;           /* N: the head's length in the scheme, the segments' bound */
+    size_t head_taps;      /* min(N, ntaps) */
+    size_t nlevels;
+    nu_level level[GF_NU_MAX_LEVELS + 1];
+    size_t ring_len;       /* a power of two, at least 4 max(P, N) */
+    size_t mirror_len;     /* max(P, N): windows and the head's history never wrap */
+    size_t now;            /* frames since the last reset */
+    gf_cpu_conv_fn conv;
+    gf_cmac_run_fn mac;
+    const gfir_plan *plan;  /* for the crossfade's weights */
+    nu_input *inputs;
+    nu_output *outputs;
+    nu_path *paths;
+    unsigned channels;
+    gf_pool *pool;         /* NULL: every call on the calling thread */
+    const float *task_in;  /* the call the pool's paths work on */
+    float *task_out;
+    size_t task_n;
+} nu_state;
+
+/* One call of n frames for one path, from frame st->now on. Each segment's
+ * input is read before its output is written, which makes in == out safe. */
+void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const float *in,
+                    float *out, size_t n);
+/* A swap's first call: the incoming filter's share of what the path holds. */
+void gf_nu_path_catch_up(const nu_state *st, nu_path *path);
+
+#endif

@@ -1,0 +1,253 @@
+/*
+ * tuning.c - the CPU backend's measured rules and models (tuning.h): the
+ * uniform FFT engine's partitions and break-even, the zero-latency
+ * engine's scheme, break-even and model, and the engines' cost models.
+ */
+#include "cpu/tuning.h"
+#include "cpu/pool.h"
+
+#include <string.h>
+
+/*
+ * Partition size P, a power of two:
+ *   P = clamp(min(floor_pow2(max_block_frames), ceil_pow2(ntaps)), 64, 32768)
+ * Latency is P, so P never exceeds the block a live caller asked for (its
+ * callback size, which the audio device already buffers); longer filters then
+ * cost K = ntaps / P multiply-adds per frame instead. P never exceeds the
+ * filter rounded up to a power of two: past one partition a longer FFT only
+ * adds latency and work. 64 is the floor because below it the FFTs cost more
+ * per frame than direct convolution of any filter short enough to fit.
+ * 32768 is the ceiling: `cpu_fft_bench --partition` found longer FFTs no
+ * faster per frame even for 2^20 taps (they leave the L2 cache), while the
+ * delay line's memory, 16 bytes per tap and channel, does not depend on P.
+ * Plans whose latency budget (max_latency_frames) fits no partition get the
+ * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a direct
+ * head and growing partitions, which costs three to four times as much per
+ * frame as this engine at its best partition (tools/cpu_nupc_bench --table).
+ */
+#define MIN_PARTITION ((size_t)64)
+#define MAX_PARTITION ((size_t)32768)
+
+/* ---- the uniform FFT engine: partitions and break-even ---------------------- */
+
+static size_t floor_pow2(size_t n)
+{
+    size_t p = 1;
+    while (p <= n / 2)
+        p *= 2;
+    return p;
+}
+
+static size_t ceil_pow2(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency)
+{
+    size_t p = floor_pow2(block_frames ? block_frames : 1);
+    size_t fit = ceil_pow2(ntaps);
+    if (p > fit)
+        p = fit;
+    if (p > MAX_PARTITION)
+        p = MAX_PARTITION;
+    if (p < MIN_PARTITION)
+        p = MIN_PARTITION;
+    if (max_latency != GFIR_LATENCY_ANY && p > max_latency)
+        p = max_latency >= MIN_PARTITION ? floor_pow2(max_latency) : 0;
+    return p;
+}
+
+/*
+ * From how many taps the FFT engine with partitions of P frames is faster
+ * than direct convolution in calls of P frames.
+ *
+ * Measured with `cpu_fft_bench --crossover 1.0` (one thread, mono, AVX-512
+ * direct kernel, 2-core development machine, best of five runs of 30 ms per
+ * point, 2026-11-23, with other builds running): FFT wins from 192 taps at
+ * every partition, as the file benchmark found for whole files (127 taps
+ * direct 0.39 s against FFT 0.44; 255 taps 0.52 against 0.43). An earlier
+ * run put the 64-frame row at 24 taps; the direct kernel's short calls have
+ * since become about 4 times faster (halving-width tails), and the rerun
+ * gave 192 there too. This is break-even, not a margin: the policy only
+ * considers this engine where the caller's latency budget already covers P,
+ * so its latency costs nothing unasked.
+ */
+#define MIN_TAPS ((size_t)192)
+
+size_t gf_cpu_fft_uniform_min_taps(size_t partition)
+{
+    (void)partition; /* the same at every partition measured, 64 to 32768 */
+    return MIN_TAPS;
+}
+
+/* ---- the zero-latency FFT engine: scheme, break-even, cost ------------------- */
+
+/*
+ * Head 128 (the first level's partitions too, from tap 128), then levels of
+ * 1024, 8192 and 65536, each once the filter is longer than 4 times its
+ * partition: a level starts at twice its size, so the one before it then
+ * holds 14 partitions (the first 15) and this one at least 3.
+ *
+ * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
+ * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
+ * level up to 65536), whose fastest schemes came within 10% of each other,
+ * then the thresholds timed side by side with `cpu_nupc_bench --compare TAPS
+ * SCHEME... --runs 5` (2-core development VM, AMD EPYC, 2026-11-23, shared
+ * and busy; medians, thread CPU time; ns a frame and channel):
+ *     4096 taps    128 11.8, 128,1024 13.7 (64,256,1024 16.5)
+ *     8192         128 19.0, 128,1024 14.7
+ *     32768        128,1024 21.3, 128,1024,8192 21.5
+ *     65536        128,1024 29.6, 128,1024,8192 23.5 (64,256,...,16384 29.5)
+ *     262144       128,1024,8192 32.0, with 65536 36.4
+ *     524288       128,1024,8192 60.6, with 65536 43.0
+ *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
+ * The cost model behind it (Wefers): every level costs one forward and one
+ * inverse transform per frame, about what the uniform engine's whole
+ * transform costs (2.5 to 4 ns a frame here), and every partition one
+ * multiply-accumulate per bin (0.2 ns from the L2 cache, several times that
+ * from memory); a head of 128 rather than 64 costs 64 direct multiply-adds a
+ * frame (about 1.3 ns) but saves a level. Partitions stay at 65536 and below,
+ * as in the uniform engine, whose longer transforms were no faster.
+ */
+#define SCHEME_HEAD ((size_t)128)
+
+void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
+{
+    static const size_t sizes[] = {1024, 8192, 65536};
+    memset(scheme, 0, sizeof *scheme);
+    scheme->head = SCHEME_HEAD;
+    for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
+        scheme->sizes[scheme->nlevels++] = sizes[i];
+}
+
+/*
+ * Against the direct engine (both without latency): the engine from
+ * crossover_taps[i] taps on when max_block_frames rounds down to 16 << i
+ * (below 16: row 0; above 32768: the last row).
+ *
+ * Measured with `cpu_nupc_bench --crossover 3` (one thread, mono, calls of
+ * the block size, AVX-512 direct kernel; 2-core development VM, AMD EPYC,
+ * 2026-11-23, shared and busy; medians of 3 runs, thread CPU time), run twice:
+ * the tap count from which the non-uniform engine is at least as fast as
+ * direct at every larger tap count of the grid (16 to 4096 taps). Both runs
+ * gave the same table. Up to 128 taps the engine is its direct head alone,
+ * as fast as direct give or take 10%; at 192 and 256 its first partitions
+ * cost more than direct's extra taps (0.6 to 0.9 times direct's speed); at
+ * 384 it breaks even (1.01 to 1.13) and at 512 it is 1.15 to 1.44 times
+ * faster, 3 to 6 times at 2048 and beyond. At 16-frame calls direct pays
+ * for sliding its history every call and the engine wins from 192 taps.
+ */
+static const size_t crossover_taps[] = {
+    /*    16 */ 192,
+    /*    32 */ 384,
+    /*    64 */ 384,
+    /*   128 */ 384,
+    /*   256 */ 384,
+    /*   512 */ 384,
+    /*  1024 */ 384,
+    /*  2048 */ 384,
+    /*  4096 */ 384,
+    /*  8192 */ 384,
+    /* 16384 */ 384,
+    /* 32768 */ 384,
+};
+
+int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames)
+{
+    const size_t rows = sizeof crossover_taps / sizeof crossover_taps[0];
+    size_t i = 0;
+    while (i + 1 < rows && ((size_t)16 << (i + 1)) <= block_frames)
+        i++;
+    return ntaps >= crossover_taps[i];
+}
+
+/*
+ * The cost model of the scheme's comment with its figures: 0.02 ns per head
+ * tap, 3 ns per level for its two transforms, and per partition 0.3 ns
+ * while a level's spectra stay in the caches, 0.7 ns from 8192 on, where
+ * they stream from memory. Against `cpu_nupc_bench --table` (stereo,
+ * 2026-11-23, the development VM), modelled and measured: 4096 taps 14.9 and
+ * 11 to 13.7; 65536 24.5 and 21 to 23; 262144 41.3 and 28 to 32; 2^20 42.9
+ * and 51 to 56.
+ */
+double gf_cpu_fft_nonuniform_ns(size_t ntaps)
+{
+    gf_nu_scheme s;
+    double ns;
+    gf_cpu_fft_nonuniform_scheme(ntaps, &s);
+    ns = 0.02 * (double)(ntaps < s.head ? ntaps : s.head);
+    for (size_t i = 0; i <= s.nlevels && ntaps > s.head; i++) {
+        const size_t part = i ? s.sizes[i - 1] : s.head, first = i ? 2 * part : part;
+        const size_t end = i < s.nlevels ? 2 * s.sizes[i] : ntaps;
+        const double parts = (double)((end - first + part - 1) / part);
+        ns += 3.0 + parts * (part >= 8192 ? 0.7 : 0.3);
+    }
+    return ns;
+}
+
+/*
+ * The CPU's time to filter, by a model fitted to measurements. It only has to
+ * be right to a factor well under two: it decides whether a GPU's start-up, a
+ * third of a second, pays.
+ *
+ * Direct convolution: ntaps multiply-adds per frame and channel at
+ * DIRECT_MACS_PER_S per thread (tools/bench/cpu.sh, docs/BENCHMARKS.md: 18-22
+ * GMAC/s on one thread of the 2-core development machine from 255 taps up),
+ * shared across every thread.
+ *
+ * Uniformly partitioned FFT with partitions of P frames and K = ntaps / P
+ * partitions: FFT_LOG_NS * log2(2P) + FFT_PART_NS * K ns per frame and channel
+ * on one thread, fitted to `cpu_fft_bench --partition` (same machine,
+ * 2026-11-23): 512 taps at P = 512 3.5 ns, 65536 at 32768 5.4 ns, 262144 at
+ * 32768 6.3 ns (model 8.8) and at 8192 16.0 (model 20.2), 2^20 at 32768 23.3
+ * (model 20.8). The engine spreads channels over threads, and a single
+ * channel's partitions only when there are many of them. The zero-latency FFT
+ * engine's model is its own (gf_cpu_fft_nonuniform_ns()).
+ */
+#define DIRECT_MACS_PER_S 20e9
+#define FFT_LOG_NS 0.3
+#define FFT_PART_NS 0.5
+
+static double log2_of(double n)
+{
+    double l = 0;
+    while (n > 1) {
+        n /= 2;
+        l++;
+    }
+    return l;
+}
+
+static double threads_of(const gfir_plan *plan)
+{
+    return plan->threads ? plan->threads : gf_cpu_count();
+}
+
+double gf_cpu_direct_seconds(const gfir_plan *plan, double frames)
+{
+    const double samples = frames * plan->channels;
+    return samples * (double)plan->ntaps / (DIRECT_MACS_PER_S * threads_of(plan));
+}
+
+double gf_cpu_fft_uniform_seconds(const gfir_plan *plan, double frames)
+{
+    const double threads = threads_of(plan), samples = frames * plan->channels;
+    const double p = (double)plan->partition;
+    const double parts = (double)((plan->ntaps + plan->partition - 1) / plan->partition);
+    const double ns = FFT_LOG_NS * log2_of(2 * p) + FFT_PART_NS * parts;
+    double used = plan->channels > 1 ? plan->channels : parts >= 32 ? threads : 1;
+    used = used < threads ? used : threads;
+    return samples * ns * 1e-9 / used;
+}
+
+double gf_cpu_fft_zero_latency_seconds(const gfir_plan *plan, double frames)
+{
+    const double threads = threads_of(plan), samples = frames * plan->channels;
+    /* Large calls spread their channels over the threads. */
+    const double used = plan->channels < threads ? plan->channels : threads;
+    return samples * gf_cpu_fft_nonuniform_ns(plan->ntaps) * 1e-9 / used;
+}

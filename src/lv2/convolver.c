@@ -1,0 +1,535 @@
+/*
+ * convolver.c - the "gfir convolver" plugins (mono, mono to stereo, stereo):
+ * an impulse response from a file, set as the patch parameter <urn:gfir:lv2:ir>
+ * (an atom:Path) on the control port, as eg-sampler sets its sample.
+ *
+ * The worker reads, resamples, conditions the IR and builds the filter
+ * (ir.h, runner.h); run() only executes the plan, takes handovers and mixes
+ * wet, dry and gain. The loaded path goes out on the notify port, and so do
+ * failures (the old IR stays) and notes as <urn:gfir:lv2:status> strings.
+ * The path is saved and restored with the host's state, through mapPath.
+ */
+#include "plugins.h"
+#include "convolver.h"
+#include "features.h"
+#include "ir.h"
+#include "runner.h"
+
+#include <lv2/atom/forge.h>
+#include <lv2/atom/util.h>
+#include <lv2/patch/patch.h>
+#include <lv2/state/state.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    PORT_CONTROL, PORT_NOTIFY, PORT_WET, PORT_DRY, PORT_GAIN, PORT_NORMALIZE, PORT_TRIM,
+    PORT_BACKEND, PORT_LATENCY, PORT_AUDIO /* inputs, then outputs */
+};
+#define MAX_PORTS 2
+#define PATH_MAX_BYTES 4096
+#define MESSAGE_BYTES 512
+/* wet_db and dry_db at or below this: off */
+#define GAIN_OFF_DB (-90.0f)
+
+typedef struct conditioning {
+    int normalize, backend;
+    float trim_db;
+} conditioning;
+
+enum { WORK_LOAD, WORK_CONDITION };
+
+/* a request, then for WORK_LOAD path_bytes of path (with its NUL) */
+typedef struct request {
+    int kind;
+    conditioning cond;
+    gfir_plan *plan;            /* the running plan */
+    gl_shape shape;
+    uint32_t path_bytes;
+} request;
+
+/* a response, then path_bytes of the loaded path, then message_bytes */
+typedef struct response {
+    int ok;
+    gl_handover h;
+    uint32_t path_bytes, message_bytes;
+} response;
+
+typedef struct uris {
+    LV2_URID atom_Path, atom_String, atom_Object, atom_Sequence, atom_URID, atom_eventTransfer;
+    LV2_URID patch_Set, patch_Get, patch_property, patch_value, ir, status;
+} uris;
+
+typedef struct convolver {
+    unsigned inputs, outputs;
+    double rate_hz;
+    gl_features host;
+    uris u;
+    LV2_Atom_Forge forge;
+    gl_runner runner;
+    const LV2_Atom_Sequence *control;
+    LV2_Atom_Sequence *notify;
+    const float *controls[PORT_LATENCY];
+    float *latency_port;
+    const float *in[MAX_PORTS];
+    float *out[MAX_PORTS];
+    /* audio thread */
+    char path[PATH_MAX_BYTES];  /* the IR running ("" none) */
+    char wanted[PATH_MAX_BYTES];/* asked for by patch:Set, not yet sent to the worker */
+    int want_load, in_flight, notify_path, loaded;
+    conditioning asked;         /* what the running IR was conditioned with */
+    char message[MESSAGE_BYTES];/* for the notify port ("" none) */
+    uint64_t control_copy[PATH_MAX_BYTES / 8 + 64]; /* see aligned_control */
+    /* worker (and restore) */
+    gl_ir ir;                   /* the file as read, at the host's rate */
+} convolver;
+
+static void map_uris(LV2_URID_Map *m, uris *u)
+{
+    u->atom_Path = m->map(m->handle, LV2_ATOM__Path);
+    u->atom_String = m->map(m->handle, LV2_ATOM__String);
+    u->atom_Object = m->map(m->handle, LV2_ATOM__Object);
+    u->atom_Sequence = m->map(m->handle, LV2_ATOM__Sequence);
+    u->atom_URID = m->map(m->handle, LV2_ATOM__URID);
+    u->atom_eventTransfer = m->map(m->handle, LV2_ATOM__eventTransfer);
+    u->patch_Set = m->map(m->handle, LV2_PATCH__Set);
+    u->patch_Get = m->map(m->handle, LV2_PATCH__Get);
+    u->patch_property = m->map(m->handle, LV2_PATCH__property);
+    u->patch_value = m->map(m->handle, LV2_PATCH__value);
+    u->ir = m->map(m->handle, GL_CONVOLVER_IR_URI);
+    u->status = m->map(m->handle, GL_CONVOLVER_STATUS_URI);
+}
+
+static float control(const convolver *c, int port, float fallback)
+{
+    return c->controls[port] ? *c->controls[port] : fallback;
+}
+
+static conditioning read_conditioning(const convolver *c)
+{
+    conditioning k;
+    const long n = lrintf(control(c, PORT_NORMALIZE, GL_NORMALIZE_PEAK));
+    const long b = lrintf(control(c, PORT_BACKEND, GFIR_BACKEND_AUTO));
+    k.normalize = n < 0 ? 0 : n > GL_NORMALIZE_ENERGY ? GL_NORMALIZE_ENERGY : (int)n;
+    k.backend = b < 0 ? 0 : b > GFIR_BACKEND_CUDA ? GFIR_BACKEND_CUDA : (int)b;
+    k.trim_db = control(c, PORT_TRIM, (float)GL_TRIM_OFF_DB);
+    return k;
+}
+
+static int same_conditioning(const conditioning *a, const conditioning *b)
+{
+    return a->normalize == b->normalize && a->backend == b->backend && a->trim_db == b->trim_db;
+}
+
+/* Conditions ir and builds it against the running plan. */
+static int build(convolver *c, const gl_ir *ir, const conditioning *k, gfir_plan *plan,
+                 const gl_shape *shape, gl_handover *h, char *why, size_t why_size, char *note,
+                 size_t note_size)
+{
+    float *taps;
+    size_t ntaps;
+    gl_shape want;
+    int rc;
+    if (gl_ir_condition(ir, c->inputs, c->outputs, k->trim_db, (gl_normalize)k->normalize,
+                        &taps, &ntaps, &want, why, why_size))
+        return 1;
+    want.backend = (gfir_backend)k->backend;
+    rc = gl_build(&want, taps, ntaps, gl_features_block(&c->host), plan, shape, h, why,
+                  why_size, note, note_size);
+    free(taps);
+    return rc;
+}
+
+static LV2_Handle instantiate(const LV2_Descriptor *d, double rate_hz, const char *bundle,
+                              const LV2_Feature *const *features)
+{
+    convolver *c = calloc(1, sizeof *c);
+    (void)bundle;
+    if (!c)
+        return NULL;
+    gl_features_scan(features, &c->host);
+    if (!c->host.map || !c->host.schedule) {
+        lv2_log_error(&c->host.logger, "gfir convolver: the host offers no %s\n",
+                      c->host.map ? "worker" : "URID map");
+        free(c);
+        return NULL;
+    }
+    c->inputs = strstr(d->URI, "convolver-stereo") ? 2 : 1;
+    c->outputs = strstr(d->URI, "convolver-mono-stereo") ? 2 : c->inputs;
+    c->rate_hz = rate_hz;
+    c->asked = read_conditioning(c);
+    map_uris(c->host.map, &c->u);
+    lv2_atom_forge_init(&c->forge, c->host.map);
+    if (gl_runner_init(&c->runner, c->inputs, c->outputs, gl_features_block(&c->host),
+                       gl_fade_frames(rate_hz))) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void connect_port(LV2_Handle h, uint32_t port, void *data)
+{
+    convolver *c = h;
+    if (port == PORT_CONTROL)
+        c->control = data;
+    else if (port == PORT_NOTIFY)
+        c->notify = data;
+    else if (port < PORT_LATENCY)
+        c->controls[port] = data;
+    else if (port == PORT_LATENCY)
+        c->latency_port = data;
+    else if (port - PORT_AUDIO < c->inputs)
+        c->in[port - PORT_AUDIO] = data;
+    else if (port - PORT_AUDIO - c->inputs < c->outputs)
+        c->out[port - PORT_AUDIO - c->inputs] = data;
+}
+
+static void activate(LV2_Handle h)
+{
+    convolver *c = h;
+    if (c->runner.plan)
+        gfir_plan_reset(c->runner.plan);
+}
+
+/* ---- the audio thread ----------------------------------------------------------- */
+
+/* The control sequence where its events can be read: the host's buffer, or
+ * a copy where the host's is not 64-bit aligned (jalv 1.6.6's are 4-byte
+ * aligned), as long as the copy holds it (NULL when it does not). */
+static const LV2_Atom_Sequence *aligned_control(convolver *c)
+{
+    size_t bytes;
+    if (!c->control || ((uintptr_t)c->control & 7) == 0)
+        return c->control;
+    bytes = sizeof(LV2_Atom) + c->control->atom.size;
+    if (bytes > sizeof c->control_copy)
+        return NULL;
+    memcpy(c->control_copy, c->control, bytes);
+    return (const LV2_Atom_Sequence *)c->control_copy;
+}
+
+/* patch:Set of the IR's path, or patch:Get of it (the atom input). */
+static void read_messages(convolver *c)
+{
+    const uris *u = &c->u;
+    const LV2_Atom_Sequence *control = aligned_control(c);
+    if (!control)
+        return;
+    LV2_ATOM_SEQUENCE_FOREACH (control, ev) {
+        const LV2_Atom_Object *obj = (const LV2_Atom_Object *)&ev->body;
+        const LV2_Atom *property = NULL, *value = NULL;
+        if (ev->body.type != u->atom_Object)
+            continue;
+        lv2_atom_object_get(obj, u->patch_property, &property, u->patch_value, &value, 0);
+        if (!property || property->type != u->atom_URID ||
+            ((const LV2_Atom_URID *)property)->body != u->ir)
+            continue;
+        if (obj->body.otype == u->patch_Get) {
+            c->notify_path = 1;
+        } else if (obj->body.otype == u->patch_Set && value && value->type == u->atom_Path &&
+                   value->size > 1 && value->size <= PATH_MAX_BYTES) {
+            memcpy(c->wanted, LV2_ATOM_BODY_CONST(value), value->size);
+            c->wanted[value->size - 1] = '\0';
+            c->want_load = 1;
+        }
+    }
+}
+
+/* One request at a time, when the last one's result has been taken in: a
+ * new file first, else new conditioning of the one loaded. */
+static void schedule_request(convolver *c)
+{
+    LV2_Worker_Schedule *s = c->host.schedule;
+    struct {
+        request q;
+        char path[PATH_MAX_BYTES];
+    } msg;
+    const conditioning k = read_conditioning(c);
+    if (c->in_flight || !gl_runner_settled(&c->runner))
+        return;
+    if (!c->want_load && (!c->loaded || same_conditioning(&k, &c->asked)))
+        return;
+    memset(&msg.q, 0, sizeof msg.q);
+    msg.q.kind = c->want_load ? WORK_LOAD : WORK_CONDITION;
+    msg.q.cond = k;
+    msg.q.plan = c->runner.plan;
+    msg.q.shape = c->runner.shape;
+    if (c->want_load) {
+        msg.q.path_bytes = (uint32_t)strlen(c->wanted) + 1;
+        memcpy(msg.path, c->wanted, msg.q.path_bytes);
+    }
+    if (s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
+        LV2_WORKER_SUCCESS) {
+        c->in_flight = 1;
+        c->want_load = 0;
+        c->asked = k;
+    }
+}
+
+static float db_gain(float db, int may_be_off)
+{
+    return may_be_off && db <= GAIN_OFF_DB ? 0.0f : powf(10.0f, db / 20.0f);
+}
+
+static void mix(convolver *c, size_t done, size_t n, float wet, float dry, float gain)
+{
+    const gl_runner *r = &c->runner;
+    for (unsigned o = 0; o < c->outputs; o++) {
+        const unsigned from = c->inputs == c->outputs ? o : 0;
+        for (size_t i = 0; i < n; i++)
+            c->out[o][done + i] = gain * (wet * r->wet[i * c->outputs + o] +
+                                          dry * r->in[i * c->inputs + from]);
+    }
+}
+
+/* A patch:Set of property at frame 0, up to its value. */
+static void begin_set(LV2_Atom_Forge *f, const uris *u, LV2_Atom_Forge_Frame *obj,
+                      LV2_URID property)
+{
+    lv2_atom_forge_frame_time(f, 0);
+    lv2_atom_forge_object(f, obj, 0, u->patch_Set);
+    lv2_atom_forge_key(f, u->patch_property);
+    lv2_atom_forge_urid(f, property);
+    lv2_atom_forge_key(f, u->patch_value);
+}
+
+/* The path and the messages the audio thread owes the host, on notify. */
+static void write_notify(convolver *c)
+{
+    const uris *u = &c->u;
+    LV2_Atom_Forge *f = &c->forge;
+    LV2_Atom_Forge_Frame seq, obj;
+    if (!c->notify)
+        return;
+    lv2_atom_forge_set_buffer(f, (uint8_t *)c->notify, c->notify->atom.size);
+    lv2_atom_forge_sequence_head(f, &seq, 0);
+    if (c->notify_path && c->path[0]) {
+        begin_set(f, u, &obj, u->ir);
+        lv2_atom_forge_path(f, c->path, (uint32_t)strlen(c->path));
+        lv2_atom_forge_pop(f, &obj);
+    }
+    c->notify_path = 0;
+    if (c->message[0]) {
+        begin_set(f, u, &obj, u->status);
+        lv2_atom_forge_string(f, c->message, (uint32_t)strlen(c->message));
+        lv2_atom_forge_pop(f, &obj);
+        c->message[0] = '\0';
+    }
+    lv2_atom_forge_pop(f, &seq);
+}
+
+static void run(LV2_Handle h, uint32_t frames)
+{
+    convolver *c = h;
+    gl_runner *r = &c->runner;
+    const float wet = db_gain(control(c, PORT_WET, 0), 1);
+    const float dry = db_gain(control(c, PORT_DRY, GAIN_OFF_DB), 1);
+    const float gain = db_gain(control(c, PORT_GAIN, 0), 0);
+    read_messages(c);
+    gl_runner_send_garbage(r, c->host.schedule);
+    schedule_request(c);
+    for (size_t done = 0; done < frames;) {
+        const size_t n = frames - done < r->block ? frames - done : r->block;
+        for (unsigned i = 0; i < c->inputs; i++)
+            for (size_t k = 0; k < n; k++)
+                r->in[k * c->inputs + i] = c->in[i][done + k];
+        gl_runner_process(r, n);
+        mix(c, done, n, wet, dry, gain);
+        done += n;
+    }
+    write_notify(c);
+    if (c->latency_port)
+        *c->latency_port = 0;
+}
+
+/* ---- the worker ------------------------------------------------------------------- */
+
+/* Loads a file (or reconditions the one loaded) and builds its filter. On
+ * success the file becomes the worker's IR. 0, or 1 with why. */
+static int load(convolver *c, const char *path, const conditioning *k, gfir_plan *plan,
+                const gl_shape *shape, gl_handover *h, char *why, size_t why_size, char *note,
+                size_t note_size)
+{
+    gl_ir ir = {NULL, 0, 0};
+    if (!path)
+        return build(c, &c->ir, k, plan, shape, h, why, why_size, note, note_size);
+    if (gl_ir_load(path, c->rate_hz, &ir, why, why_size))
+        return 1;
+    if (build(c, &ir, k, plan, shape, h, why, why_size, note, note_size)) {
+        gl_ir_free(&ir);
+        return 1;
+    }
+    gl_ir_free(&c->ir);
+    c->ir = ir;
+    return 0;
+}
+
+static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
+                              LV2_Worker_Respond_Handle handle, uint32_t size, const void *data)
+{
+    convolver *c = h;
+    request q;
+    struct {
+        response r;
+        char text[PATH_MAX_BYTES + MESSAGE_BYTES];
+    } msg;
+    char why[MESSAGE_BYTES], note[MESSAGE_BYTES];
+    const char *path;
+    if (gl_runner_take_garbage(size, data))
+        return LV2_WORKER_SUCCESS;
+    if (size < sizeof q)
+        return LV2_WORKER_ERR_UNKNOWN;
+    memcpy(&q, data, sizeof q);
+    if (size != sizeof q + q.path_bytes || q.path_bytes > PATH_MAX_BYTES ||
+        (q.kind == WORK_LOAD && (q.path_bytes == 0 || ((const char *)data)[size - 1])))
+        return LV2_WORKER_ERR_UNKNOWN;
+    path = q.kind == WORK_LOAD ? (const char *)data + sizeof q : NULL;
+    memset(&msg.r, 0, sizeof msg.r);
+    note[0] = '\0';
+    msg.r.ok = !load(c, path, &q.cond, q.plan, &q.shape, &msg.r.h, why, sizeof why, note,
+                     sizeof note);
+    if (!msg.r.ok)
+        lv2_log_error(&c->host.logger, "gfir convolver: %s\n", why);
+    else if (note[0])
+        lv2_log_note(&c->host.logger, "gfir convolver: %s\n", note);
+    if (msg.r.ok && path) {
+        msg.r.path_bytes = q.path_bytes;
+        memcpy(msg.text, path, q.path_bytes);
+    }
+    msg.r.message_bytes = (uint32_t)strlen(msg.r.ok ? note : why) + 1;
+    memcpy(msg.text + msg.r.path_bytes, msg.r.ok ? note : why, msg.r.message_bytes);
+    if (respond(handle, (uint32_t)(sizeof msg.r + msg.r.path_bytes + msg.r.message_bytes),
+                &msg) != LV2_WORKER_SUCCESS)
+        gl_handover_free(&msg.r.h);
+    return LV2_WORKER_SUCCESS;
+}
+
+static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *data)
+{
+    convolver *c = h;
+    response r;
+    const char *text = (const char *)data + sizeof r;
+    if (size < sizeof r)
+        return LV2_WORKER_ERR_UNKNOWN;
+    memcpy(&r, data, sizeof r);
+    c->in_flight = 0;
+    if (size != sizeof r + r.path_bytes + r.message_bytes || r.message_bytes > MESSAGE_BYTES)
+        return LV2_WORKER_ERR_UNKNOWN;
+    if (r.ok) {
+        gl_runner_offer(&c->runner, &r.h);
+        if (r.path_bytes) {
+            memcpy(c->path, text, r.path_bytes);
+            c->loaded = c->notify_path = 1;
+        }
+    }
+    memcpy(c->message, text + r.path_bytes, r.message_bytes);
+    return LV2_WORKER_SUCCESS;
+}
+
+/* ---- state ------------------------------------------------------------------------ */
+
+static const void *feature(const LV2_Feature *const *features, const char *uri)
+{
+    for (size_t i = 0; features && features[i]; i++)
+        if (!strcmp(features[i]->URI, uri))
+            return features[i]->data;
+    return NULL;
+}
+
+static void free_path(const LV2_Feature *const *features, char *path)
+{
+    const LV2_State_Free_Path *fp = feature(features, LV2_STATE__freePath);
+    if (fp)
+        fp->free_path(fp->handle, path);
+    else
+        free(path);
+}
+
+static LV2_State_Status save(LV2_Handle h, LV2_State_Store_Function store,
+                             LV2_State_Handle handle, uint32_t flags,
+                             const LV2_Feature *const *features)
+{
+    convolver *c = h;
+    const LV2_State_Map_Path *mp = feature(features, LV2_STATE__mapPath);
+    char *abstract;
+    LV2_State_Status st;
+    (void)flags;
+    if (!c->path[0])
+        return LV2_STATE_SUCCESS;
+    abstract = mp ? mp->abstract_path(mp->handle, c->path) : NULL;
+    st = store(handle, c->u.ir, abstract ? abstract : c->path,
+               strlen(abstract ? abstract : c->path) + 1, c->u.atom_Path,
+               LV2_STATE_IS_POD | LV2_STATE_IS_PORTABLE);
+    if (abstract)
+        free_path(features, abstract);
+    return st;
+}
+
+/* Loads the saved IR at once (the host does not run the plugin meanwhile). */
+static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrieve,
+                                LV2_State_Handle handle, uint32_t flags,
+                                const LV2_Feature *const *features)
+{
+    convolver *c = h;
+    const LV2_State_Map_Path *mp = feature(features, LV2_STATE__mapPath);
+    size_t size;
+    uint32_t type, vflags;
+    const char *value = retrieve(handle, c->u.ir, &size, &type, &vflags);
+    const conditioning k = read_conditioning(c);
+    char why[MESSAGE_BYTES], note[MESSAGE_BYTES], *path;
+    gl_handover ho;
+    int failed;
+    (void)flags;
+    if (!value)
+        return LV2_STATE_SUCCESS;
+    if (type != c->u.atom_Path || size == 0 || value[size - 1])
+        return LV2_STATE_ERR_BAD_TYPE;
+    path = mp ? mp->absolute_path(mp->handle, value) : NULL;
+    failed = strlen(path ? path : value) >= PATH_MAX_BYTES ||
+             load(c, path ? path : value, &k, c->runner.plan, &c->runner.shape, &ho, why,
+                  sizeof why, note, sizeof note);
+    if (!failed) {
+        gl_runner_install(&c->runner, &ho);
+        snprintf(c->path, sizeof c->path, "%s", path ? path : value);
+        c->loaded = c->notify_path = 1;
+        c->asked = k;
+        snprintf(c->message, sizeof c->message, "%s", note);
+    } else {
+        lv2_log_error(&c->host.logger, "gfir convolver: restoring: %s\n",
+                      strlen(path ? path : value) >= PATH_MAX_BYTES ? "path too long" : why);
+    }
+    if (path)
+        free_path(features, path);
+    return failed ? LV2_STATE_ERR_UNKNOWN : LV2_STATE_SUCCESS;
+}
+
+static void cleanup(LV2_Handle h)
+{
+    convolver *c = h;
+    gl_runner_free(&c->runner);
+    gl_ir_free(&c->ir);
+    free(c);
+}
+
+static const void *extension_data(const char *uri)
+{
+    static const LV2_Worker_Interface worker = {work, work_response, NULL};
+    static const LV2_State_Interface state = {save, restore};
+    if (!strcmp(uri, LV2_WORKER__interface))
+        return &worker;
+    if (!strcmp(uri, LV2_STATE__interface))
+        return &state;
+    return NULL;
+}
+
+#define CONVOLVER(name, uri) \
+    const LV2_Descriptor name = {uri, instantiate, connect_port, activate, run, NULL, cleanup, \
+                                 extension_data}
+CONVOLVER(gl_convolver_mono, GFIR_LV2_URI ":convolver-mono");
+CONVOLVER(gl_convolver_mono_stereo, GFIR_LV2_URI ":convolver-mono-stereo");
+CONVOLVER(gl_convolver_stereo, GFIR_LV2_URI ":convolver-stereo");

@@ -1,0 +1,102 @@
+/*
+ * runner.h - what both plugins share: a gfir plan run in blocks of the
+ * host's size, with new filters handed over from the worker without a lock.
+ *
+ * The worker (or activate/restore, where no worker runs) builds: a filter for
+ * the running plan when the new taps fit it (gfir_filter_create), else a new
+ * plan. The audio thread offers the result to the runner, which swaps a filter
+ * in with the library's crossfade (gfir_plan_swap) or fades from the old plan
+ * to the new one itself with the same weights,
+ *     out_k = (1 - w_k) y_old + w_k y_new,  w_k = 0.5 - 0.5 cos(pi (k + 0.5) / L),
+ * where the new plan starts from silence at the handover (it has no history).
+ * Whatever the audio thread stops using goes back to the worker to be freed.
+ */
+#ifndef GFIR_LV2_RUNNER_H
+#define GFIR_LV2_RUNNER_H
+
+#include "gfir.h"
+
+#include <lv2/worker/worker.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* the most paths of any layout the plugins offer (true stereo) */
+#define GL_MAX_PATHS 4
+
+/* What a plan is made for: a filter of another shape needs a new plan. */
+typedef struct gl_shape {
+    unsigned inputs, outputs;   /* the plugin's audio ports */
+    unsigned nsets;             /* tap sets */
+    unsigned npaths;            /* 0: every channel through set 0 (or set c) */
+    gfir_path paths[GL_MAX_PATHS];
+    gfir_backend backend;       /* as the user asked */
+} gl_shape;
+
+/* What the worker hands to the audio thread: a new plan or a filter for the
+ * running one (exactly one of them). */
+typedef struct gl_handover {
+    gfir_plan *plan;
+    gfir_filter *filter;
+    gl_shape shape;
+    size_t ntaps;               /* the taps' own length (a plan may hold more) */
+} gl_handover;
+
+typedef struct gl_runner {
+    unsigned inputs, outputs;
+    size_t block;               /* frames per chunk: the host's largest block */
+    size_t fade_frames;         /* L above */
+    float *in, *wet, *old;      /* interleaved scratch, block frames each */
+    gfir_plan *plan;            /* the running plan (NULL: silence) */
+    gl_shape shape;             /* what it was made for */
+    gfir_plan *fading;          /* the plan faded out, while a plan fade runs */
+    size_t fade_at;             /* frames of that fade done */
+    gl_handover pending;        /* offered, not yet taken in */
+    gfir_plan *dead_plan;       /* no longer run: to the worker */
+    gfir_filter *dead_filter;   /* retired by a swap: to the worker */
+} gl_runner;
+
+/* Allocates the scratch for blocks of up to block frames (0: 4096). Not
+ * real-time. 0 on success, 1 without memory. */
+int gl_runner_init(gl_runner *r, unsigned inputs, unsigned outputs, size_t block,
+                   size_t fade_frames);
+
+/* Frees the scratch, every plan and filter it holds. Not real-time. */
+void gl_runner_free(gl_runner *r);
+
+/* Installs h at once, destroying what ran before (activate, restore: never
+ * while the audio thread runs). */
+void gl_runner_install(gl_runner *r, const gl_handover *h);
+
+/* Audio thread: takes h to run from the next chunk on. Only one handover may
+ * wait at a time: call it when gl_runner_settled(). */
+void gl_runner_offer(gl_runner *r, const gl_handover *h);
+
+/* 1 when nothing waits, fades from plan to plan, or waits to be freed: the
+ * time to ask the worker for the next filter. */
+int gl_runner_settled(const gl_runner *r);
+
+/* Audio thread: filters frames (up to r->block) already in r->in into
+ * r->wet, applying what was offered. */
+void gl_runner_process(gl_runner *r, size_t frames);
+
+/* Audio thread: sends what the runner no longer runs to the worker, in a
+ * message of its own; what the queue cannot take now goes in a later call. */
+void gl_runner_send_garbage(gl_runner *r, LV2_Worker_Schedule *s);
+
+/* Worker: frees what such a message holds and returns 1; 0 for any other
+ * message (the plugin's own requests, which never begin with its mark). */
+int gl_runner_take_garbage(uint32_t size, const void *data);
+
+/* Worker (or any non-real-time thread): builds h for taps (want->nsets sets
+ * of ntaps) against the running plan cur of shape cur_shape (may be NULL).
+ * A CUDA plan that cannot be made falls back to the CPU and says so in note.
+ * 0 on success; 1 with the reason in why. */
+int gl_build(const gl_shape *want, const float *taps, size_t ntaps, size_t block,
+             gfir_plan *cur, const gl_shape *cur_shape, gl_handover *h, char *why,
+             size_t why_size, char *note, size_t note_size);
+
+/* Frees what a handover holds (one never offered). */
+void gl_handover_free(gl_handover *h);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * host.h - a small LV2 host on liblilv for the tests: the URID map, a worker
+ * whose work runs between two cycles (never inside run()), the options
+ * (block lengths), a log that keeps the last message, ports, patch:Set of a
+ * path, and what comes back on the notify port.
+ */
+#ifndef GFIR_TEST_LV2_HOST_H
+#define GFIR_TEST_LV2_HOST_H
+
+#include <lilv/lilv.h>
+#include <lv2/atom/atom.h>
+#include <lv2/urid/urid.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOST_MAX_PORTS 256
+#define HOST_ATOM_BYTES 16384
+
+typedef struct host {
+    LilvWorld *world;
+    const LilvPlugin *plugin;
+    LilvInstance *instance;
+    double rate_hz;
+    int32_t max_block;
+    unsigned inputs, outputs;           /* audio ports */
+    uint32_t audio_in[4], audio_out[4]; /* their indices */
+    float controls[HOST_MAX_PORTS];
+    uint64_t control_atom[HOST_ATOM_BYTES / 8], notify_atom[HOST_ATOM_BYTES / 8];
+    int misaligned_control;             /* 1: the control sequence 4 bytes off 64-bit
+                                           alignment, as jalv 1.6.6 hands it */
+    char notified_path[4096];           /* the last patch:Set of the IR on notify */
+    char notified_status[1024];         /* the last status string on notify */
+    int errors_logged;
+    unsigned delivered;                 /* work responses the last cycle delivered */
+} host;
+
+/* Loads the bundle from LV2_PATH and instantiates uri at rate_hz with
+ * blocks of up to max_block frames; ports connected, controls at their
+ * defaults, activated. Returns 0, or 1 (with a message on stderr). */
+int host_open(host *h, const char *uri, double rate_hz, int32_t max_block);
+void host_close(host *h);
+
+/* The port index of symbol, or -1. */
+int host_port(const host *h, const char *symbol);
+
+/* The control sequence as the plugin sees it. */
+void *host_control(host *h);
+
+/* Queues a patch:Set of the convolver's IR to path for the next cycle. */
+void host_set_ir(host *h, const char *path);
+
+/* The same for any plugin's path parameter (tools/lv2_bench's peers). */
+void host_set_path(host *h, const char *property, const char *path);
+
+/* One cycle: work responses delivered, run() of frames frames from the
+ * planar inputs to the planar outputs (pointers per channel), then the
+ * work it scheduled done. The run and the responses happen between
+ * host_armed(1) and host_armed(0) when hooks are set. */
+void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames);
+
+/* Called around the real-time part of each cycle (NULL: none). */
+extern void (*host_armed)(int on);
+
+/* Saves the instance's state into dir, restores it into a fresh instance of
+ * the same plugin in *fresh (opened as host_open does). 0 on success. */
+int host_save_restore(host *h, const char *dir, host *fresh);
+
+LV2_URID host_map(const char *uri);
+
+#endif

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# lv2.sh - the LV2 plugins' cost: lilv's lv2bench for gfir filter at blocks
+# of 64 and 512 frames (lv2bench offers no worker, so it cannot run the
+# convolver), and tools/lv2_bench (the tests' liblilv host) timing run() of
+# gfir convolver with stereo IRs of 2^16 and 2^20 taps at 64-frame blocks,
+# beside the Debian peers in the same host and run: x42's zeroconvolv and
+# convoLV2 (x42-plugins) and LSP's Impulse Responses (lsp-plugins-lv2),
+# each set to its IR by patch:Set of the path property its Turtle declares.
+# A peer that does not load the file that way is listed as such.
+#   tools/bench/lv2.sh [--seconds N] [--build DIR]
+# Prints a Markdown section for docs/BENCHMARKS.md:
+#   tools/bench/lv2.sh | tools/bench/put-section.py docs/BENCHMARKS.md lv2
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+seconds=20
+build=build
+while [ $# -gt 0 ]; do
+    case $1 in
+    --seconds) seconds=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    *) echo "lv2.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+for tool in lv2bench "$build/tools/lv2_bench"; do
+    command -v "$tool" >/dev/null || { echo "lv2.sh: no $tool (lilv-utils; build first)" >&2; exit 1; }
+done
+export LV2_PATH="$PWD/$build/lv2:/usr/lib/lv2"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+/usr/bin/python3 - "$work" <<'PYEOF'
+import sys
+import numpy as np
+import scipy.io.wavfile as w
+rng = np.random.default_rng(3)
+for log2 in (16, 20):
+    n = 1 << log2
+    decay = np.exp(-np.arange(n) / (n / 6.0))[:, None]
+    w.write(f"{sys.argv[1]}/ir{log2}.wav", 48000,
+            (rng.standard_normal((n, 2)) * decay * 0.05).astype(np.float32))
+PYEOF
+
+echo "## LV2 plugins"
+echo
+echo "\`bash tools/bench/lv2.sh --seconds $seconds\` — machine: $(grep -m1 'model name' /proc/cpuinfo |
+    cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs; $(date -u +%F); commit \`$(git rev-parse --short HEAD)\`;"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
+echo "lv2bench (lilv-utils), gfir filter, the lowpass preset's design, 10 s of audio at 48 kHz:"
+echo
+echo "| plugin | block | seconds for 10 s of audio | load |"
+echo "|---|---:|---:|---:|"
+for plugin in filter-mono filter-stereo; do
+    for block in 64 512; do
+        t=$(lv2bench -b "$block" -n 480000 "urn:gfir:lv2:$plugin" 2>/dev/null | awk 'END {print $1}')
+        echo "| gfir $plugin | $block | $t | $(awk -v t="$t" 'BEGIN {printf "%.2f%%", t * 10}') |"
+    done
+done
+echo
+echo "Convolvers in tools/lv2_bench at 64-frame blocks (period 1333 us), stereo IRs,"
+echo "$seconds s of audio after 3 s for loading; run() times (with the work responses"
+echo "each cycle takes in) and the mean load of one core:"
+echo
+echo "| plugin | IR taps | median us | p99.9 us | worst us | worst / period | mean load |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+row() { # label uri property ir [controls...]
+    local label=$1 uri=$2 prop=$3 ir=$4 taps=$5
+    shift 5
+    local out
+    if out=$(timeout 600 "$build/tools/lv2_bench" "$uri" "$prop" "$ir" 64 "$seconds" "$@" 2>&1 | tail -1) &&
+        [[ $out =~ median\ ([0-9.]+)\ us,\ p99.9\ ([0-9.]+)\ us,\ worst\ ([0-9.]+)\ us.*worst\ ([0-9.]+%).*load\ ([0-9.]+%) ]]; then
+        echo "| $label | $taps | ${BASH_REMATCH[1]} | ${BASH_REMATCH[2]} | ${BASH_REMATCH[3]} | ${BASH_REMATCH[4]} | ${BASH_REMATCH[5]} |"
+    else
+        echo "| $label | $taps | did not load the IR: ${out#lv2_bench: } | | | | |"
+    fi
+}
+for log2 in 16 20; do
+    ir="$work/ir$log2.wav"
+    row "gfir convolver (stereo)" urn:gfir:lv2:convolver-stereo urn:gfir:lv2:ir "$ir" "2^$log2" normalize=0
+    row "x42 zeroconvolv (CfgStereo, buffered off)" "http://gareus.org/oss/lv2/zeroconvolv#CfgStereo" \
+        "http://gareus.org/oss/lv2/zeroconvolv#ir" "$ir" "2^$log2" buffered=0
+    row "x42 convoLV2 (Stereo)" "http://gareus.org/oss/lv2/convoLV2#Stereo" \
+        "http://gareus.org/oss/lv2/convoLV2#impulse" "$ir" "2^$log2"
+    row "LSP Impulse Responses (stereo)" http://lsp-plug.in/plugins/lv2/impulse_responses_stereo \
+        "http://lsp-plug.in//ports#ifn0" "$ir" "2^$log2"
+done
+echo
+echo "The machine is shared with other builds while these run: the worst times"
+echo "and the 99.9th percentiles are noisy (a preempted cycle counts); the"
+echo "medians and mean loads are steadier."
