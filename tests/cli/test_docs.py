@@ -37,6 +37,8 @@ VOLATILE = [
     (r"peaks at [0-9]+ \([0-9.]+ ms\); level -?[0-9.]+ dB(, inverted)?",
      "peaks at # (# ms); level # dB"),
     (r"copied it \([0-9.]+ MB\)", "copied it (# MB)"),
+    # where the presets' own files are: the source tree here, /usr/share/gfir installed
+    (r"'[^']*/presets/", "'PRESETS/"),
 ]
 
 
