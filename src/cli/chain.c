@@ -74,7 +74,7 @@ static void say_scale(const cli_options *o, const cli_design *d)
     static const char *const names[] = {"none", "peak", "energy"};
     const cli_filter *f = o->filter;
     cli_text t = {.len = 0};
-    if (!o->verbose || (d->normalize == CLI_NORMALIZE_NONE && f->gain_db == 0))
+    if (!o->verbose || (d->normalize == CLI_NORMALIZE_NONE && f->gain_db == 0 && !f->dry))
         return;
     cli_text_add(&t, "filter scaled by %+.2f dB", 20 * log10(d->scale));
     if (d->normalize != CLI_NORMALIZE_NONE)
@@ -86,6 +86,9 @@ static void say_scale(const cli_options *o, const cli_design *d)
     if (f->gain_db != 0)
         cli_text_add(&t, "%s--gain %g", d->normalize != CLI_NORMALIZE_NONE ? ", then " : ": ",
                      f->gain_db);
+    if (f->dry)
+        cli_text_add(&t, "; the dry signal at %+g dB beside the IR's output at %+g dB%s",
+                     f->dry_db, f->wet_db, f->gain_db != 0 ? ", both then --gain" : "");
     cli_info("%s", t.text);
 }
 

@@ -56,6 +56,7 @@ typedef struct cli_options {
     unsigned channels;          /* --channels for --monitor; 0 = 2 or what the device has */
 
     int verbose;                /* -v */
+    int debug;                  /* --debug: ALSA's and JACK's own messages (live audio) */
     int quiet;                  /* -q */
 
     const char *format;         /* --format CONTAINER[:SUBTYPE], NULL = from OUTPUT and INPUT */

@@ -49,7 +49,7 @@ static void print_help(void)
 "  gfir in.wav out.wav --preset rumble --preset lowpass    a chain of two\n"
 "  gfir dry.wav wet.wav --ir hall.wav          convolve with a room's response\n"
 "  gfir --describe --response tel.svg --preset telephone   inspect, no files\n"
-"  gfir batch --manifest jobs.tsv              many files (gfir batch --help)\n"
+"  gfir batch jobs.tsv                         many files (gfir batch --help)\n"
 "\n"
 "The filter (give one or more; they run in order as one chain):\n"
 "  -p, --preset NAME[:KEY=VALUE,...]\n"
@@ -62,7 +62,7 @@ static void print_help(void)
 "                       commas or newlines; '#' starts a comment\n"
 "  -i, --ir FILE[,FILE...]\n"
 "                       an impulse response (any sound file), resampled to the\n"
-"                       input's rate when it differs. 1 channel filters every\n"
+"                       rate filtered at when it differs. 1 channel filters every\n"
 "                       channel; C channels filter C channels one to one; on a\n"
 "                       mono input C channels make C outputs (a stereo reverb);\n"
 "                       4 channels on a stereo input are true stereo. A list\n"
@@ -81,6 +81,9 @@ static void print_help(void)
 "                       ordinary program material), else none (the raw taps)\n"
 "      --ir-trim DB     cut an IR's leading samples below DB (e.g. -60)\n"
 "                       relative to its peak, and say how much latency went\n"
+"      --wet DB         an IR's output level (default 0 dB, after --normalize)\n"
+"      --dry DB         mix in the signal the IR is given at DB, at the IR's\n"
+"                       time zero (default none); --gain then scales both\n"
 "      --min-phase      make the filter minimum phase: the same magnitude\n"
 "                       response with the least delay (no pre-ringing)\n"
 "      --max-taps N     the most taps the filter may have, counted over its\n"
@@ -95,15 +98,22 @@ static void print_help(void)
 "                       default for presets and --taps); causal: as long as\n"
 "                       INPUT, delayed by the filter; full: INPUT plus the\n"
 "                       filter's tail (default with --ir: keeps a reverb tail)\n"
-"  -f, --format CONTAINER[:SAMPLES]\n"
+"  -f, --format CONTAINER[:SAMPLES][:QUALITY]\n"
 "                       e.g. wav:pcm16, flac:pcm24, wav:float, mp3, opus; SAMPLES\n"
 "                       is pcm8, pcm16, pcm24, pcm32, float, double, ulaw, alaw,\n"
 "                       vorbis, opus, mp3. Default: the container from OUTPUT's\n"
 "                       extension with INPUT's samples where it holds them\n"
 "                       (pcm16 from a codec such as MP3); .mp3 is MP3 at LAME\n"
 "                       -V 2, .opus Opus at 64 kbit/s a channel, .ogg Vorbis\n"
-"                       at quality 0.5; :SAMPLES alone keeps OUTPUT's container\n"
+"                       at q5; :SAMPLES alone keeps OUTPUT's container.\n"
+"                       QUALITY: mp3:320k (constant kbit/s), mp3:v0 (LAME -V 0\n"
+"                       to 9), opus:96k (kbit/s in all), vorbis:q6 (oggenc -q 0\n"
+"                       to 10), flac:8 (level 0 to 8)\n"
 "      --no-dither      do not add TPDF dither to 8- and 16-bit output\n"
+"      --rate HZ        write OUTPUT at HZ: INPUT is resampled (libsoxr, very\n"
+"                       high quality) before the filter, which is designed and\n"
+"                       run at HZ (cheaper when downsampling, and cutoffs stay\n"
+"                       in Hz of OUTPUT)\n"
 "\n"
 "Inspecting a filter (without OUTPUT nothing is filtered):\n"
 "      --list-presets   list the presets and what they do\n"
@@ -112,8 +122,8 @@ static void print_help(void)
 "      --response FILE.svg\n"
 "                       plot the magnitude response (dB over log frequency)\n"
 "                       as SVG\n"
-"      --rate HZ        sample rate to design at for --describe and --response\n"
-"                       without INPUT (default 48000)\n"
+"      --rate HZ        without INPUT: the sample rate --describe and\n"
+"                       --response design at (default 48000)\n"
 "\n"
 "Engine:\n"
 "  -b, --backend auto|cpu|cuda   where to filter (default auto)\n"
@@ -141,6 +151,8 @@ static void print_help(void)
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
 "                       warnings still print\n"
 "  -v, --verbose        say backend, kernel, block size, output format and speed\n"
+"      --debug          live audio: let ALSA and JACK print their own messages\n"
+"                       while devices are probed (silenced otherwise)\n"
 "      --version        print the version and what this gfir was built with\n"
 "  -h, --help           this page\n"
 "\n"
@@ -154,7 +166,7 @@ static void print_help(void)
 "temporary file in $TMPDIR (or /tmp) first; every input is read to its end.\n"
 "A name such as -v.wav (a '-', then something no option is) is a file name;\n"
 "-- ends the options for any other.\n"
-"An option that does not apply to what was asked (--rate or --channels when\n"
+"An option that does not apply to what was asked (--channels when\n"
 "filtering a file, --format with --play, ...) is wrong usage.\n"
 "Exit status: 0 success, 1 failure, 2 wrong usage.\n",
         stdout);
@@ -166,7 +178,7 @@ enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
     OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
-    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_MAX_TAPS, OPT_END
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_MAX_TAPS, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -178,6 +190,8 @@ static const struct option long_options[] = {
     {"true-stereo", required_argument, NULL, OPT_TRUE_STEREO},
     {"ir-trim", required_argument, NULL, OPT_IR_TRIM},
     {"min-phase", no_argument, NULL, OPT_MIN_PHASE},
+    {"wet", required_argument, NULL, OPT_WET},
+    {"dry", required_argument, NULL, OPT_DRY},
     {"max-taps", required_argument, NULL, OPT_MAX_TAPS},
     {"align", required_argument, NULL, 'a'},
     {"format", required_argument, NULL, 'f'},
@@ -201,10 +215,24 @@ static const struct option long_options[] = {
     {"crossfade", required_argument, NULL, OPT_CROSSFADE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
+    {"debug", no_argument, NULL, OPT_DEBUG},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* --wet or --dry DB: a level a mix knob reaches, -120 to +24 dB. */
+static int mix_level(const char *name, const char *arg, cli_filter *f, int dry)
+{
+    double *db = dry ? &f->dry_db : &f->wet_db;
+    if (cli_arg_double(&parsing, name, arg, db))
+        return 2;
+    if (!(*db >= -120 && *db <= 24))
+        return cli_usage_error(&parsing, "%s %s: give a level from -120 to 24 dB", name, arg);
+    f->mix = 1;
+    f->dry |= dry;
+    return 0;
+}
 
 /* One option; returns 0 to go on, else an exit code. */
 static int apply_option(int c, const char *arg, cli_options *o)
@@ -245,6 +273,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
     case OPT_MIN_PHASE:
         o->filter->min_phase = 1;
         return 0;
+    case OPT_WET:
+    case OPT_DRY:
+        return mix_level(c == OPT_WET ? "--wet" : "--dry", arg, o->filter, c == OPT_DRY);
     case 'a':
         if (cli_arg_choice(&parsing, "--align", arg, aligns, &i))
             return 2;
@@ -335,6 +366,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
         o->verbose = 1;
         o->filter->verbose = 1;
         return 0;
+    case OPT_DEBUG:
+        o->debug = 1;
+        return 0;
     case OPT_VERSION:
         cli_print_version();
         o->answered = 1;
@@ -400,7 +434,8 @@ static const struct {
     int modes;
     const char *where, *why;    /* why: what applies instead where there is INPUT, or "" */
 } scoped[] = {
-    {OPT_RATE, "--rate", MODE_NO_INPUT, "--describe and --response without INPUT",
+    {OPT_RATE, "--rate", MODE_FILE | MODE_NO_INPUT,
+     "filtering INPUT into OUTPUT, and --describe and --response without INPUT",
      "; INPUT's own rate is used"},
     {'f', "--format", MODE_FILE, "filtering INPUT into OUTPUT", ""},
     {OPT_NO_DITHER, "--no-dither", MODE_FILE, "filtering INPUT into OUTPUT", ""},
@@ -414,6 +449,7 @@ static const struct {
     {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
     {OPT_CROSSFADE, "--crossfade", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_DEBUG, "--debug", MODE_LIVE, "--play, --monitor and --list-devices", ""},
     {OPT_INPUT_DEVICE, "--input-device", MODE_MONITOR, "--monitor", ""},
     {OPT_CHANNELS, "--channels", MODE_MONITOR | MODE_NO_INPUT,
      "--monitor, and --describe and --response without INPUT", "; INPUT has its own channels"},
@@ -422,7 +458,8 @@ static const struct {
 /* The options that choose a mode rather than tune one. */
 static int choosing_mode(int opt)
 {
-    return opt == 'q' || opt == 'v' || opt == OPT_LIST_PRESETS || opt == OPT_LIST_DEVICES;
+    return opt == 'q' || opt == 'v' || opt == OPT_DEBUG || opt == OPT_LIST_PRESETS ||
+           opt == OPT_LIST_DEVICES;
 }
 
 static const char *long_name(int opt)
@@ -447,6 +484,9 @@ static int check_modes(const cli_options *o, const unsigned char *seen, int narg
         if (nargs > 0)
             return cli_usage_error(&parsing, "%s takes no INPUT or OUTPUT ('%s')", list, args[0]);
     }
+    if (o->list_presets && o->debug)
+        return cli_usage_error(&parsing, "--debug applies only to --play, --monitor and "
+                               "--list-devices, not to --list-presets");
     if (o->play && o->monitor)
         return cli_usage_error(&parsing, "--play and --monitor: give one");
     if ((o->play || o->monitor) && (o->describe || o->response_svg))
@@ -490,6 +530,10 @@ static int check_scope(const cli_options *o, const unsigned char *seen)
             return cli_usage_error(&parsing, "%s applies only to %s, not to %s%s", scoped[i].name,
                                scoped[i].where, asked,
                                o->input ? scoped[i].why : "");
+    /* a sound file's rate is a whole number of Hz */
+    if ((mode & MODE_FILE) && o->rate_hz != (double)(int)o->rate_hz)
+        return cli_usage_error(&parsing, "--rate %g: OUTPUT's rate is a whole number of Hz",
+                               o->rate_hz);
     return 0;
 }
 

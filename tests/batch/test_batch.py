@@ -202,9 +202,11 @@ def bad_headers_and_json(d):
     r = d.gfir("--manifest", "missing.tsv", expect=1)
     assert "missing.tsv" in r.stderr and "No such file" in r.stderr
     r = d.gfir("--manifest", "e.tsv", "extra", expect=2)
-    assert "takes no operands" in r.stderr
+    assert "the manifest is 'e.tsv' already" in r.stderr
+    r = d.gfir("e.tsv", "extra", expect=2)
+    assert "takes one MANIFEST ('extra' is a second)" in r.stderr
     r = d.gfir("--ir", "ir.wav", expect=2)
-    assert "no --manifest" in r.stderr
+    assert "no MANIFEST" in r.stderr
     r = d.gfir("--manifest", "e.tsv", "--jobs", "0", expect=2)
     assert "--jobs 0" in r.stderr
 

@@ -5,11 +5,11 @@
 # bash-completion finds it; tests/cli/test_install.py checks the option and
 # kernel lists here against `gfir --help`.
 
-_gfir_options="--preset --taps --ir --true-stereo --gain --normalize --ir-trim --min-phase
---max-taps --align --format --no-dither
+_gfir_options="--preset --taps --ir --true-stereo --gain --normalize --ir-trim --wet --dry
+--min-phase --max-taps --align --format --no-dither
 --list-presets --describe --response --rate --backend --kernel --block --no-fold
 --play --monitor --list-devices --device --input-device --period --duration
---channels --crossfade --quiet --verbose --version --help"
+--channels --crossfade --quiet --verbose --debug --version --help"
 _gfir_kernels="auto gold direct fft basic constant tiled cached"
 _gfir_containers="wav flac mp3 opus ogg aiff caf w64 rf64 au"
 _gfir_samples="pcm8 pcm16 pcm24 pcm32 float double ulaw alaw vorbis opus mp3"

@@ -14,7 +14,7 @@
 
 #define MAX_BLOCK_FRAMES ((size_t)1 << 24)
 
-static const char usage_line[] = "usage: gfir batch --manifest FILE [--shard K/N] [options]";
+static const char usage_line[] = "usage: gfir batch MANIFEST [--shard K/N] [options]";
 
 static void print_help(void)
 {
@@ -27,15 +27,16 @@ static void print_help(void)
 "docs/batch.md has scripts for both.\n"
 "\n"
 "Examples:\n"
-"  gfir batch --manifest jobs.tsv                       every job, here\n"
-"  gfir batch --manifest jobs.tsv --shard 2/8           the third of 8 shards\n"
-"  sbatch --array=0-7 --wrap 'gfir batch --manifest jobs.tsv'\n"
-"  gfir batch --manifest jobs.tsv --merge done.jsonl    after every shard\n"
+"  gfir batch jobs.tsv                       every job, here\n"
+"  gfir batch jobs.tsv --shard 2/8           the third of 8 shards\n"
+"  sbatch --array=0-7 --wrap 'gfir batch jobs.tsv'\n"
+"  gfir batch jobs.tsv --merge done.jsonl    after every shard\n"
 "\n"
-"The manifest: TSV or CSV with a header line, or JSONL (one object a line).\n"
+"The manifest (MANIFEST, or --manifest MANIFEST): TSV or CSV with a header\n"
+"line, or JSONL (one object a line).\n"
 "Fields: input, output (required); ir, preset, taps (a filter, the syntax of\n"
 "gfir's options; a row with none takes the command line's); gain (dB), align\n"
-"(same|causal|full), format (CONTAINER[:SAMPLES]), id, seed; offset (and\n"
+"(same|causal|full), format (CONTAINER[:SAMPLES][:QUALITY]), id, seed; offset (and\n"
 "duration, seconds) or start and end (frames): only those frames of the whole\n"
 "reverberated input, reading only what they need. An ir naming a\n"
 "directory, or a list (.txt, .list, .lst, .scp: a path a line), gives each\n"
@@ -58,6 +59,7 @@ static void print_help(void)
 "                       FILE is none of the batch's own files; options that\n"
 "                       only run jobs (--shard, -j, -b, -k, --block, ...) are\n"
 "                       refused with it\n"
+"      --manifest FILE  MANIFEST, as an option\n"
 "      --early-ms MS    also write KEY.early.EXT: the input through the IR cut\n"
 "                       MS ms after its direct path (its first tap within 20 dB\n"
 "                       of the peak), same length and alignment as KEY.EXT\n"
@@ -74,6 +76,7 @@ static void print_help(void)
 "                       suffix, once it holds S bytes (default 1000)\n"
 "  -j, --jobs N         files in flight (default: two per CPU, at most 16)\n"
 "      --seed S         seed for rows without one (default 0)\n"
+"      --force          redo every job of the shard, receipted or not\n"
 "\n"
 "Defaults for rows that give none (as for gfir INPUT OUTPUT):\n"
 "  -p, --preset, -t, --taps, -i, --ir, -g, --gain, -a, --align, -f, --format\n"
@@ -89,8 +92,9 @@ static void print_help(void)
 "Exactly once: an output is written to a temporary file beside it and renamed\n"
 "when whole; then its receipt (id, line, input, output, filter, frames, peak,\n"
 "clipped samples, seconds, ...) is appended and synced. A job whose receipt\n"
-"matches its input, output and filter, and whose output still has the\n"
-"receipt's size and time, is skipped. A failed job (a bad or damaged INPUT, one\n"
+"matches its input, output and filter, whose output still has the receipt's\n"
+"size and time and whose input those it had when the job began, is skipped;\n"
+"any other job is done again. A failed job (a bad or damaged INPUT, one\n"
 "cut short included) prints one line (MANIFEST:LINE: why), writes nothing and\n"
 "never stops the others.\n"
 "Exit status: 0 when every job of the shard is done, 1 when one failed or the\n"
@@ -128,8 +132,8 @@ static int parse_shard_size(const char *arg, batch_options *bo)
 
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
-    OPT_NO_DITHER, OPT_NO_FOLD, OPT_MAX_TAPS, OPT_TAR, OPT_SHARD_SIZE, OPT_EMIT, OPT_DESCRIBE,
-    OPT_EARLY_MS, OPT_END
+    OPT_NO_DITHER, OPT_NO_FOLD, OPT_FORCE, OPT_MAX_TAPS, OPT_TAR, OPT_SHARD_SIZE, OPT_EMIT,
+    OPT_DESCRIBE, OPT_EARLY_MS, OPT_END
 };
 
 /* What --merge does not do (run jobs: choose a shard, filter), so options
@@ -141,7 +145,7 @@ static const struct {
 } run_only[] = {
     {OPT_SHARD, "--shard"}, {OPT_SHARDS, "--shards"}, {'j', "--jobs"},     {'b', "--backend"},
     {'k', "--kernel"},      {OPT_BLOCK, "--block"},   {OPT_NO_FOLD, "--no-fold"},
-    {OPT_MAX_TAPS, "--max-taps"}, {OPT_SHARD_SIZE, "--shard-size"},
+    {OPT_FORCE, "--force"}, {OPT_MAX_TAPS, "--max-taps"}, {OPT_SHARD_SIZE, "--shard-size"},
 };
 
 static const struct option long_options[] = {
@@ -152,6 +156,7 @@ static const struct option long_options[] = {
     {"merge", required_argument, NULL, OPT_MERGE},
     {"jobs", required_argument, NULL, 'j'},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"preset", required_argument, NULL, 'p'},
     {"taps", required_argument, NULL, 't'},
     {"ir", required_argument, NULL, 'i'},
@@ -284,6 +289,9 @@ static int apply_option(int c, const char *arg, batch_options *bo)
     case OPT_NO_FOLD:
         bo->engine.no_fold = 1;
         return 0;
+    case OPT_FORCE:
+        bo->force = 1;
+        return 0;
     case OPT_MAX_TAPS:
         if (cli_arg_whole(&parsing, "--max-taps", arg, 1, GFIR_MAX_PLAN_TAPS, &v))
             return 2;
@@ -323,11 +331,17 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
             return rc;
         seen[c] = 1;
     }
+    /* MANIFEST as an operand, as --manifest: one of them, once */
+    if (optind < argc && bo->manifest)
+        return cli_usage_error(&parsing, "'%s': the manifest is '%s' already (--manifest)",
+                               argv[optind], bo->manifest);
+    if (optind + 1 < argc)
+        return cli_usage_error(&parsing, "gfir batch takes one MANIFEST ('%s' is a second)",
+                               argv[optind + 1]);
     if (optind < argc)
-        return cli_usage_error(&parsing, "gfir batch takes no operands ('%s'): jobs come from --manifest",
-                           argv[optind]);
+        bo->manifest = argv[optind];
     if (!bo->manifest)
-        return cli_usage_error(&parsing, "no --manifest given");
+        return cli_usage_error(&parsing, "no MANIFEST given");
     if (bo->describe && !bo->emit)
         return cli_usage_error(&parsing, "--describe applies only with --emit-manifest");
     if (bo->emit && bo->merge)

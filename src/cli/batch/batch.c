@@ -46,6 +46,7 @@ int cli_run_batch(int argc, char **argv)
         return 1;
     }
     rc = receipts_open(&book, bo.receipts, bo.merge || bo.emit ? NULL : &sh);
+    book.force = bo.force;
     if (!rc)
         rc = bo.merge  ? batch_merge(&m, &book, bo.merge)
              : bo.emit ? batch_emit(&bo, &m, &book)

@@ -45,6 +45,7 @@ typedef struct batch_options {
                                    CLI_NORMALIZE_DEFAULT when not given */
     cli_align align;            /* --align: for rows without one */
     const char *format;         /* --format: for rows without one */
+    int force;                  /* --force: redo every job, receipted or not */
     size_t max_taps;            /* --max-taps: every job's filter, taps x paths */
     cli_options engine;         /* --backend, --kernel, --block, --no-fold, --no-dither, -q, -v */
     const char *tar;            /* --tar DIR: outputs packed into tar shards there (tar.h) */

@@ -47,8 +47,9 @@ int early_render(const batch_options *bo, const manifest_job *j, const char *out
     cli_design d;
     cli_chain chain;
     render_result res;
-    render_target t = {path, out_info, meta, j->align, bo->engine.no_dither, block, 1, 0, 0, 0,
-                       scratch};
+    render_target t = {.output = path, .info = out_info, .meta = meta, .align = j->align,
+                       .no_dither = bo->engine.no_dither, .block = block, .whole_input = 1,
+                       .scratch = scratch, .format = j->format};
     int rc = 1, designed = 0, chained = 0;
 
     if (early_path(output, path, sizeof path))

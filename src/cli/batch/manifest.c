@@ -269,12 +269,13 @@ static int stages_have_ir(const batch_options *bo, int *has_ir)
     return rc;
 }
 
-/* The output's container exists (from format, else OUTPUT's extension). */
+/* The output's container exists (from format, else OUTPUT's extension), and a
+ * quality it names fits a job at 48 kHz in stereo (what MP3 and Opus take most of). */
 static int check_format(reader *r, const char *format, const char *output)
 {
     const char *dot = strrchr(output, '.');
     const char *key = format ? format : dot && !strchr(dot, '/') ? dot : output;
-    SF_INFO in = {.samplerate = 16000, .channels = 1, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+    SF_INFO in = {.samplerate = 48000, .channels = 2, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
     SF_INFO out;
     if (r->checked_format && !strcmp(r->checked_format, key))
         return 0;

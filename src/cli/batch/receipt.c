@@ -76,7 +76,7 @@ static int add_line(receipt_book *b, const char *line, size_t len)
     json_record o;
     const char *err, *output, *input, *recipe;
     size_t col;
-    int64_t bytes, mtime;
+    int64_t bytes, mtime, in_bytes, in_mtime;
     receipt *r;
     int rc = 1;
 
@@ -108,6 +108,14 @@ static int add_line(receipt_book *b, const char *line, size_t len)
     r->tar = text_of(&o, "tar") ? strdup(text_of(&o, "tar")) : NULL;
     r->bytes = (uint64_t)bytes;
     r->mtime_ns = mtime;
+    /* without INPUT's facts nothing says it is unchanged: the job is redone */
+    if (number_of(&o, "input_bytes", &in_bytes) || number_of(&o, "input_mtime_ns", &in_mtime) ||
+        in_bytes < 0) {
+        in_bytes = -1;
+        in_mtime = 0;
+    }
+    r->input_bytes = in_bytes < 0 ? UINT64_MAX : (uint64_t)in_bytes;
+    r->input_mtime_ns = in_mtime;
     if (!r->output || !r->input || !r->recipe || !r->text || index_insert(b, b->nitems)) {
         free(r->output);
         free(r->input);
@@ -239,11 +247,26 @@ int receipts_open(receipt_book *b, const char *dir, const shard *sh)
     return read_all(b);
 }
 
-const receipt *receipts_find(const receipt_book *b, const manifest_job *j)
+static int64_t mtime_ns(const struct stat *sb)
+{
+    return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+}
+
+int receipt_stat_input(const char *input, receipt_facts *f)
 {
     struct stat sb;
+    if (stat(input, &sb) != 0)
+        return 1;
+    f->input_bytes = (uint64_t)sb.st_size;
+    f->input_mtime_ns = mtime_ns(&sb);
+    return 0;
+}
+
+const receipt *receipts_find(const receipt_book *b, const manifest_job *j)
+{
+    struct stat sb, in;
     int stated = 0;
-    if (!b->index_cap)
+    if (!b->index_cap || b->force || stat(j->input, &in) != 0)
         return NULL;
     for (size_t k = hash_path(j->output) & (b->index_cap - 1); b->index[k] != SIZE_MAX;
          k = (k + 1) & (b->index_cap - 1)) {
@@ -258,8 +281,8 @@ const receipt *receipts_find(const receipt_book *b, const manifest_job *j)
             return NULL;
         }
         stated = !r->tar;
-        if ((uint64_t)sb.st_size == r->bytes &&
-            (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec == r->mtime_ns)
+        if ((uint64_t)sb.st_size == r->bytes && mtime_ns(&sb) == r->mtime_ns &&
+            (uint64_t)in.st_size == r->input_bytes && mtime_ns(&in) == r->input_mtime_ns)
             return r;
     }
     return NULL;
@@ -290,8 +313,9 @@ void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f
     json_buf_printf(out, "\"clipped\":%" PRIu64 ",\"nonfinite_in\":%" PRIu64
                     ",\"nonfinite_out\":%" PRIu64 ",", f->clipped, f->nonfinite_in,
                     f->nonfinite_out);
-    json_buf_printf(out, "\"seconds\":%.4f,\"bytes\":%" PRIu64 ",\"mtime_ns\":%" PRId64 "}\n",
-                    f->seconds, f->bytes, f->mtime_ns);
+    json_buf_printf(out, "\"seconds\":%.4f,\"bytes\":%" PRIu64 ",\"mtime_ns\":%" PRId64
+                    ",\"input_bytes\":%" PRIu64 ",\"input_mtime_ns\":%" PRId64 "}\n",
+                    f->seconds, f->bytes, f->mtime_ns, f->input_bytes, f->input_mtime_ns);
 }
 
 /* Receipts that could not be written whole and synced are cut off again:

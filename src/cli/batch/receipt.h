@@ -5,8 +5,9 @@
  * names a whole output; an output renamed but not yet receipted when the
  * process died is simply made again. A run skips a job when some shard's
  * receipt names the same input, output and recipe (filter, alignment,
- * format) and the output file still has the size and modification time the
- * receipt recorded. Concatenated in manifest order (--merge), the receipts
+ * format), the output file still has the size and modification time the
+ * receipt recorded, and INPUT those it had when the job began (--force: none
+ * is skipped). Concatenated in manifest order (--merge), the receipts
  * are a JSONL manifest of the outputs.
  */
 #ifndef GFIR_CLI_BATCH_RECEIPT_H
@@ -27,6 +28,8 @@ typedef struct receipt_facts {
     double seconds;             /* the job's wall time */
     uint64_t bytes;             /* the output file's size, as written */
     int64_t mtime_ns;           /* and modification time, since the epoch */
+    uint64_t input_bytes;       /* INPUT's size and modification time when the job */
+    int64_t input_mtime_ns;     /* began (receipt_stat_input) */
     /* samples that were not finite: INPUT's (filtered as silence) and the
      * output's (an overflow) */
     uint64_t nonfinite_in, nonfinite_out;
@@ -38,6 +41,8 @@ typedef struct receipt {
     char *output, *input, *recipe;
     uint64_t bytes;
     int64_t mtime_ns;
+    uint64_t input_bytes;       /* UINT64_MAX: not recorded (an older gfir's receipt) */
+    int64_t input_mtime_ns;
     char *text;                 /* the line, without its line end */
     char *tar;                  /* the tar shard holding the output, or NULL: bytes and
                                    mtime_ns are that file's */
@@ -52,6 +57,7 @@ typedef struct receipt_book {
     size_t nitems, cap;
     size_t *index;              /* open addressing over items by output; SIZE_MAX: empty */
     size_t index_cap;
+    int force;                  /* --force: receipts_find finds nothing, every job is redone */
 } receipt_book;
 
 /* Reads every shard's receipts in dir. With sh, also creates dir as needed,
@@ -59,8 +65,13 @@ typedef struct receipt_book {
  * and cuts off a line that a killed process left half-written. 0, or 1
  * after one line on stderr. */
 int receipts_open(receipt_book *b, const char *dir, const shard *sh);
-/* The receipt that says j is done and still on disk as recorded, or NULL. */
+/* The receipt that says j is done and still on disk as recorded, from an
+ * INPUT that still has the size and time it had then, or NULL. */
 const receipt *receipts_find(const receipt_book *b, const manifest_job *j);
+/* INPUT's size and modification time now, into f, for a job about to read
+ * it: taken before the reading, so an INPUT changed meanwhile is redone
+ * next time rather than taken as done. 0, or 1 when it cannot be stated. */
+int receipt_stat_input(const char *input, receipt_facts *f);
 /* j's receipt line (with its line end) into out. */
 void receipt_format(json_buf *out, const manifest_job *j, const receipt_facts *f);
 /* Appends complete lines to this shard's file and syncs them to disk; when

@@ -226,19 +226,25 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
                              : j->output;
     char *dir = dirs_parent(output);
     /* no output from a damaged INPUT: the job fails, with the reason */
-    render_target t = {output, &out_info, &meta, j->align, bo->engine.no_dither,
-                       w->r->block, 1, 0, 0, 0, output == scratch};
+    render_target t = {.output = output, .info = &out_info, .meta = &meta, .align = j->align,
+                       .no_dither = bo->engine.no_dither, .block = w->r->block,
+                       .whole_input = 1, .scratch = output == scratch, .format = j->format};
     render_result res;
     cli_chain *chain;
     uint64_t cut_bytes = 0;
+    receipt_facts in_facts = {0};
 
     out->failed = 1;
     if (!dir) {
         cli_error("out of memory");
         goto done;
     }
-    if (output_check(j->input, output) || refuse_special(output) ||
-        cli_open_input_counting(j->input, 0, &in, &in_info, &cut_bytes))
+    if (output_check(j->input, output) || refuse_special(output))
+        goto done;
+    /* INPUT as it was before reading, so one changed since is redone next
+     * time; one that cannot be stated is said by the open */
+    receipt_stat_input(j->input, &in_facts);
+    if (cli_open_input_counting(j->input, 0, &in, &in_info, &cut_bytes))
         goto done;
     if (cut_bytes) {
         cli_error("INPUT '%s' is cut short: its data chunk claims %llu bytes more than the "
@@ -277,6 +283,8 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         .mtime_ns = res.mtime_ns,
         .nonfinite_in = res.nonfinite_in,
         .nonfinite_out = res.nonfinite_out,
+        .input_bytes = in_facts.input_bytes,
+        .input_mtime_ns = in_facts.input_mtime_ns,
     };
     out->clips = res.clips;
     out->failed = 0;

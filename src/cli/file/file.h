@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The rate INPUT is filtered and written at: --rate with OUTPUT, else
+ * INPUT's own (in_info's). */
+int cli_file_rate(const cli_options *o, const SF_INFO *in_info);
 /* Filters o->input into o->output. */
 int cli_run_file(const cli_options *o);
 struct cli_chain;

@@ -8,6 +8,7 @@
  * expects. Decoded codec output is worth 16 bits, so it becomes pcm16.
  */
 #include "file/format.h"
+#include "file/quality.h"
 #include "message.h"
 
 #include <stdio.h>
@@ -23,17 +24,6 @@ static const struct {
     {"double", SF_FORMAT_DOUBLE}, {"ulaw", SF_FORMAT_ULAW}, {"alaw", SF_FORMAT_ALAW},
     {"vorbis", SF_FORMAT_VORBIS}, {"opus", SF_FORMAT_OPUS}, {"mp3", SF_FORMAT_MPEG_LAYER_III},
 };
-
-/* Lossy encoders' settings, as libsndfile's SFC_SET_COMPRESSION_LEVEL (0 is
- * the best quality, 1 the smallest file) maps them in 1.2: LAME's variable
- * bitrate quality is 10 * level (0.2: -V 2, LAME's own recommendation for
- * transparency); Vorbis's quality is 1 - level (0.5: oggenc -q 5); an Opus
- * channel gets (1 - level) * 250 + 6 kbit/s (64 kbit/s a channel: 128 for
- * stereo, where Opus is transparent for most music). */
-#define MP3_LEVEL 0.2
-#define VORBIS_LEVEL 0.5
-#define OPUS_KBPS_PER_CHANNEL 64
-#define OPUS_LEVEL (1.0 - (OPUS_KBPS_PER_CHANNEL - 6) / 250.0)
 
 static const int mp3_rates[] = {8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000};
 static const int opus_rates[] = {8000, 12000, 16000, 24000, 48000};
@@ -85,7 +75,8 @@ static int container_for(const char *name, int *codec)
         const char *alias, *ext;
         int codec;
     } aliases[] = {{"aif", "aiff", 0},  {"aifc", "aiff", 0}, {"ogg", "oga", 0},
-                   {"opus", "oga", SF_FORMAT_OPUS}, {"snd", "au", 0}, {"wave", "wav", 0},
+                   {"opus", "oga", SF_FORMAT_OPUS}, {"vorbis", "oga", SF_FORMAT_VORBIS},
+                   {"snd", "au", 0}, {"wave", "wav", 0},
                    {"mp3", "m1a", SF_FORMAT_MPEG_LAYER_III}};
     SF_FORMAT_INFO fi;
     int count = 0;
@@ -161,14 +152,14 @@ static int codec_limits(const SF_INFO *out)
     case SF_FORMAT_MPEG_LAYER_III:
         if (!rate_in(out->samplerate, mp3_rates, sizeof mp3_rates / sizeof mp3_rates[0]))
             return cli_error("MP3 has no %d Hz (it has 8000, 11025, 12000, 16000, 22050, 24000, "
-                             "32000, 44100 and 48000); gfir keeps INPUT's rate, so resample "
-                             "first or write another format", out->samplerate);
+                             "32000, 44100 and 48000): resample with --rate, such as --rate 44100",
+                             out->samplerate);
         return 0;
     case SF_FORMAT_OPUS:
         if (!rate_in(out->samplerate, opus_rates, sizeof opus_rates / sizeof opus_rates[0]))
-            return cli_error("Opus has no %d Hz (it has 8000, 12000, 16000, 24000 and 48000); "
-                             "gfir keeps INPUT's rate, so resample first or write .ogg "
-                             "(Vorbis)", out->samplerate);
+            return cli_error("Opus has no %d Hz (it has 8000, 12000, 16000, 24000 and 48000): "
+                             "resample with --rate 48000, or write .ogg (Vorbis)",
+                             out->samplerate);
         return 0;
     }
     return 0;
@@ -189,23 +180,60 @@ static int nearest(SF_INFO *out, int container, int in_subtype)
     return 0;
 }
 
+/* Whether word names samples (pcm16, float, ...). */
+static int samples_name(const char *word)
+{
+    for (size_t i = 0; i < sizeof subtypes / sizeof subtypes[0]; i++)
+        if (!strcmp(word, subtypes[i].name))
+            return 1;
+    return 0;
+}
+
+/* --format's parts, CONTAINER[:SAMPLES][:QUALITY] (the last two in either
+ * order): each into its buffer, "" where absent; q DEFAULT without one. A
+ * word that is neither samples nor a quality is taken as samples, which the
+ * caller then finds unknown. */
+static void split_format(const char *format, char container[32], char samples[32],
+                         codec_quality *q)
+{
+    char word[32];
+    size_t len = strcspn(format ? format : "", ":");
+    container[0] = samples[0] = '\0';
+    q->kind = QUALITY_DEFAULT;
+    q->value = 0;
+    if (!format)
+        return;
+    snprintf(container, 32, "%.*s", (int)len, format);
+    for (const char *p = format + len; *p == ':';) {
+        len = strcspn(p + 1, ":");
+        snprintf(word, sizeof word, "%.*s", (int)len, p + 1);
+        if ((samples_name(word) || quality_parse(word, q) != 0) && !samples[0])
+            snprintf(samples, 32, "%s", word);
+        p += 1 + len;
+    }
+}
+
+void format_quality(const char *format, codec_quality *q)
+{
+    char container[32], samples[32];
+    split_format(format, container, samples, q);
+}
+
 int format_choose(const char *format, const char *output, int quiet, const SF_INFO *in,
                   int has_layout, SF_INFO *out)
 {
-    char container_name[32] = "", label[FORMAT_LABEL_LEN];
+    char container_name[32], samples_word[32], label[FORMAT_LABEL_LEN];
     const char *samples = NULL, *dot;
     const int in_subtype = in->format & SF_FORMAT_SUBMASK;
     const int in_container = in->format & SF_FORMAT_TYPEMASK;
-    int container, codec, subtype = 0;
+    int container, codec, subtype = 0, rc;
+    codec_quality q;
 
     memset(out, 0, sizeof *out);
     out->samplerate = in->samplerate;
     out->channels = in->channels;
-    if (format) {
-        size_t len = strcspn(format, ":");
-        snprintf(container_name, sizeof container_name, "%.*s", (int)len, format);
-        samples = format[len] ? format + len + 1 : NULL;
-    }
+    split_format(format, container_name, samples_word, &q);
+    samples = samples_word[0] ? samples_word : NULL;
     /* no container in --format (":pcm16"): OUTPUT's, as without --format */
     if (!container_name[0] && !strcmp(output, "-"))
         snprintf(container_name, sizeof container_name, "wav"); /* standard output */
@@ -250,46 +278,29 @@ int format_choose(const char *format, const char *output, int quiet, const SF_IN
                          format_label(container | codec, label), in->channels,
                          in->samplerate);
     out->format = container | subtype;
-    return codec_limits(out);
+    if ((rc = codec_limits(out)) != 0)
+        return rc;
+    return quality_check(&q, out, format);
 }
 
-static int set_level(SNDFILE *out, double level, const char *path)
+int format_configure(SNDFILE *out, const SF_INFO *info, const char *format, const char *path)
 {
-    if (sf_command(out, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level) != SF_TRUE)
-        return cli_error("cannot set the encoder's quality for OUTPUT '%s': %s", path,
-                         sf_strerror(out));
-    return 0;
+    codec_quality q;
+    format_quality(format, &q);
+    return quality_apply(out, &q, info, path);
 }
 
-int format_configure(SNDFILE *out, const SF_INFO *info, const char *path)
-{
-    switch (info->format & SF_FORMAT_SUBMASK) {
-    case SF_FORMAT_MPEG_LAYER_III:
-        return set_level(out, MP3_LEVEL, path);
-    case SF_FORMAT_VORBIS:
-        return set_level(out, VORBIS_LEVEL, path);
-    case SF_FORMAT_OPUS:
-        return set_level(out, OPUS_LEVEL, path);
-    }
-    return 0;
-}
-
-void format_describe(const SF_INFO *info, char *buf, size_t size)
+void format_describe(const SF_INFO *info, const char *format, char *buf, size_t size)
 {
     const int subtype = info->format & SF_FORMAT_SUBMASK;
-    char name[FORMAT_LABEL_LEN];
+    char name[FORMAT_LABEL_LEN], settings[96];
     const char *label = format_label(info->format, name);
-    switch (subtype) {
-    case SF_FORMAT_MPEG_LAYER_III:
-        snprintf(buf, size, "%s, variable bitrate (LAME -V %g)", label, 10 * MP3_LEVEL);
-        break;
-    case SF_FORMAT_VORBIS:
-        snprintf(buf, size, "%s, quality %g", label, 1 - VORBIS_LEVEL);
-        break;
-    case SF_FORMAT_OPUS:
-        snprintf(buf, size, "%s, %d kbit/s a channel", label, OPUS_KBPS_PER_CHANNEL);
-        break;
-    default:
-        snprintf(buf, size, "%s, %s", label, subtype_name(subtype));
-    }
+    codec_quality q;
+    format_quality(format, &q);
+    quality_describe(&q, info, settings, sizeof settings);
+    if (plain_samples(subtype))
+        snprintf(buf, size, "%s, %s%s%s", label, subtype_name(subtype), settings[0] ? ", " : "",
+                 settings);
+    else
+        snprintf(buf, size, "%s, %s", label, settings[0] ? settings : subtype_name(subtype));
 }

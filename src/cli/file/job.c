@@ -16,6 +16,7 @@
 #include "file/metadata.h"
 #include "file/output.h"
 #include "file/render.h"
+#include "file/resample.h"
 #include "filter/filter.h"
 #include "message.h"
 #include "progress.h"
@@ -96,7 +97,7 @@ static void say_output(const cli_options *o, const SF_INFO *out_info, const file
     char fmt[96], tags[320];
     if (!o->verbose)
         return;
-    format_describe(out_info, fmt, sizeof fmt);
+    format_describe(out_info, o->format, fmt, sizeof fmt);
     metadata_describe(meta, tags, sizeof tags);
     cli_note(0, "output %s, %d Hz, %d channel%s%s", fmt, out_info->samplerate,
              out_info->channels, out_info->channels == 1 ? "" : "s", tags);
@@ -113,37 +114,64 @@ static cli_align align_for(const cli_options *o)
     return o->filter->min_phase ? CLI_ALIGN_CAUSAL : CLI_ALIGN_SAME;
 }
 
+int cli_file_rate(const cli_options *o, const SF_INFO *in_info)
+{
+    return o->output && o->rate_hz > 0 ? (int)o->rate_hz : in_info->samplerate;
+}
+
+/* INPUT as the filter sees it: at --rate, with as many frames as
+ * resampling makes of INPUT's. */
+static SF_INFO as_filtered(const cli_options *o, const SF_INFO *in_info)
+{
+    SF_INFO rated = *in_info;
+    rated.samplerate = cli_file_rate(o, in_info);
+    rated.frames = (sf_count_t)resampled_frames(cli_input_frames(in_info), in_info->samplerate,
+                                                rated.samplerate);
+    return rated;
+}
+
 int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
                       const struct cli_design *d, cli_file_ready ready, void *ctx)
 {
+    const SF_INFO rated = as_filtered(o, in_info);
     SF_INFO out_info;
     file_metadata meta = {0};
     cli_chain chain = {0};
     progress pg;
     render_result res;
     const size_t block = o->block_frames ? o->block_frames : CLI_FILE_BLOCK_FRAMES;
-    const size_t frames = cli_input_frames(in_info);
-    const render_target t = {o->output, &out_info, &meta, align_for(o), o->no_dither, block, 0,
-                             0,         0,         0,   0};
+    const size_t frames = cli_input_frames(&rated);
+    const render_target t = {.output = o->output, .info = &out_info, .meta = &meta,
+                             .align = align_for(o), .no_dither = o->no_dither, .block = block,
+                             .rate_hz = rated.samplerate, .format = o->format};
     char tags[320];
     int rc = 1;
     double t0;
 
     if (output_check(o->input, o->output))
         goto done;
-    if (metadata_read(cli_input_tags(in), in_info->channels, &meta) ||
-        format_choose(o->format, o->output, o->quiet, in_info, meta.layout != NULL, &out_info))
+    if (metadata_read(cli_input_tags(in), in_info->channels, &meta))
         goto done;
-    if ((d ? cli_chain_from_design(o, d, block, frames, &chain)
-           : cli_chain_create(o, in_info->samplerate, (unsigned)in_info->channels, block, frames,
-                              &chain)) ||
-        render_route_format(o->format, o->output, in_info, &chain, &meta, &out_info))
+    /* a quality the codec cannot take is wrong usage: format_choose says 2 */
+    if ((rc = format_choose(o->format, o->output, o->quiet, &rated, meta.layout != NULL,
+                            &out_info)) != 0)
         goto done;
+    rc = 1;
+    if (d ? cli_chain_from_design(o, d, block, frames, &chain)
+          : cli_chain_create(o, rated.samplerate, (unsigned)in_info->channels, block, frames,
+                             &chain))
+        goto done;
+    if ((rc = render_route_format(o->format, o->output, &rated, &chain, &meta, &out_info)) != 0)
+        goto done;
+    rc = 1;
     if (ready && (rc = ready(ctx, &chain)) != 0)
         goto done;
     output_catch_signals();
+    if (rated.samplerate != in_info->samplerate && o->verbose)
+        cli_note(0, "resampling INPUT from %d to %d Hz (libsoxr, before the filter)",
+                 in_info->samplerate, rated.samplerate);
     say_output(o, &out_info, &meta);
-    progress_start(&pg, !o->quiet, (double)frames, in_info->samplerate);
+    progress_start(&pg, !o->quiet, (double)frames, rated.samplerate);
     t0 = progress_now();
     rc = render_file(in, o->input, (unsigned)in_info->channels, &chain, &t, &pg, &res);
     if (!rc && !o->verbose)

@@ -7,6 +7,7 @@
 #include "file/format.h"
 #include "file/output.h"
 #include "file/pipeline.h"
+#include "file/resample.h"
 #include "file/stream.h"
 #include "message.h"
 
@@ -27,6 +28,7 @@ typedef struct render {
     size_t skip_left;
     uint64_t written;
     float peak;
+    resampler *rs;              /* --rate: INPUT read at OUTPUT's rate, else NULL */
     conditioner cond;
     short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
     uint64_t frames_in;
@@ -56,7 +58,7 @@ static void silence_nonfinite(render *r, float *buf, size_t n)
     }
 }
 
-static long render_read(void *ctx, float *buf, size_t max)
+static long read_input(void *ctx, float *buf, size_t max)
 {
     render *r = ctx;
     sf_count_t got;
@@ -73,6 +75,14 @@ static long render_read(void *ctx, float *buf, size_t max)
         silence_nonfinite(r, buf, (size_t)got * r->channels);
     r->samples_in += (uint64_t)got * r->channels;
     return (long)got;
+}
+
+/* The reader's frames: INPUT's, or with --rate INPUT's resampled, its
+ * samples checked before the resampler spreads them. */
+static long render_read(void *ctx, float *buf, size_t max)
+{
+    render *r = ctx;
+    return r->rs ? resampler_read(r->rs, buf, max) : read_input(r, buf, max);
 }
 
 static int render_filter(void *ctx, const float *in, float *out, size_t frames)
@@ -171,18 +181,20 @@ static int run_pipeline(render *r, pipeline *p, progress *pg)
         if (pg)
             progress_update(pg, (double)frames_in);
     }
-    r->frames_in = frames_in;
     /* a failed write ends the input early: not INPUT's fault */
     if (rc || pipeline_write_failed(p))
         return 1;
+    /* INPUT's own frames, whatever rate they were resampled to: the reader
+     * has stopped, its queue closed after its last count */
+    r->frames_in = r->samples_in / r->channels;
     if (pipeline_read_failed(p))
         return cli_error("cannot read INPUT '%s': %s", r->input, sf_strerror(r->in));
     if (frames_in == 0)
         return cli_error("INPUT '%s' has no audio frames", r->input);
-    if (r->t->whole_input && r->promised > frames_in)
+    if (r->t->whole_input && r->promised > r->frames_in)
         return cli_error("INPUT '%s' ended after %llu frames, %llu short of what its header "
-                         "promised", r->input, (unsigned long long)frames_in,
-                         (unsigned long long)(r->promised - frames_in));
+                         "promised", r->input, (unsigned long long)r->frames_in,
+                         (unsigned long long)(r->promised - r->frames_in));
     /* The tail: what the skipped frames and --align full still owe. */
     total = r->t->seg_frames ? r->t->seg_frames
                              : frames_in + (align == CLI_ALIGN_FULL ? ntaps - 1 : 0);
@@ -213,6 +225,8 @@ static int filter_all(render *r, progress *pg)
 static int open_output(render *r, const output_file *of, SF_INFO *info, const SF_INFO *in_info)
 {
     uint64_t frames = cli_input_frames(in_info);
+    if (r->rs)
+        frames = resampled_frames(frames, in_info->samplerate, r->t->rate_hz);
     if (of->seekable) {
         r->out = sf_open_fd(of->fd, SFM_WRITE, info, SF_FALSE);
         return r->out ? 0
@@ -251,12 +265,21 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     in_subtype = in_info.format & SF_FORMAT_SUBMASK;
     r.scan_input = in_subtype == SF_FORMAT_FLOAT || in_subtype == SF_FORMAT_DOUBLE;
     r.promised = t->seg_frames ? t->seg_read : cli_input_frames(&in_info);
+    if (t->seg_frames && t->rate_hz && t->rate_hz != in_info.samplerate) {
+        /* a segment counts INPUT's frames: nothing asks for both yet */
+        cli_error("INPUT '%s': a segment cannot be resampled", r.input);
+        goto done;
+    }
+    if (t->rate_hz && t->rate_hz != in_info.samplerate &&
+        !(r.rs = resampler_create(in_info.samplerate, t->rate_hz, channels, t->block, read_input,
+                                  &r)))
+        goto done;
     if (output_begin(&of, t->output))
         goto done;
     of.scratch = t->scratch;
     if (open_output(&r, &of, &info, &in_info))
         goto done;
-    if (format_configure(r.out, &info, t->output))
+    if (format_configure(r.out, &info, t->format, t->output))
         goto done;
     /* a stream's WAV header is written already: tags have no place left */
     if (t->meta && !of.stream)
@@ -295,6 +318,7 @@ done:
     if (r.out)
         sf_close(r.out);
     output_end(&of);
+    resampler_destroy(r.rs);
     free(r.pcm);
     return rc;
 }

@@ -36,6 +36,9 @@ typedef struct render_target {
      * included. seg_frames 0: the whole file, as align says. */
     uint64_t seg_read, seg_drop, seg_frames;
     int scratch;                /* OUTPUT is a scratch file (output_file.scratch) */
+    int rate_hz;                /* OUTPUT's rate when INPUT is resampled to it (--rate,
+                                   resample.h), else 0: INPUT's */
+    const char *format;         /* --format, for its encoder's quality, or NULL */
 } render_target;
 
 typedef struct render_result {
@@ -43,7 +46,7 @@ typedef struct render_result {
     uint64_t clipped;           /* samples clipped */
     float clip_peak;            /* largest magnitude among them, else 0 */
     float peak;                 /* largest magnitude written, before clipping */
-    uint64_t frames_in;         /* frames read from INPUT */
+    uint64_t frames_in;         /* frames read from INPUT, at its rate */
     /* samples that were not finite: INPUT's (filtered as silence) and the
      * output's (an overflow), each with the first one's interleaved index */
     uint64_t nonfinite_in, first_nonfinite_in;

@@ -6,6 +6,7 @@
 #include "filter/filter.h"
 #include "filter/ceiling.h"
 #include "filter/layout.h"
+#include "filter/mix.h"
 #include "filter/preset.h"
 #include "filter/sets.h"
 #include "filter/shape.h"
@@ -79,6 +80,10 @@ cli_filter *cli_filter_renew(const cli_filter *f)
     g->trim = f->trim;
     g->trim_db = f->trim_db;
     g->min_phase = f->min_phase;
+    g->mix = f->mix;
+    g->wet_db = f->wet_db;
+    g->dry_db = f->dry_db;
+    g->dry = f->dry;
     g->max_taps = f->max_taps;
     g->verbose = f->verbose;
     return g;
@@ -299,7 +304,9 @@ static int scale_design(const cli_filter *f, cli_design *d)
     if (d->normalize != CLI_NORMALIZE_NONE) {
         cli_taps whole;
         cli_design_whole(d, &whole);
-        const double loudness = layout_loudness(&whole, d->normalize);
+        /* with --dry, the wet sound's: the dry signal keeps its level */
+        const double loudness = d->wet_loudness > 0 ? d->wet_loudness
+                                                    : layout_loudness(&whole, d->normalize);
         if (loudness < 0)
             return cli_error("--normalize %s: out of memory measuring %zu taps",
                              normalize_names[d->normalize], d->ntaps);
@@ -403,6 +410,59 @@ static int check_ir_options(const cli_filter *f, const cli_design *d)
     return 0;
 }
 
+static void free_names(char **names, size_t n);
+
+/* Drops the fold, keeping the stages. */
+static void unfold(cli_design *d)
+{
+    free(d->taps);
+    free(d->paths);
+    free_names(d->path_names, d->npaths ? d->npaths : d->filter_channels);
+    d->taps = NULL;
+    d->paths = NULL;
+    d->path_names = NULL;
+    d->npaths = 0;
+    d->filter_channels = 0;
+}
+
+/* --wet and --dry on the chain's one --ir (mix.h). --normalize measures the
+ * wet chain first, so the dry signal is at --dry dB (then --gain) whatever
+ * the room's level. */
+static int mix_design(const cli_filter *f, cli_design *d)
+{
+    const double wet = pow(10.0, f->wet_db / 20.0);
+    const double dry = f->dry ? pow(10.0, f->dry_db / 20.0) : 0;
+    double norm = 1;
+    size_t k = d->nstages, count = 0;
+    for (size_t i = 0; i < d->nstages; i++) {
+        if (f->chain.stages[i].kind == STAGE_IR) {
+            k = i;
+            count++;
+        }
+    }
+    if (count != 1)
+        return cli_error("--wet and --dry apply to one impulse response (--ir), and the chain "
+                         "has %zu", count);
+    if (mix_check(&d->stages[k], f->chain.stages[k].path ? f->chain.stages[k].path
+                                                          : f->chain.stages[k].name))
+        return 1;
+    if (cli_filter_normalize(f) != CLI_NORMALIZE_NONE) {
+        cli_taps whole;
+        if (fold_design(d))
+            return 1;
+        cli_design_whole(d, &whole);
+        d->wet_loudness = layout_loudness(&whole, cli_filter_normalize(f));
+        unfold(d);
+        if (d->wet_loudness < 0)
+            return cli_error("out of memory measuring %zu taps", d->ntaps);
+        if (!(d->wet_loudness > 0))
+            return cli_error("--normalize: the filter is silent at every output");
+        norm = 1 / d->wet_loudness;
+    }
+    mix_stage(&d->stages[k], wet, dry / norm);
+    return 0;
+}
+
 static int check_true_stereo(const cli_filter *f, const cli_design *d)
 {
     if (f->true_stereo == CLI_TRUE_STEREO_DEFAULT)
@@ -456,7 +516,8 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
         goto done;
     if (!d->has_ir && !f->min_phase)
         d->delay_frames = (d->ntaps - 1) / 2;
-    if ((fold && (fold_design(d) || check_chain_size(f, d))) || scale_design(f, d))
+    if ((f->mix && mix_design(f, d)) || (fold && (fold_design(d) || check_chain_size(f, d))) ||
+        scale_design(f, d))
         goto done;
     rc = 0;
 done:

@@ -42,6 +42,9 @@ struct cli_filter {
     int trim;                   /* --ir-trim given */
     double trim_db;             /* --ir-trim: the level below the peak, negative */
     int min_phase;              /* --min-phase */
+    int mix;                    /* --wet or --dry given (mix.h) */
+    double wet_db, dry_db;      /* --wet (default 0), --dry (default: no dry signal) */
+    int dry;                    /* --dry given */
     size_t max_taps;            /* --max-taps: taps x paths at most (filter/ceiling.h) */
     int verbose;                /* -v: notes that only -v prints (silence dropped from an IR) */
     cli_filter_spec *specs;     /* the options that made the chain, for cli_filter_renew */
@@ -81,6 +84,8 @@ typedef struct cli_design {
     size_t npaths;
     char **path_names;          /* per path of the fold: the sets it came through, or NULL */
     double scale;               /* gain and normalisation applied to the fold */
+    double wet_loudness;        /* with --dry: the loudness --normalize measured before the
+                                   dry signal joined the IR, else 0 */
     cli_normalize normalize;    /* the normalisation applied: never DEFAULT */
     size_t delay_frames;        /* frames of delay of the linear-phase stages (not an IR's,
                                    none made minimum phase) */

@@ -392,6 +392,12 @@ int cli_describe(const cli_options *o, const cli_design *d, const cli_chain *cha
     if (f->gain_db != 0 || d->normalize != CLI_NORMALIZE_NONE)
         printf("scaled by %+.2f dB (%s)\n", inspect_db(d->scale),
                d->normalize != CLI_NORMALIZE_NONE ? normalize_why(f, d) : "--gain");
+    if (f->mix && f->dry)
+        printf("mix: the IR's output at %+.2f dB%s, the signal it is given at %+.2f dB at its "
+               "time zero\n", f->wet_db, d->normalize != CLI_NORMALIZE_NONE ? " (scaled)" : "",
+               f->dry_db);
+    else if (f->mix)
+        printf("mix: the IR's output at %+.2f dB, no dry signal\n", f->wet_db);
     if (f->min_phase)
         printf("latency: minimum phase, no delay for --align to remove\n");
     else

@@ -5,6 +5,7 @@
  */
 #include "inspect/inspect.h"
 #include "file/file.h"
+#include "file/resample.h"
 #include "message.h"
 
 #define DEFAULT_RATE_HZ 48000.0
@@ -75,9 +76,11 @@ int cli_inspect(const cli_options *o)
         return 1;
     /* the file's plans run at INPUT's rate: the design must too */
     if (in && (o->output || !(o->rate_hz > 0))) {
-        rate_hz = in_info.samplerate;
+        rate_hz = cli_file_rate(o, &in_info);
         channels = (unsigned)in_info.channels;
         frames = cli_input_frames(&in_info);
+        if (o->output)
+            frames = (size_t)resampled_frames(frames, in_info.samplerate, (int)rate_hz);
     }
     rc = cli_design_build(o->filter, rate_hz, channels, o->quiet, &d);
     if (!rc)

@@ -100,9 +100,7 @@ int live_monitor(const cli_options *o)
         goto done;
     live_stream_params(&in, in_dev, s.channels, 1);
     live_stream_params(&out, out_dev, s.out_channels, 0);
-    live_mute_stderr(o);
     PaError fmt = Pa_IsFormatSupported(&in, &out, s.rate);
-    live_unmute_stderr();
     if (fmt != paFormatIsSupported) {
         int in_short = (int)s.channels > Pa_GetDeviceInfo(in_dev)->maxInputChannels;
         live_unsupported("monitor", in_short ? &in : NULL, in_short ? NULL : &out, s.rate, fmt);

@@ -1,7 +1,7 @@
 /*
  * pa.c - PortAudio, quietly: starting it without the pages of noise ALSA and
- * JACK print while devices are probed, finding devices by index or name,
- * explaining what a device cannot do, and --list-devices.
+ * JACK print while devices are probed (unless --debug), finding devices by
+ * index or name, explaining what a device cannot do, and --list-devices.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -10,6 +10,7 @@
 #include "live/pa.h"
 #include "message.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,42 +43,64 @@ static void quiet_jack(const char *msg)
 }
 #endif
 
-/* While PortAudio probes devices, ALSA and JACK print pages of noise (missing
- * cards, no JACK server) and PortAudio's ALSA layer adds its own "Expression
- * ... failed" lines, for which it has no hook. Unless --verbose, the first two
- * get silent handlers and stderr points at /dev/null around the probing calls
- * (our own messages are printed only after each call returns). */
-static int muted_fd = -1;
-
-void live_mute_stderr(const cli_options *o)
+/* Whether this process runs one thread: /proc/self/task holds one entry. */
+static int one_thread(void)
 {
-    int devnull;
-    if (o->verbose || muted_fd >= 0)
-        return;
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int n = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n == 1;
+}
+
+/* PortAudio's ALSA layer prints "Expression '...' failed" lines of its own
+ * while it probes devices (a device that refuses a period size), through
+ * stdio to standard error, with no hook: Debian's libportaudio exports no
+ * PaUtil_SetDebugPrintFunction. So Pa_Initialize runs with descriptor 2 on
+ * /dev/null, put back as soon as it returns; and only while gfir is one
+ * thread (as it is here, before any reader, reload or audio thread starts:
+ * checked), so nothing of gfir's own can be lost there. Returns the saved
+ * descriptor, or -1 when nothing was muted. */
+static int mute_probing(void)
+{
+    int devnull, saved;
+    if (!one_thread())
+        return -1;
     fflush(stderr);
-    devnull = open("/dev/null", O_WRONLY);
+    devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (devnull < 0)
-        return;
-    muted_fd = dup(2);
-    if (muted_fd >= 0)
-        dup2(devnull, 2);
+        return -1;
+    saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (saved >= 0 && dup2(devnull, 2) < 0) {
+        close(saved);
+        saved = -1;
+    }
     close(devnull);
+    return saved;
 }
 
-void live_unmute_stderr(void)
+static void unmute_probing(int saved)
 {
-    if (muted_fd < 0)
+    if (saved < 0)
         return;
-    fflush(stderr);
-    dup2(muted_fd, 2);
-    close(muted_fd);
-    muted_fd = -1;
+    dup2(saved, 2);
+    close(saved);
 }
 
+/* While PortAudio probes devices, ALSA and JACK print pages of noise (about
+ * 90 lines on a machine without a sound card: missing cards, unknown PCMs, no
+ * JACK server), -v or not. Both libraries take a handler for their messages;
+ * unless --debug those handlers say nothing, for as long as gfir runs.
+ * PortAudio's own lines are muted as mute_probing says. */
 int live_pa_start(const cli_options *o)
 {
+    int muted = -1;
     PaError err;
-    if (!o->verbose) {
+    if (!o->debug) {
 #ifdef GFIR_LIVE_ALSA
         snd_lib_error_set_handler(quiet_alsa);
 #endif
@@ -86,9 +109,10 @@ int live_pa_start(const cli_options *o)
         jack_set_info_function(quiet_jack);
 #endif
     }
-    live_mute_stderr(o);
+    if (!o->debug)
+        muted = mute_probing();
     err = Pa_Initialize();
-    live_unmute_stderr();
+    unmute_probing(muted);
     if (err != paNoError) {
         return cli_error("cannot start PortAudio: %s", Pa_GetErrorText(err));
     }

@@ -9,11 +9,8 @@
 #include <portaudio.h>
 #include <stddef.h>
 
-/* Unless --verbose, stderr points at /dev/null between these two (ALSA and
- * PortAudio's ALSA layer print while probing, with no hook to stop them). */
-void live_mute_stderr(const cli_options *o);
-void live_unmute_stderr(void);
-/* Pa_Initialize, quietly; one line and 1 on failure. */
+/* Pa_Initialize with ALSA's and JACK's own messages silenced unless
+ * --debug; one line and 1 on failure. */
 int live_pa_start(const cli_options *o);
 const char *live_host_name(const PaDeviceInfo *d);
 int live_device_channels(const PaDeviceInfo *d, int input);

@@ -114,9 +114,7 @@ int live_play(const cli_options *o)
     if (session_alloc(&s, target, 0))
         goto done;
     live_stream_params(&out, dev, s.out_channels, 0);
-    live_mute_stderr(o);
     PaError fmt = Pa_IsFormatSupported(NULL, &out, s.rate);
-    live_unmute_stderr();
     if (fmt != paFormatIsSupported) {
         live_unsupported("play", NULL, &out, s.rate, fmt);
         goto done;

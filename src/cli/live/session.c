@@ -217,10 +217,8 @@ int session_open(live_session *s, const PaStreamParameters *in,
                         const PaStreamParameters *out)
 {
     PaError err;
-    live_mute_stderr(s->o);
     err = Pa_OpenStream(&s->stream, in, out, s->rate, (unsigned long)s->period, paNoFlag,
                         stream_callback, &s->sh);
-    live_unmute_stderr();
     if (err != paNoError) {
         s->stream = NULL;
         const PaDeviceInfo *d = Pa_GetDeviceInfo(out->device);
