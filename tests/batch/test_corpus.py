@@ -287,7 +287,10 @@ def tar_shards_survive_sigkill(d):
     with open(d.p("shards", "shard-0-of-1-000777.tar"), "wb") as f:
         f.write(data)
     r = d.gfir("--manifest", "jobs.tsv", "--tar", "shards", "--shard-size", "7")
-    assert "shard-0-of-1-000777.tar: a tar shard without receipts" in r.stderr, r.stderr
+    assert "shard-0-of-1-000777.tar: a tar shard no receipt of this manifest vouches for, " \
+        "set aside as shard-0-of-1-000777.tar.orphan" in r.stderr, r.stderr
+    # set aside, not deleted: another manifest's shards in the same directory survive
+    assert os.path.getsize(d.p("shards", "shard-0-of-1-000777.tar.orphan")) == len(data)
     check_shards(d, rows, h)
 
 

@@ -81,9 +81,17 @@ static int sweep(tar_packer *tp, const receipt_book *book)
         if (our_shard(tp, e->d_name, &number)) {
             if (vouched(book, path)) {
                 tp->next = number + 1 > tp->next ? number + 1 : tp->next;
-            } else if (unlink(path) == 0) {
-                cli_note(0, "%s: a tar shard without receipts (a run died before writing "
-                         "them), removed: its jobs are made again", path);
+            } else {
+                /* set aside, not removed: a run that died before its receipts
+                 * left it, or another manifest's run writes to this
+                 * directory; either way nothing is lost, and no reader of
+                 * *.tar sees its keys twice */
+                char aside[4200];
+                snprintf(aside, sizeof aside, "%s.orphan", path);
+                if (rename(path, aside) == 0)
+                    cli_note(0, "%s: a tar shard no receipt of this manifest vouches for, "
+                             "set aside as %s.orphan: its jobs are made again", path,
+                             e->d_name);
             }
         } else if (e->d_name[0] == '.' && !strncmp(e->d_name + 1, tp->prefix, strlen(tp->prefix)) &&
                    output_is_any_temporary(e->d_name)) {
@@ -133,9 +141,16 @@ static int start_shard(tar_packer *tp)
         return 1;
     tp->a = archive_write_new();
     if (!tp->a || archive_write_set_format_pax_restricted(tp->a) != ARCHIVE_OK ||
-        archive_write_open_fd(tp->a, tp->of.fd) != ARCHIVE_OK)
-        return cli_error("cannot start tar shard '%s': %s", tp->path,
-                         tp->a ? archive_error_string(tp->a) : "out of memory");
+        archive_write_open_fd(tp->a, tp->of.fd) != ARCHIVE_OK) {
+        cli_error("cannot start tar shard '%s': %s", tp->path,
+                  tp->a ? archive_error_string(tp->a) : "out of memory");
+        /* the temporary shard goes now: nothing of it is committed */
+        if (tp->a)
+            archive_write_free(tp->a);
+        tp->a = NULL;
+        output_end(&tp->of);
+        return 1;
+    }
     return 0;
 }
 
