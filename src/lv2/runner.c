@@ -4,9 +4,6 @@
  */
 #include "runner.h"
 
-#include <math.h>
-
-#define GL_PI 3.14159265358979323846
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +56,9 @@ void gl_runner_install(gl_runner *r, const gl_handover *h)
     r->fading = r->dead_plan = NULL;
     r->dead_filter = NULL;
     if (h->plan) {
-        gfir_plan_destroy(r->plan);
+        /* a worker request queued before may still use the running plan:
+         * it goes as garbage, through the same queue, after that request */
+        r->dead_plan = r->plan;
         r->plan = h->plan;
     } else if (r->plan && h->filter) {
         /* a new filter of the running plan, at once: swap without a fade and
@@ -91,9 +90,16 @@ static void take_pending(gl_runner *r)
         if (!r->plan) {
             r->dead_filter = r->dead_filter ? r->dead_filter : r->pending.filter;
             r->pending.filter = NULL;
-        } else if (gfir_plan_swap(r->plan, r->pending.filter, r->fade_frames) == GFIR_OK) {
-            r->pending.filter = NULL;
-            r->shape = r->pending.shape;
+        } else {
+            const gfir_status st = gfir_plan_swap(r->plan, r->pending.filter, r->fade_frames);
+            if (st == GFIR_OK) {
+                r->pending.filter = NULL;
+                r->shape = r->pending.shape;
+            } else if (st != GFIR_ERR_BUSY && !r->dead_filter) {
+                /* made for a plan this one replaced: it never fits; garbage */
+                r->dead_filter = r->pending.filter;
+                r->pending.filter = NULL;
+            }
         }
     } else if (r->pending.plan && !r->fading && !r->dead_plan) {
         r->fading = r->plan;
@@ -125,12 +131,10 @@ void gl_runner_process(gl_runner *r, size_t frames)
     take_pending(r);
     execute(r->plan, r->in, r->wet, frames, r->outputs);
     if (r->fading) {
-        const double L = (double)r->fade_frames;
         execute(r->fading, r->in, r->old, frames, r->outputs);
         for (size_t i = 0; i < frames; i++, r->fade_at++) {
-            const double w = r->fade_at < r->fade_frames
-                                 ? 0.5 - 0.5 * cos(GL_PI * ((double)r->fade_at + 0.5) / L)
-                                 : 1.0;
+            /* the library's own weights: a swap's crossfade, exactly */
+            const double w = gfir_crossfade_weight(r->fade_at, r->fade_frames);
             for (unsigned c = 0; c < r->outputs; c++) {
                 float *y = &r->wet[i * r->outputs + c];
                 *y = (float)((1.0 - w) * r->old[i * r->outputs + c] + w * *y);
