@@ -156,21 +156,9 @@ done:
 /* The twiddles the partitions' transforms share, computed in double. */
 static gfir_status make_twiddles(gfir_plan *plan, fdl_state *st)
 {
-    const size_t B = st->part;
-    float2 *tw = malloc(B * sizeof *tw);
-    gfir_status s;
-    if (!tw)
-        return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory for the twiddles");
-    for (size_t k = 0; k < B; k++) {
-        const double a = -2.0 * 3.14159265358979323846 * (double)k / (double)(2 * B);
-        tw[k].x = (float)cos(a);
-        tw[k].y = (float)sin(a);
-    }
-    s = upload(plan, (void **)&st->d_tw, tw, B * sizeof *tw, st->stream);
-    if (s == GFIR_OK)
-        s = finish_stream(plan, st, "cudaStreamSynchronize (twiddles)");
-    free(tw);
-    return s;
+    TRY(cudaMalloc((void **)&st->d_tw, st->part * sizeof *st->d_tw));
+    TRY(gf_fdl_twiddles(st->d_tw, st->part));
+    return GFIR_OK;
 }
 
 static void release_filter(void *impl)

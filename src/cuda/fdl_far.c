@@ -58,18 +58,17 @@ void gf_fdl_far_destroy(gf_fdl_far *far)
     free(far);
 }
 
-static cudaError_t make_twiddles(gf_fdl_far *far)
+cudaError_t gf_fdl_twiddles(float2 *d_tw, size_t part)
 {
-    const size_t P = far->part;
-    float2 *tw = malloc(P * sizeof *tw);
+    float2 *tw = malloc(part * sizeof *tw);
     if (!tw)
         return cudaErrorMemoryAllocation;
-    for (size_t k = 0; k < P; k++) {
-        const double a = -2.0 * 3.14159265358979323846 * (double)k / (double)(2 * P);
+    for (size_t k = 0; k < part; k++) {
+        const double a = -2.0 * 3.14159265358979323846 * (double)k / (double)(2 * part);
         tw[k].x = (float)cos(a);
         tw[k].y = (float)sin(a);
     }
-    const cudaError_t e = cudaMemcpy(far->d_tw, tw, P * sizeof *tw, cudaMemcpyHostToDevice);
+    const cudaError_t e = cudaMemcpy(d_tw, tw, part * sizeof *tw, cudaMemcpyHostToDevice);
     free(tw);
     return e;
 }
@@ -125,7 +124,7 @@ cudaError_t gf_fdl_far_create(gf_fdl_far **out, size_t ntaps, unsigned inputs, u
     far->paths = paths;
     cudaError_t e = alloc_far(far);
     if (e == cudaSuccess)
-        e = make_twiddles(far);
+        e = gf_fdl_twiddles(far->d_tw, far->part);
     if (e != cudaSuccess) {
         gf_fdl_far_destroy(far);
         return e;
@@ -260,6 +259,11 @@ cudaError_t gf_fdl_far_fade_begin(gf_fdl_far *far, const float2 *d_h_new, cudaSt
      * and block m + 1 from windows up to m - 1 (in the slot before
      * next_slot); a block with no window yet has no far part. */
     const size_t P = far->part, m = far->blocks;
+    /* the far stream may still write these halves: the ring was the plan's
+     * until the last crossfade ended, less than a far block ago */
+    cudaError_t waited = cudaStreamWaitEvent(stream, far->done, 0);
+    if (waited != cudaSuccess)
+        return waited;
     for (size_t ahead = 0; ahead < 2; ahead++) {
         float *dst = far->d_out_new + (size_t)(far->parity ^ (int)ahead) * P;
         const size_t back = 2 - ahead; /* the newest window: m - back */

@@ -33,6 +33,11 @@
 
 typedef struct gf_fdl_far gf_fdl_far;
 
+/* The twiddles e^(-2 pi i k / 2 part), k < part, that a section's transforms
+ * share, computed in double (the kernels build with --use_fast_math, whose
+ * sincos is coarse) and copied to d_tw before it returns. */
+cudaError_t gf_fdl_twiddles(float2 *d_tw, size_t part);
+
 /* The taps the near section keeps for partitions of B over ntaps taps: all
  * of them, or 2P when far partitions pay: B at most P / 8 and ntaps over 4P. */
 size_t gf_fdl_far_near_taps(size_t part, size_t ntaps);

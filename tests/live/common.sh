@@ -46,6 +46,7 @@ need_numpy() {
 # turns under a lock, so one test's clean-up never meets another's new server.
 clear_stale_jack() {
     pgrep -x jackd >/dev/null 2>&1 && return 0
+    pgrep -x jackdbus >/dev/null 2>&1 && return 0
     rm -f /dev/shm/jack-shm-registry /dev/shm/jack_db-* /dev/shm/jack-[0-9]*-[0-9]* \
         /dev/shm/jack_sem.* 2>/dev/null || true
 }
