@@ -128,6 +128,12 @@ GFIR_API gfir_status gfir_kernel_from_name(const char *name, gfir_kernel *out);
 /* 1 when the backend is built and has a usable device now, else 0. */
 GFIR_API int gfir_backend_available(gfir_backend backend);
 
+/* How many devices of the backend this process may use now: the ordinals
+ * gfir_config.device takes are 0 to this minus 1 (for CUDA the devices
+ * CUDA_VISIBLE_DEVICES leaves visible). 1 for the CPU (the host), 0 for a
+ * backend that is absent (not built, no device) or unknown. */
+GFIR_API int gfir_backend_devices(gfir_backend backend);
+
 /*
  * Routing: a filter as a set of paths. Each path takes one input channel
  * through one tap set, scales it by a gain, and adds it into one output

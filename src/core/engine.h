@@ -31,6 +31,8 @@ typedef struct gf_backend {
     gfir_backend id;
     /* 1 when built and a device is usable now; absent is not an error. */
     int (*available)(void);
+    /* Devices usable now (0 when none); NULL for the host, which is one. */
+    int (*devices)(void);
     /* Seconds this process would still spend starting the device before a
      * first plan runs on it (0 once started); NULL for the host, which has
      * nothing to start and is what a device's start-up is weighed against. */

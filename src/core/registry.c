@@ -39,3 +39,11 @@ int gfir_backend_available(gfir_backend backend)
     const gf_backend *b = gf_find_backend(backend);
     return b && b->available();
 }
+
+int gfir_backend_devices(gfir_backend backend)
+{
+    const gf_backend *b = gf_find_backend(backend);
+    if (!b || !b->available())
+        return 0;
+    return b->devices ? b->devices() : 1;
+}

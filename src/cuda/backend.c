@@ -19,20 +19,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cuda_available(void)
+static int cuda_devices(void)
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         cudaGetLastError(); /* clear the sticky "no device" so later calls are clean */
         return 0;
     }
-    return count > 0;
+    return count;
+}
+
+static int cuda_available(void)
+{
+    return cuda_devices() > 0;
 }
 
 const gf_backend gf_cuda_backend = {
     .name = "cuda",
     .id = GFIR_BACKEND_CUDA,
     .available = cuda_available,
+    .devices = cuda_devices,
     .startup_s = gf_cuda_startup_s,
     .min_call_samples = GF_CUDA_MIN_CALL_SAMPLES,
 };

@@ -230,6 +230,12 @@ static void test_create_cuda_availability(void **state)
     }
     assert_int_equal(gfir_backend_available(GFIR_BACKEND_CPU), 1);
     assert_int_equal(gfir_backend_available((gfir_backend)42), 0);
+    assert_int_equal(gfir_backend_devices(GFIR_BACKEND_CPU), 1);
+    assert_int_equal(gfir_backend_devices((gfir_backend)42), 0);
+    assert_int_equal(gfir_backend_devices(GFIR_BACKEND_AUTO), 0);
+    /* CUDA: devices exactly where it is available */
+    assert_int_equal(gfir_backend_devices(GFIR_BACKEND_CUDA) > 0,
+                     gfir_backend_available(GFIR_BACKEND_CUDA));
 }
 
 /* A failure must not be remembered into a later success, nor the reverse:
