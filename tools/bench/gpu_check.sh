@@ -18,25 +18,46 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake --build "$build" || exit 1
 status=0
-ctest --test-dir "$build" --output-on-failure \
+ctest --test-dir "$build" --output-on-failure -j 4 \
     -R '^(cuda_test|cuda_fft_test|smfft_test|fdl_test|device_test|swap_cuda_test|routing_test|policy_test|policy_golden_test|streaming_test)$' || status=1
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # Each test in its smaller form (the full ones take tens of minutes under the
-# sanitizers); racecheck, slower still, runs the CUDA kernels alone.
-for run in "memcheck cuda_test --quick" "memcheck cuda_fft_test --quick" \
-    "memcheck smfft_test --quick" \
-    "memcheck fdl_test --quick" "memcheck swap_cuda_test --quick" \
-    "racecheck cuda_test --kernels" \
-    "racecheck cuda_fft_test --quick" "racecheck smfft_test --quick" \
-    "racecheck fdl_test --quick"; do
+# sanitizers); racecheck, slower still, runs the CUDA kernels alone. The runs
+# are independent and mostly host-bound, so they run side by side
+# (GFIR_CHECK_JOBS at a time, default: every run at once), the slowest
+# setting the wall time; the results print in the list's order.
+runs=("memcheck cuda_test --quick" "memcheck cuda_fft_test --quick"
+    "memcheck smfft_test --quick"
+    "memcheck fdl_test --quick" "memcheck swap_cuda_test --quick"
+    "racecheck cuda_test --kernels"
+    "racecheck cuda_fft_test --quick" "racecheck smfft_test --quick"
+    "racecheck fdl_test --quick")
+jobs=${GFIR_CHECK_JOBS:-${#runs[@]}}
+one() {
+    local tool=$1 name=$2 flag=$3
+    timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
+        "$build/tests/cuda/$name" "$flag" >"$build/sanitizer-$tool-$name.log" 2>&1
+    echo $? >"$build/sanitizer-$tool-$name.rc"
+}
+running=0
+for run in "${runs[@]}"; do
     set -- $run
-    tool=$1 name=$2 t="$2 $3"
-    log="$build/sanitizer-$tool-$name.log"
-    if timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
-        "$build/tests/cuda/$name" "$3" >"$log" 2>&1; then
-        echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+    rm -f "$build/sanitizer-$1-$2.rc"
+    one "$1" "$2" "$3" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+done
+wait
+for run in "${runs[@]}"; do
+    set -- $run
+    log="$build/sanitizer-$1-$2.log"
+    if [ "$(cat "$build/sanitizer-$1-$2.rc" 2>/dev/null)" = 0 ]; then
+        echo "$1 $2 $3: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
     else
-        echo "$tool $t: FAILED (see $log)"
+        echo "$1 $2 $3: FAILED (see $log)"
         tail -20 "$log"
         status=1
     fi
