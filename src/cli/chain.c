@@ -30,6 +30,7 @@ static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t blo
     cfg.max_block_frames = block_frames;
     cfg.backend = o->backend;
     cfg.kernel = o->kernel;
+    cfg.device = o->gpu;
     cfg.max_latency_frames = budget;
     cfg.expected_frames = expected_frames;
     return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
