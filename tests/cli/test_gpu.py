@@ -117,7 +117,8 @@ def each_gpu_filters_a_file(d):
             r = d.run("x.wav", f"y{k}.wav", "--ir", "h.wav", "--normalize", "none",
                       "--gpu", str(k), "-v", *extra)
             if not extra:
-                assert "backend cuda" in r.stderr, r.stderr
+                assert re.search(rf"backend cuda, kernel \w+, latency \d+ frames on GPU {k};",
+                                 r.stderr), r.stderr
             _, y = read(d.p(f"y{k}.wav"))
             err = rel_l2(y, want)
             assert err < REL_L2, f"--gpu {k} {extra}: relative L2 {err:.2e}"
@@ -158,6 +159,9 @@ def every_gpu_same_outputs(d):
         assert set(counts) == (set(range(n)) if spec == "all" else {0}), counts
         # every GPU took files: the workers share one queue
         assert all(c > 0 for c in counts.values()), counts
+        # and its workers made their plans there (-v names each plan's GPU)
+        for g in counts:
+            assert f"on GPU {g};" in r.stderr, f"--gpus {spec}: no plan on GPU {g}"
         with open(d.p(f"m{spec}.csv.receipts/shard-0-of-1.jsonl")) as f:
             assert len(f.readlines()) == 37
         outs[spec] = {os.path.basename(p): sha(p) for p in glob.glob(d.p(f"out{spec}/*.wav"))}
