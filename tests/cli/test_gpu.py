@@ -47,9 +47,13 @@ def gpu_refusals(d):
           "applies only to", "not to --response")
     fails(d, ["--list-presets", "--gpu", "0"], 2, "--list-presets", "--gpu")
     # a GPU this host lacks: a failure (1), not wrong usage, in one line
+    # in every mode that makes plans, before any file or sound device is opened
     n = visible_gpus(d)
-    line = fails(d, ["x.wav", "out.wav", "-p", "lowpass", "--gpu", str(n)], 1, f"--gpu {n}: ")
-    assert ("no GPU is visible" if n == 0 else f"this host has {n} visible GPU") in line, line
+    for mode in (["x.wav", "out.wav"], ["--describe"], ["x.wav", "--describe"],
+                 ["x.wav", "--play"], ["--monitor"]):
+        line = fails(d, [*mode, "-p", "lowpass", "--gpu", str(n)], 1, f"--gpu {n}: ")
+        assert ("no GPU is visible" if n == 0 else f"this host has {n} visible GPU") in line, \
+            (mode, line)
     # CUDA_VISIBLE_DEVICES hides them all: gfir says so
     r = d.run("x.wav", "out.wav", "-p", "lowpass", "--gpu", "0", expect=1,
               env={"CUDA_VISIBLE_DEVICES": ""})
