@@ -2,9 +2,9 @@
 """End-to-end tests of choosing GPUs: gfir's --gpu N and gfir batch's --gpu
 and --gpus all|LIST.
 
-    test_gpu.py GFIR GROUP     GROUP: choice (any host: what is refused and
-                               how), files, batch (need a GPU; skipped, 77,
-                               without one)
+    test_gpu.py GFIR GROUP     GROUP: gpu_choice (any host: what is refused
+                               and how), gpu_files, gpu_batch (need a GPU;
+                               skipped, 77, without one)
 
 The GPU groups compare every output with NumPy's float64 convolution and, for
 batch, the outputs of --gpus all with those of --gpus 0 byte for byte (the
@@ -35,7 +35,7 @@ def visible_gpus(d):
 
 # ---- choice: any host --------------------------------------------------------
 
-@test("choice")
+@test("gpu_choice")
 def gpu_refusals(d):
     d.wav("x.wav", d.noise(1000))
     fails(d, ["x.wav", "out.wav", "-p", "lowpass", "--gpu", "x"], 2, "--gpu x",
@@ -61,7 +61,7 @@ def gpu_refusals(d):
     assert not os.path.exists(d.p("out.wav"))
 
 
-@test("choice")
+@test("gpu_choice")
 def batch_gpu_refusals(d):
     d.wav("a.wav", d.noise(1000))
     d.text("m.csv", "input,output\na.wav,b.wav\n")
@@ -108,7 +108,7 @@ def room(d, frames, seed):
     return rng.standard_normal(frames) * cli.np.exp(-t / (frames / 6)) * 0.1
 
 
-@test("files")
+@test("gpu_files")
 def each_gpu_filters_a_file(d):
     n = need_gpus(d)
     x = d.noise(48000 * 3 + 17, 2)
@@ -138,7 +138,7 @@ def sha(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-@test("batch")
+@test("gpu_batch")
 def every_gpu_same_outputs(d):
     n = need_gpus(d)
     rooms = [room(d, 4001 + 1000 * i, 10 + i) for i in range(3)]
