@@ -152,8 +152,10 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     char *key = chain_key(j, info->samplerate, info->channels);
     cli_options o = r->bo->engine;
     size_t taken, remaining, expected;
+    cli_design d;
+    int rc = 1, designed = 0;
+
     o.gpu = r->groups.n ? r->groups.gpu[w->gpu_index] : o.gpu;
-    int rc = 1;
 
     if (!key) {
         cli_error("out of memory");
@@ -189,14 +191,19 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     remaining = taken < r->ntodo ? r->ntodo - taken + 1 : 1;
     expected = cli_input_frames(info) < SIZE_MAX / 2 / remaining
                    ? cli_input_frames(info) * remaining : SIZE_MAX / 2;
+    /* the design under the lock; the plans outside it, so that each GPU's
+     * workers build theirs while the others' do */
     pthread_mutex_lock(&r->build_mu);
     o.filter = batch_filter_for(r->bo, j);
     o.quiet = 1;
-    if (o.filter)
-        rc = cli_chain_create(&o, info->samplerate, (unsigned)info->channels, r->block, expected,
-                              &slot->chain);
-    cli_filter_free(o.filter);
+    designed = o.filter && !(o.no_fold ? cli_design_stages : cli_design_build)(
+                               o.filter, info->samplerate, (unsigned)info->channels, 1, &d);
     pthread_mutex_unlock(&r->build_mu);
+    if (designed) {
+        rc = cli_chain_from_design(&o, &d, r->block, expected, &slot->chain);
+        cli_design_free(&d);
+    }
+    cli_filter_free(o.filter);
     if (rc) {
         free(key);
         return NULL;
