@@ -94,7 +94,7 @@ static void print_help(void)
 "      default 33554432, as gfir --help says)\n"
 "\n"
 "  -q, --quiet          no progress bar and no summary unless a job failed\n"
-"  -v, --verbose        say which plans were made\n"
+"  -v, --verbose        say which plans were made, on which GPUs\n"
 "  -h, --help           this page\n"
 "\n"
 "Exactly once: an output is written to a temporary file beside it and renamed\n"
