@@ -30,6 +30,7 @@ static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t blo
     cfg.max_block_frames = block_frames;
     cfg.backend = o->backend;
     cfg.kernel = o->kernel;
+    cfg.device = o->gpu;
     cfg.max_latency_frames = budget;
     cfg.expected_frames = expected_frames;
     return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
@@ -62,6 +63,10 @@ static void say_plan(const cli_options *o, const gfir_plan *plan, const char *wh
                  t->npaths == 1 ? "" : "s", ch, ch == 1 ? "" : "s", out);
     else
         snprintf(shape, sizeof shape, "%u channel%s", ch, ch == 1 ? "" : "s");
+    /* which GPU: the one the options named, where the plan went to one */
+    if (gfir_plan_backend(plan) == GFIR_BACKEND_CUDA)
+        snprintf(summary + strlen(summary), sizeof summary - strlen(summary), " on GPU %d",
+                 o->gpu);
     cli_info("%s%s; %zu taps x %u filter channel%s, %s at %g Hz, blocks of %zu frames", what,
              summary, gfir_plan_ntaps(plan), t->nsets, t->nsets == 1 ? "" : "s", shape, rate_hz,
              block_frames);

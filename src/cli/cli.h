@@ -43,6 +43,8 @@ typedef struct cli_options {
 
     gfir_backend backend;       /* --backend, default auto */
     gfir_kernel kernel;         /* --kernel, default auto */
+    int gpu;                    /* --gpu: the CUDA device plans go to (gfir_config.device),
+                                   an ordinal of the visible ones; default 0 */
     size_t block_frames;        /* --block, 0 = the engine's default */
 
     int play;                   /* --play */

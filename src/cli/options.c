@@ -4,6 +4,7 @@
 #include "filter/filter.h"
 #include "filter/preset.h"
 #include "argparse.h"
+#include "gpu.h"
 #include "message.h"
 #include "version.h"
 
@@ -127,6 +128,9 @@ static void print_help(void)
 "\n"
 "Engine:\n"
 "  -b, --backend auto|cpu|cuda   where to filter (default auto)\n"
+"      --gpu N          filter on GPU N (0 is the first of those\n"
+"                       CUDA_VISIBLE_DEVICES leaves); implies --backend cuda\n"
+"                       (with --backend auto: where AUTO takes the GPU)\n"
 "  -k, --kernel NAME    auto, gold, direct, fft; CUDA: basic, constant, tiled,\n"
 "                       cached (default auto: picked from the filter and block)\n"
 "      --block FRAMES   frames per block (default 65536)\n"
@@ -178,7 +182,7 @@ enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
     OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
-    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_MAX_TAPS, OPT_END
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_MAX_TAPS, OPT_GPU, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -197,6 +201,7 @@ static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
     {"backend", required_argument, NULL, 'b'},
     {"kernel", required_argument, NULL, 'k'},
+    {"gpu", required_argument, NULL, OPT_GPU},
     {"block", required_argument, NULL, OPT_BLOCK},
     {"no-dither", no_argument, NULL, OPT_NO_DITHER},
     {"no-fold", no_argument, NULL, OPT_NO_FOLD},
@@ -288,6 +293,8 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return cli_arg_backend(&parsing, arg, &o->backend) ? 2 : 0;
     case 'k':
         return cli_arg_kernel(&parsing, arg, &o->kernel) ? 2 : 0;
+    case OPT_GPU:
+        return cli_arg_gpus(&parsing, "--gpu", arg, 1, 0, &o->gpu, &i);
     case OPT_BLOCK:
         if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &n))
             return 2;
@@ -445,6 +452,7 @@ static const struct {
     {OPT_BLOCK, "--block", MODE_FILE | MODE_DESCRIBE, "filtering a file and --describe", ""},
     {'b', "--backend", MODE_FILTERS, "filtering, --describe, --play and --monitor", ""},
     {'k', "--kernel", MODE_FILTERS, "filtering, --describe, --play and --monitor", ""},
+    {OPT_GPU, "--gpu", MODE_FILTERS, "filtering, --describe, --play and --monitor", ""},
     {OPT_DEVICE, "--device", MODE_LIVE, "--play and --monitor", ""},
     {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
@@ -567,7 +575,19 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         return 2;
     }
     if ((rc = check_modes(o, seen, nargs, argv + optind)) != 0 ||
-        (rc = check_operands(nargs, argv + optind, o)) != 0)
+        (rc = check_operands(nargs, argv + optind, o)) != 0 ||
+        (rc = check_scope(o, seen)) != 0)
         return rc;
-    return check_scope(o, seen);
+    /* a GPU named is where to filter; --backend auto still weighs it */
+    if (seen[OPT_GPU] && seen['b'] && o->backend == GFIR_BACKEND_CPU)
+        return cli_usage_error(&parsing, "--gpu %d and --backend cpu: a GPU filters with "
+                               "--backend cuda or auto; give one of them", o->gpu);
+    if (seen[OPT_GPU] && !seen['b'])
+        o->backend = GFIR_BACKEND_CUDA;
+    if (seen[OPT_GPU]) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d", o->gpu);
+        return cli_arg_gpus(&parsing, "--gpu", spec, 1, 1, &o->gpu, &c);
+    }
+    return 0;
 }

@@ -39,6 +39,8 @@ VOLATILE = [
     (r"copied it \([0-9.]+ MB\)", "copied it (# MB)"),
     # where the presets' own files are: the source tree here, /usr/share/gfir installed
     (r"'[^']*/presets/", "'PRESETS/"),
+    # why no GPU is visible: the build has no CUDA, or CUDA_VISIBLE_DEVICES hides them
+    (r"no GPU is visible: .*", "no GPU is visible: WHY"),
     # which backends the build has: CUDA is built wherever nvcc is found
     (r"^backends: .*", "backends: BUILT"),
 ]

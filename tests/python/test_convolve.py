@@ -98,6 +98,23 @@ def test_bad_arguments(rng):
         gfir.convolve(x, h, backend="gpu")
 
 
+def test_device_reaches_the_library(rng):
+    # device= names the GPU of a host signal: checked as an integer here,
+    # by the library against the GPUs there are (a GPU past the last, or
+    # none at all, is refused); the CPU has no devices to choose
+    x, h = signal(rng, 2, 3001), signal(rng, 33)
+    for fn, hh in ((gfir.convolve, h), (gfir.convolve_batch, np.stack([h, -h]))):
+        with pytest.raises(TypeError, match="device"):
+            fn(x, hh, backend="cuda", device="1")
+        n = gfir.backend_devices("cuda")
+        with pytest.raises(gfir.ArgumentError if n else gfir.UnavailableError):
+            fn(x, hh, backend="cuda", device=n)
+        want = fn(x, hh, backend="cpu")
+        assert rel_l2(fn(x, hh, backend="cpu", device=0), want) == 0
+        if n:
+            assert rel_l2(fn(x, hh, backend="cuda", device=n - 1), want) < TOLERANCE
+
+
 def test_library_errors_carry_the_detail(rng):
     h = signal(rng, 5)
     h[2] = np.nan

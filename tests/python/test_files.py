@@ -35,6 +35,16 @@ def test_failures_raise_with_the_message(tmp_path):
     assert not (tmp_path / "out.wav").exists()
 
 
+def test_device_is_the_commands_gpu(tmp_path, rng):
+    # device=N is --gpu N: a GPU this host lacks fails in the command's words
+    src = tmp_path / "in.wav"
+    scipy.io.wavfile.write(src, 48000, signal(rng, 4800))
+    n = gfir.backend_devices("cuda")
+    with pytest.raises(gfir.FilterFileError, match=f"--gpu {n}: ") as e:
+        gfir.filter_file(src, tmp_path / "out.wav", preset="lowpass", device=n)
+    assert e.value.returncode == 1 and not (tmp_path / "out.wav").exists()
+
+
 @pytest.mark.filterwarnings("ignore::scipy.io.wavfile.WavFileWarning")
 def test_names_that_look_like_options_are_files(tmp_path, rng, monkeypatch):
     # INPUT and OUTPUT follow "--": "--help" was taken as the option (exit

@@ -49,6 +49,12 @@ class Cupy:
     def broadcast(self, row, n):
         return self.m.broadcast_to(row, (n, row.shape[0]))
 
+    def device(self, k):
+        return self.m.cuda.Device(k)
+
+    def device_of(self, a):
+        return a.device.id
+
 
 class Torch:
     name = "torch"
@@ -85,6 +91,12 @@ class Torch:
 
     def broadcast(self, row, n):
         return row.expand(n, row.shape[0])
+
+    def device(self, k):
+        return self.m.cuda.device(k)
+
+    def device_of(self, a):
+        return a.device.index
 
 
 @pytest.fixture(params=[Cupy, Torch], ids=["cupy", "torch"])
@@ -232,6 +244,45 @@ def test_empty_arrays_on_the_device(lib, rng, mode):
     assert lib.is_mine(y) and tuple(y.shape) == (0, length)
     with pytest.raises(ValueError, match="must not be empty"):
         gfir.convolve(lib.put(signal(rng, 2, 0)), signal(rng, 31), mode)
+
+
+def test_the_second_device(lib, rng):
+    # arrays on device 1 run there, on their library's stream there, whatever
+    # device is current; a plan on another device refuses them
+    if gfir.backend_devices("cuda") < 2:
+        pytest.skip("one GPU is visible")
+    x, h, hb = signal(rng, 3, 40011), signal(rng, 2049), signal(rng, 3, 999)
+    with lib.device(1):
+        s = lib.stream()
+        with lib.on(s):
+            d = lib.put(x)
+            y = gfir.convolve(d, lib.put(h), "same")
+            z = gfir.convolve_batch(d, hb, "full", device=1)
+            plan = gfir.Plan(h, 3, backend="cuda", device=1, max_block_frames=1 << 16)
+            p = plan(d)
+            tail = plan.flush(2048, like=d[:, :1])
+        lib.sync(s)
+    for a in (y, z, p, tail):
+        assert lib.device_of(a) == 1
+    assert rel_l2(lib.get(y), reference(x, h, "same")) < TOLERANCE
+    ref_b = np.stack([scipy.signal.fftconvolve(a.astype(np.float64), b) for a, b in zip(x, hb)])
+    assert rel_l2(lib.get(z), ref_b) < TOLERANCE
+    assert rel_l2(lib.get(p), causal(x, h)) < TOLERANCE
+    full = reference(x, h, "full")
+    assert rel_l2(lib.get(tail), full[:, x.shape[1]:x.shape[1] + 2048]) < TOLERANCE
+    # device 0 current: the array still says where
+    y0 = gfir.convolve(d, h, "valid")
+    assert lib.device_of(y0) == 1
+    assert rel_l2(lib.get(y0), reference(x, h, "valid")) < TOLERANCE
+    with pytest.raises(ValueError, match="device=0"):
+        gfir.convolve(d, h, device=0)
+    with pytest.raises(ValueError, match="on device 1"):
+        gfir.Plan(h, 3, backend="cuda")(d)
+    with pytest.raises(ValueError, match="on device 0"):
+        plan.flush(16, like=lib.put(x[:, :1]))
+    # a host signal sent to device 1
+    assert rel_l2(gfir.convolve(x, h, "same", backend="cuda", device=1),
+                  reference(x, h, "same")) < TOLERANCE
 
 
 def test_close_waits_for_a_device_call_in_flight(lib, rng):

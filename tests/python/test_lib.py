@@ -141,3 +141,14 @@ def test_a_status_the_package_does_not_know_still_raises():
     assert e.value.status == unknown and e.value.name == f"status {unknown}"
     assert e.value.detail == _lib.strerror(unknown) != ""
     assert str(e.value) == f"gfir_plan_create: {e.value.detail} (status {unknown})"
+
+
+def test_backend_devices():
+    # the ordinals device= takes: the CPU is one host, CUDA as many GPUs as
+    # are visible, none where it is not built or finds no device
+    assert gfir.backend_devices("cpu") == 1
+    n = gfir.backend_devices("cuda")
+    assert (n > 0) == gfir.backend_available("cuda")
+    for bad in ("auto", "tpu"):
+        with pytest.raises(ValueError, match="backend must be"):
+            gfir.backend_devices(bad)

@@ -7,7 +7,7 @@
 
 _gfir_options="--preset --taps --ir --true-stereo --gain --normalize --ir-trim --wet --dry
 --min-phase --max-taps --align --format --no-dither
---list-presets --describe --response --rate --backend --kernel --block --no-fold
+--list-presets --describe --response --rate --backend --kernel --gpu --block --no-fold
 --play --monitor --list-devices --device --input-device --period --duration
 --channels --crossfade --quiet --verbose --debug --version --help"
 _gfir_kernels="auto gold direct fft basic constant tiled cached"
@@ -84,7 +84,7 @@ _gfir() {
     -f | --format) _gfir_format "$cur"; return ;;
     --rate) _gfir_words "$cur" "44100 48000 88200 96000"; return ;;
     -g | --gain | --ir-trim | --block | --period | --duration | --channels | --crossfade | \
-        --device | --input-device | --max-taps)
+        --device | --input-device | --max-taps | --gpu)
         COMPREPLY=(); return ;;
     esac
     if [[ $cur == -* ]]; then

@@ -5,6 +5,7 @@
 #include "argparse.h"
 #include "filter/ceiling.h"
 #include "filter/filter.h"
+#include "gpu.h"
 #include "message.h"
 
 #include <getopt.h>
@@ -74,7 +75,14 @@ static void print_help(void)
 "                       its extension) and KEY.json (its receipt)\n"
 "      --shard-size S   a tar shard ends after S outputs, or with a K, M or G\n"
 "                       suffix, once it holds S bytes (default 1000)\n"
-"  -j, --jobs N         files in flight (default: two per CPU, at most 16)\n"
+"  -j, --jobs N         files in flight (default: two per CPU, at most 16,\n"
+"                       and at least one per GPU)\n"
+"      --gpus all|LIST  the GPUs the files are shared out over (0,1: the\n"
+"                       first two of those CUDA_VISIBLE_DEVICES leaves): the\n"
+"                       files in flight are split among them, all taking from\n"
+"                       one queue. Default: every visible GPU with --backend\n"
+"                       cuda or auto. Implies --backend cuda\n"
+"      --gpu N          --gpus N: one GPU\n"
 "      --seed S         seed for rows without one (default 0)\n"
 "      --force          redo every job of the shard, receipted or not\n"
 "\n"
@@ -86,7 +94,7 @@ static void print_help(void)
 "      default 33554432, as gfir --help says)\n"
 "\n"
 "  -q, --quiet          no progress bar and no summary unless a job failed\n"
-"  -v, --verbose        say which plans were made\n"
+"  -v, --verbose        say which plans were made, on which GPUs\n"
 "  -h, --help           this page\n"
 "\n"
 "Exactly once: an output is written to a temporary file beside it and renamed\n"
@@ -133,7 +141,7 @@ static int parse_shard_size(const char *arg, batch_options *bo)
 enum {
     OPT_MANIFEST = 256, OPT_SHARD, OPT_SHARDS, OPT_RECEIPTS, OPT_MERGE, OPT_SEED, OPT_BLOCK,
     OPT_NO_DITHER, OPT_NO_FOLD, OPT_FORCE, OPT_MAX_TAPS, OPT_TAR, OPT_SHARD_SIZE, OPT_EMIT,
-    OPT_DESCRIBE, OPT_EARLY_MS, OPT_END
+    OPT_DESCRIBE, OPT_EARLY_MS, OPT_GPU, OPT_GPUS, OPT_END
 };
 
 /* What --merge does not do (run jobs: choose a shard, filter), so options
@@ -146,6 +154,7 @@ static const struct {
     {OPT_SHARD, "--shard"}, {OPT_SHARDS, "--shards"}, {'j', "--jobs"},     {'b', "--backend"},
     {'k', "--kernel"},      {OPT_BLOCK, "--block"},   {OPT_NO_FOLD, "--no-fold"},
     {OPT_FORCE, "--force"}, {OPT_MAX_TAPS, "--max-taps"}, {OPT_SHARD_SIZE, "--shard-size"},
+    {OPT_GPU, "--gpu"},     {OPT_GPUS, "--gpus"},
 };
 
 static const struct option long_options[] = {
@@ -167,6 +176,8 @@ static const struct option long_options[] = {
     {"no-dither", no_argument, NULL, OPT_NO_DITHER},
     {"backend", required_argument, NULL, 'b'},
     {"kernel", required_argument, NULL, 'k'},
+    {"gpu", required_argument, NULL, OPT_GPU},
+    {"gpus", required_argument, NULL, OPT_GPUS},
     {"block", required_argument, NULL, OPT_BLOCK},
     {"no-fold", no_argument, NULL, OPT_NO_FOLD},
     {"max-taps", required_argument, NULL, OPT_MAX_TAPS},
@@ -281,6 +292,11 @@ static int apply_option(int c, const char *arg, batch_options *bo)
         return cli_arg_backend(&parsing, arg, &bo->engine.backend) ? 2 : 0;
     case 'k':
         return cli_arg_kernel(&parsing, arg, &bo->engine.kernel) ? 2 : 0;
+    case OPT_GPU:
+    case OPT_GPUS:
+        bo->gpus_spec = arg;
+        return cli_arg_gpus(&parsing, c == OPT_GPU ? "--gpu" : "--gpus", arg,
+                            c == OPT_GPU ? 1 : BATCH_MAX_JOBS, 0, bo->gpus, &bo->ngpus);
     case OPT_BLOCK:
         if (cli_arg_whole(&parsing, "--block", arg, 1, MAX_BLOCK_FRAMES, &v))
             return 2;
@@ -310,6 +326,30 @@ static int apply_option(int c, const char *arg, batch_options *bo)
     default:
         return 2;
     }
+}
+
+/* --gpu or --gpus, once the other options are read: the backend they imply,
+ * a worker for each, and then this host's GPUs. */
+static int check_gpus(batch_options *bo, const unsigned char *seen)
+{
+    const char *opt = seen[OPT_GPUS] ? "--gpus" : "--gpu";
+    int rc;
+    if (seen[OPT_GPU] && seen[OPT_GPUS])
+        return cli_usage_error(&parsing, "--gpu and --gpus: give one (--gpu N is --gpus N)");
+    if (seen['b'] && bo->engine.backend == GFIR_BACKEND_CPU)
+        return cli_usage_error(&parsing, "%s %s and --backend cpu: GPUs filter with --backend "
+                               "cuda or auto; give one of them", opt, bo->gpus_spec);
+    if (!seen['b'])
+        bo->engine.backend = GFIR_BACKEND_CUDA;
+    if ((rc = cli_arg_gpus(&parsing, opt, bo->gpus_spec, seen[OPT_GPUS] ? BATCH_MAX_JOBS : 1,
+                           1, bo->gpus, &bo->ngpus)) != 0)
+        return rc;
+    if (bo->jobs && bo->jobs < (unsigned)bo->ngpus)
+        return cli_usage_error(&parsing, "--jobs %u and %s %s: each GPU takes a file in flight "
+                               "at least; give --jobs %d or more", bo->jobs, opt,
+                               bo->gpus_spec, bo->ngpus);
+    bo->engine.gpu = bo->gpus[0];
+    return 0;
 }
 
 int batch_parse_args(int argc, char **argv, batch_options *bo)
@@ -358,5 +398,5 @@ int batch_parse_args(int argc, char **argv, batch_options *bo)
         if (seen[run_only[i].opt])
             return cli_usage_error(&parsing, "%s applies only to running jobs, not to --merge",
                                    run_only[i].name);
-    return 0;
+    return bo->gpus_spec ? check_gpus(bo, seen) : 0;
 }

@@ -48,6 +48,10 @@ typedef struct batch_options {
     int force;                  /* --force: redo every job, receipted or not */
     size_t max_taps;            /* --max-taps: every job's filter, taps x paths */
     cli_options engine;         /* --backend, --kernel, --block, --no-fold, --no-dither, -q, -v */
+    int gpus[BATCH_MAX_JOBS];   /* --gpu N, --gpus LIST: the GPUs workers spread over */
+    const char *gpus_spec;      /* --gpu's or --gpus' value as given, or NULL */
+    int ngpus;                  /* 0: not given (every visible GPU where the backend may
+                                   be CUDA, gpus.h) */
     const char *tar;            /* --tar DIR: outputs packed into tar shards there (tar.h) */
     uint64_t shard_bytes;       /* --shard-size with a K/M/G suffix: bytes a tar shard ends at */
     uint64_t shard_members;     /* --shard-size without: outputs a tar shard holds */

@@ -38,7 +38,8 @@ static void cut_after_direct_path(cli_design *d, double ms)
 }
 
 int early_render(const batch_options *bo, const manifest_job *j, const char *output,
-                 int scratch, size_t block, const SF_INFO *out_info, const file_metadata *meta)
+                 int scratch, size_t block, int gpu, const SF_INFO *out_info,
+                 const file_metadata *meta)
 {
     char path[4096];
     SNDFILE *in = NULL;
@@ -57,6 +58,7 @@ int early_render(const batch_options *bo, const manifest_job *j, const char *out
     o.filter = batch_filter_for(bo, j);
     o.quiet = 1;
     o.no_fold = 0; /* the cut is made on the folded filter */
+    o.gpu = gpu;
     if (!o.filter || cli_open_input(j->input, 0, &in, &info))
         goto done;
     if (cli_design_build(o.filter, info.samplerate, (unsigned)info.channels, 1, &d))

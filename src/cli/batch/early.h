@@ -26,10 +26,11 @@
 int early_path(const char *output, char *buf, size_t n);
 
 /* Renders j's early output beside output (the main one's path: its scratch
- * file with --tar, whose early twin is a scratch file too), in out_info's
- * format with meta's tags. 0, or 1 after one line. */
+ * file with --tar, whose early twin is a scratch file too) on GPU gpu where
+ * its plans take one, in out_info's format with meta's tags. 0, or 1 after
+ * one line. */
 int early_render(const batch_options *bo, const manifest_job *j, const char *output,
-                 int scratch, size_t block, const SF_INFO *out_info,
+                 int scratch, size_t block, int gpu, const SF_INFO *out_info,
                  const file_metadata *meta);
 
 #endif

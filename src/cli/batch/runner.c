@@ -1,11 +1,12 @@
 /*
  * runner.c - a shard's jobs on a few workers (runner.h).
  */
-#define _GNU_SOURCE /* sched_getaffinity */
+#define _GNU_SOURCE /* qsort_r */
 #include "batch/runner.h"
 #include "batch/bar.h"
 #include "batch/dirs.h"
 #include "batch/early.h"
+#include "batch/gpus.h"
 #include "batch/sweep.h"
 #include "batch/tar.h"
 #include "chain.h"
@@ -19,7 +20,6 @@
 #include "progress.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +41,8 @@ typedef struct outcome {
     size_t job;                 /* into the manifest's jobs */
     int failed;
     int clips;                  /* integer output: non-finite samples went out held */
+    int gpu_index;              /* the GPU its plans ran on, by index into the runner's
+                                   groups; -1: on the CPU */
     char why[1024];             /* the job's messages, when it failed */
     receipt_facts facts;
     struct outcome *next;
@@ -56,6 +58,7 @@ typedef struct runner runner;
 
 typedef struct worker {
     runner *r;
+    int gpu_index;              /* its GPU, by index into the runner's groups */
     pthread_t thread;
     cached_chain cache[CHAINS_PER_WORKER];
     uint64_t clock;
@@ -83,6 +86,7 @@ struct runner {
     unsigned running;
     tar_packer *tar;            /* --tar: outputs go into its shards, else NULL */
     receipt_book *book;
+    batch_groups groups;        /* the workers and their GPUs */
 };
 
 /* ---- one job ---------------------------------------------------------------- */
@@ -148,7 +152,10 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     char *key = chain_key(j, info->samplerate, info->channels);
     cli_options o = r->bo->engine;
     size_t taken, remaining, expected;
-    int rc = 1;
+    cli_design d;
+    int rc = 1, designed = 0;
+
+    o.gpu = r->groups.n ? r->groups.gpu[w->gpu_index] : o.gpu;
 
     if (!key) {
         cli_error("out of memory");
@@ -184,14 +191,19 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     remaining = taken < r->ntodo ? r->ntodo - taken + 1 : 1;
     expected = cli_input_frames(info) < SIZE_MAX / 2 / remaining
                    ? cli_input_frames(info) * remaining : SIZE_MAX / 2;
+    /* the design under the lock; the plans outside it, so that each GPU's
+     * workers build theirs while the others' do */
     pthread_mutex_lock(&r->build_mu);
     o.filter = batch_filter_for(r->bo, j);
     o.quiet = 1;
-    if (o.filter)
-        rc = cli_chain_create(&o, info->samplerate, (unsigned)info->channels, r->block, expected,
-                              &slot->chain);
-    cli_filter_free(o.filter);
+    designed = o.filter && !(o.no_fold ? cli_design_stages : cli_design_build)(
+                               o.filter, info->samplerate, (unsigned)info->channels, 1, &d);
     pthread_mutex_unlock(&r->build_mu);
+    if (designed) {
+        rc = cli_chain_from_design(&o, &d, r->block, expected, &slot->chain);
+        cli_design_free(&d);
+    }
+    cli_filter_free(o.filter);
     if (rc) {
         free(key);
         return NULL;
@@ -256,6 +268,9 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
         dirs_make(dir, "OUTPUT's directory"))
         goto done;
     chain = chain_for(w, j, &in_info);
+    out->gpu_index = chain && w->r->groups.n &&
+                             gfir_plan_backend(chain->plans[0]) == GFIR_BACKEND_CUDA
+                         ? w->gpu_index : -1;
     if (!chain || render_route_format(j->format, output, &in_info, chain, &meta, &out_info) ||
         segment_seek(&j->seg, j->input, j->align, in, &in_info, chain->ntaps, &t))
         goto done;
@@ -268,7 +283,9 @@ static void run_job(worker *w, const manifest_job *j, outcome *out)
     }
     /* its early twin, before the receipt that vouches for both */
     if (bo->early_ms > 0 &&
-        early_render(bo, j, output, output == scratch, w->r->block, &out_info, &meta))
+        early_render(bo, j, output, output == scratch, w->r->block,
+                     w->r->groups.n ? w->r->groups.gpu[w->gpu_index] : bo->engine.gpu, &out_info,
+                     &meta))
         goto done;
     /* bytes and time of the file as written, not of whatever the name holds
      * by now */
@@ -378,6 +395,7 @@ static void *worker_main(void *arg)
 typedef struct tally {
     size_t done_before, written, failed, clipped_outputs;
     size_t unrecorded;          /* of written: their receipts could not be written */
+    size_t on_gpu[BATCH_MAX_JOBS], on_cpu; /* of written: where their plans ran */
     double audio_s;
     /* receipts waiting for their group's sync */
     json_buf group;
@@ -438,6 +456,10 @@ static void take(runner *r, tally *t, outcome *o)
     if (!t->group_count)
         t->group_since = progress_now();
     report_nonfinite(r, t, j, o);
+    if (o->gpu_index >= 0)
+        t->on_gpu[o->gpu_index]++;
+    else
+        t->on_cpu++;
     if (r->tar) { /* its receipt comes when its tar shard is renamed into place */
         if (tar_take(r->tar, r->book, j, &o->facts)) {
             t->unrecorded++;
@@ -463,22 +485,8 @@ static int by_filter(const void *a, const void *b, void *jobs)
     return c ? c : (ja->index > jb->index) - (ja->index < jb->index);
 }
 
-/* Two files in flight per CPU this process may use: a job waits for the disk
- * as its output is synced and renamed, and another job uses the CPU
- * meanwhile. On the 2-core development machine, 1000 files of 10 s through
- * 0.5 s rooms took 3.0-3.3 s with 4 workers against 3.6-4.2 s with 2
- * (tools/bench/batch.sh's corpus, a shared machine). */
-static unsigned default_workers(void)
-{
-    cpu_set_t set;
-    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
-                                                         : sysconf(_SC_NPROCESSORS_ONLN);
-    n *= 2;
-    return n < 1 ? 1 : n > BATCH_MAX_JOBS ? BATCH_MAX_JOBS : (unsigned)n;
-}
-
-static void summary(const batch_options *bo, const shard *sh, const manifest *m,
-                    const tally *t, double seconds)
+static void summary(const batch_options *bo, const batch_groups *g, const shard *sh,
+                    const manifest *m, const tally *t, double seconds)
 {
     cli_text line = {.len = 0};
     /* a job is done once its receipt is on disk: one written without it is
@@ -501,6 +509,7 @@ static void summary(const batch_options *bo, const shard *sh, const manifest *m,
     if (t->written)
         cli_text_add(&line, "; %.1f s of audio in %.2f s (%.1fx realtime)", t->audio_s, seconds,
                      seconds > 0 ? t->audio_s / seconds : 0.0);
+    batch_groups_say(g, t->on_gpu, t->on_cpu, &line);
     if (t->clipped_outputs)
         cli_text_add(&line, "; %zu output%s clipped (their receipts count the samples)",
                      t->clipped_outputs, t->clipped_outputs == 1 ? "" : "s");
@@ -598,9 +607,8 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
         cli_note(bo->engine.quiet, "note: removed %zu unfinished output%s that a killed run left",
                  swept, swept == 1 ? "" : "s");
     qsort_r(r.todo, r.ntodo, sizeof *r.todo, by_filter, m->jobs);
-    nworkers = bo->jobs ? bo->jobs : default_workers();
-    if (nworkers > r.ntodo)
-        nworkers = r.ntodo ? (unsigned)r.ntodo : 1;
+    batch_groups_choose(bo, r.ntodo, &r.groups);
+    nworkers = r.groups.workers;
     if (r.tar && nworkers >= BATCH_MAX_JOBS) /* the open tar shard is a temporary file too */
         nworkers = BATCH_MAX_JOBS - 1;
     workers = calloc(nworkers, sizeof *workers);
@@ -617,8 +625,11 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);
     output_catch_signals();
+    if (bo->engine.verbose)
+        batch_groups_tell(&r.groups);
     for (unsigned i = 0; i < nworkers; i++) {
         workers[i].r = &r;
+        workers[i].gpu_index = r.groups.n ? (int)(i % r.groups.n) : 0;
         pthread_mutex_init(&workers[i].why_mu, NULL);
         pthread_mutex_lock(&r.mu);
         r.running++;
@@ -650,7 +661,7 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
             t.unrecorded += !o->failed;
             free(o);
         }
-        summary(bo, sh, m, &t, progress_now() - t.bar.start_s);
+        summary(bo, &r.groups, sh, m, &t, progress_now() - t.bar.start_s);
         if (t.written + t.done_before < m->njobs && !t.failed && !rc)
             rc = cli_error("%zu jobs were not run", m->njobs - t.written - t.done_before);
         rc = rc || t.failed;

@@ -23,12 +23,12 @@ from . import design
 from ._convolve import clear_cache, convolve, convolve_batch
 from ._files import FilterFileError, filter_file
 from ._lib import (ArgumentError, DeviceError, GfirError, OutOfMemoryError, UnavailableError,
-                   backend_available, library_path, version as library_version)
+                   backend_available, backend_devices, library_path, version as library_version)
 from ._version import __version__
 from .plan import Plan
 
 __all__ = [
     "Plan", "convolve", "convolve_batch", "design", "filter_file", "clear_cache",
     "GfirError", "ArgumentError", "UnavailableError", "OutOfMemoryError", "DeviceError",
-    "FilterFileError", "backend_available", "library_version", "library_path",
+    "FilterFileError", "backend_available", "backend_devices", "library_version", "library_path",
 ]

@@ -135,7 +135,7 @@ def _host_stream(plan: CPlan, x: np.ndarray, t: int, start: int, y: np.ndarray) 
 
 
 def _host_rows(x2: np.ndarray, taps: np.ndarray, per_row: bool, start: int, length: int,
-               backend: str, kernel: str) -> np.ndarray:
+               backend: str, kernel: str, device: int) -> np.ndarray:
     """(C, length) rows of output for (C, T) rows x2, through the host API."""
     rows_n, t = x2.shape
     m = taps.shape[-1]
@@ -143,9 +143,9 @@ def _host_rows(x2: np.ndarray, taps: np.ndarray, per_row: bool, start: int, leng
     dist, stride = _arrays._get(_arrays.Backend).strides(x2)
     if not per_row and 1 < rows_n <= _lib.MAX_CHANNELS and stride == rows_n and dist == 1:
         # interleaved frames already: one plan for every channel, no copies
-        key = ("host", rows_n, m, block, backend, kernel, taps.tobytes())
+        key = ("host", rows_n, m, block, backend, kernel, device, taps.tobytes())
         kept = _kept(key, lambda: _Kept(CPlan(taps, m, _config(rows_n, 1, backend, kernel,
-                                                              block, 0, t)), None))
+                                                              block, device, t)), None))
         kept.plan.reset()
         y = np.empty((length, rows_n), np.float32)
         _host_stream(kept.plan, x2.T, t, start, y)
@@ -155,11 +155,11 @@ def _host_rows(x2: np.ndarray, taps: np.ndarray, per_row: bool, start: int, leng
     y2 = np.empty((rows_n, length), np.float32)
     for r in range(rows_n):
         if per_row:
-            plan = CPlan(taps[r], m, _config(1, 1, backend, kernel, block, 0, t))
+            plan = CPlan(taps[r], m, _config(1, 1, backend, kernel, block, device, t))
         else:
-            key = ("host", 1, m, block, backend, kernel, taps.tobytes())
+            key = ("host", 1, m, block, backend, kernel, device, taps.tobytes())
             plan = _kept(key, lambda: _Kept(CPlan(taps, m, _config(1, 1, backend, kernel,
-                                                                   block, 0, t)), None)).plan
+                                                                   block, device, t)), None)).plan
             plan.reset()
         try:
             _host_stream(plan, x2[r], t, start, y2[r])
@@ -223,6 +223,20 @@ def _device_backend(backend: str) -> None:
                          f"'auto' or 'cuda', not {backend!r}")
 
 
+def _device_of(b: _arrays.Backend, x: Any, device: Optional[int]) -> int:
+    """The CUDA device to filter on: a device array's own (device, when
+    given, must name it), else device (default 0)."""
+    if device is not None:
+        device = _lib.integer("device", device, _lib.INT_MIN, _lib.INT_MAX)
+    if not b.on_device:
+        return 0 if device is None else device
+    dev = b.device_id(x)
+    if device is not None and device != dev:
+        raise ValueError(f"gfir: x is on device {dev}, not device={device}: a device array "
+                         f"is filtered where it is")
+    return dev
+
+
 def _nonempty(n: int, refusal: str) -> int:
     """SciPy has no one answer for an empty signal or filter (convolve
     raises in 'full' and 'valid' but returns [] in 'same'; oaconvolve and
@@ -239,7 +253,7 @@ def _no_rows(b: _arrays.Backend, x: Any, length: int) -> Any:
 
 
 def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str = "auto",
-             kernel: str = "auto") -> Any:
+             kernel: str = "auto", device: Optional[int] = None) -> Any:
     """Convolves every 1-D slice of `x` along `axis` with the filter `h`.
 
     The semantics of ``scipy.signal.convolve`` (and ``oaconvolve``) for a
@@ -259,7 +273,12 @@ def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str
     of a host call copied back. float32 passes as it is; float64 is
     converted, computed in float32 (relative error about 1e-7 of the
     signal's scale, not 1e-16) and returned as float64; other dtypes raise
-    TypeError. Host samples in the other byte order (``'>f4'``,
+    TypeError. `device` is the CUDA device (an ordinal of those
+    ``CUDA_VISIBLE_DEVICES`` leaves, :func:`gfir.backend_devices`) a host
+    x is filtered on with ``backend="cuda"`` (default 0); a device array
+    is filtered on its own device with its library's current stream
+    there, and `device`, when given, must name that device (ValueError
+    otherwise). Host samples in the other byte order (``'>f4'``,
     ``'>f8'``) or unaligned are converted first; a CUDA array whose
     ``__cuda_array_interface__`` names the other byte order is refused
     (TypeError).
@@ -284,6 +303,7 @@ def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str
     t, m = x2.shape[1], ha.shape[0]
     start, length = window(_nonempty(t, "x must not be empty along axis"),
                            _nonempty(m, "h must not be empty"), mode)
+    dev = _device_of(b, xa, device)
     if x2.shape[0] == 0:
         y2 = _no_rows(b, xa, length)
     elif b.on_device:
@@ -291,7 +311,7 @@ def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str
         with b.on(xa):
             y2 = _device_rows(b, x2, ha, False, start, length, kernel)
     else:
-        y2 = _host_rows(x2, host_taps(ha), False, start, length, backend, kernel)
+        y2 = _host_rows(x2, host_taps(ha), False, start, length, backend, kernel, dev)
     y = _arrays.unrows(b, y2, lead, axis, xa.ndim)
     if dtype != "float32":
         y = b.astype(y, dtype)
@@ -299,7 +319,7 @@ def convolve(x: Any, h: Any, mode: str = "full", axis: int = -1, *, backend: str
 
 
 def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
-                   kernel: str = "auto") -> Any:
+                   kernel: str = "auto", device: Optional[int] = None) -> Any:
     """Convolves row b of `x` (B, T) with row b of `h` (B, M): a batch of
     signals, each with its own filter, as data augmentation reverberates
     utterances with room impulse responses. Filters of different lengths
@@ -308,9 +328,9 @@ def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
     On the GPU (CuPy arrays, PyTorch CUDA tensors) every group of up to 256
     rows is one plan and one launch sequence: new filters are transformed
     on the device, nothing waits for the GPU, and a plan serves every later
-    batch of the same shape. Modes, dtypes, empty arrays and errors as
-    :func:`convolve` (B = 0 gives (0, length)); the result is (B, length)
-    of x's kind.
+    batch of the same shape. Modes, dtypes, `device`, empty arrays and
+    errors as :func:`convolve` (B = 0 gives (0, length)); the result is
+    (B, length) of x's kind.
     """
     b, xa = _arrays.backend_of(x)
     xa, dtype = _arrays.float32_of(b, xa, "x")
@@ -322,6 +342,7 @@ def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
     start, length = window(_nonempty(t, "x's rows must not be empty"),
                            _nonempty(m, "h's rows must not be empty"), mode)
     x2, _, _, _, _ = _arrays.rows(b, xa, -1)
+    dev = _device_of(b, xa, device)
     if x2.shape[0] == 0:
         y2 = _no_rows(b, xa, length)
     elif b.on_device:
@@ -329,7 +350,7 @@ def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
         with b.on(xa):
             y2 = _device_rows(b, x2, ha, True, start, length, kernel)
     else:
-        y2 = _host_rows(x2, host_taps(ha), True, start, length, backend, kernel)
+        y2 = _host_rows(x2, host_taps(ha), True, start, length, backend, kernel, dev)
     if dtype != "float32":
         y2 = b.astype(y2, dtype)
     return b.wrap_result(y2, x)

@@ -57,11 +57,13 @@ def filter_file(input: PathLike, output: PathLike, *,
                 normalize: Optional[str] = None, align: Optional[str] = None,
                 format: Optional[str] = None, backend: Optional[str] = None,
                 kernel: Optional[str] = None, block: Optional[int] = None,
-                extra_args: Sequence[str] = ()) -> None:
+                device: Optional[int] = None, extra_args: Sequence[str] = ()) -> None:
     """Filters the sound file `input` into `output` with ``gfir input output
     ...``: presets (a name, ``"name:key=value"``, or a list of them, run as
     one chain), taps (an array of coefficients), an impulse response file
-    `ir`, and the command's other options by name (``gfir --help``). The
+    `ir`, and the command's other options by name (``gfir --help``;
+    `device` is ``--gpu``, the GPU to filter on, which implies ``backend=
+    "cuda"`` unless `backend` says otherwise). The
     output is complete or untouched: the command writes a temporary file
     and renames it only on success. Raises FilterFileError with the
     command's message when it fails.
@@ -76,7 +78,7 @@ def filter_file(input: PathLike, output: PathLike, *,
         args += ["--ir", os.fspath(ir)]
     for flag, value in (("--gain", gain_db), ("--normalize", normalize), ("--align", align),
                         ("--format", format), ("--backend", backend), ("--kernel", kernel),
-                        ("--block", block)):
+                        ("--block", block), ("--gpu", device)):
         if value is not None:
             args += [flag, str(value)]
     args += list(extra_args)

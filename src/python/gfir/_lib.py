@@ -181,6 +181,7 @@ _int = ctypes.c_int
 _proto("gfir_version_string", ctypes.c_char_p)
 _proto("gfir_strerror", ctypes.c_char_p, _int)
 _proto("gfir_backend_available", _int, _int)
+_proto("gfir_backend_devices", _int, _int)
 _proto("gfir_config_init_size", None, ctypes.POINTER(Config), _size_t)
 _proto("gfir_plan_create", _int, ctypes.POINTER(_plan), _vp, _size_t, ctypes.POINTER(Config))
 _proto("gfir_plan_execute", _int, _plan, _vp, _vp, _size_t)
@@ -225,6 +226,16 @@ def version() -> str:
 def backend_available(backend: str) -> bool:
     """Whether a backend ("cpu", "cuda") is built and has a usable device."""
     return bool(lib.gfir_backend_available(BACKENDS[backend]))
+
+
+def backend_devices(backend: str) -> int:
+    """How many devices of a backend ("cpu", "cuda") this process may use:
+    the ``device=`` ordinals are 0 to this minus 1. For CUDA these are the
+    GPUs ``CUDA_VISIBLE_DEVICES`` leaves, renumbered from 0; 1 for the
+    CPU; 0 where the backend is not built or has no device."""
+    if backend not in BACKENDS or backend == "auto":
+        raise ValueError(f"backend must be 'cpu' or 'cuda', not {backend!r}")
+    return lib.gfir_backend_devices(BACKENDS[backend])
 
 
 def check(status: int, call: str, plan: Optional[int] = None) -> None:

@@ -151,7 +151,9 @@ class Plan:
         refused.
     threads, device, expected_frames
         As ``gfir_config``: CPU worker threads (0: one per core), the CUDA
-        device ordinal, the frames the plan will filter in all when known.
+        device ordinal (of the GPUs ``CUDA_VISIBLE_DEVICES`` leaves,
+        :func:`gfir.backend_devices`; device arrays given to the plan must
+        be on it), the frames the plan will filter in all when known.
 
     Arrays have time along ``axis`` (default -1, as SciPy): a 1-D array for
     one channel, or 2-D with channels on the other axis. NumPy arrays (and
@@ -259,6 +261,7 @@ class Plan:
         y2 = y if c > 1 else b.reshape(y, (1, frames))
         if b.on_device:
             with b.on(y):
+                _arrays.device_check(b, y, self._device, "out" if out is not None else "like")
                 ydist, ystride = b.strides(y2)
                 self._plan.flush_device(b.ptr(y2), ystride, ydist, frames, b.stream(y))
         else:
