@@ -77,8 +77,6 @@ struct runner {
     pthread_mutex_t claim_mu;
     atomic_int stop;            /* receipts cannot be written: take no more */
     size_t block;
-    /* building a filter reads presets and taps with strtok: one at a time */
-    pthread_mutex_t build_mu;
     /* finished jobs, for the calling thread */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -191,14 +189,13 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
     remaining = taken < r->ntodo ? r->ntodo - taken + 1 : 1;
     expected = cli_input_frames(info) < SIZE_MAX / 2 / remaining
                    ? cli_input_frames(info) * remaining : SIZE_MAX / 2;
-    /* the design under the lock; the plans outside it, so that each GPU's
-     * workers build theirs while the others' do */
-    pthread_mutex_lock(&r->build_mu);
+    /* designs and plans side by side, each worker its own: a long room's
+     * IR read, resampled and normalised one worker at a time (the lock this
+     * had while the parsers used strtok) kept a second GPU idle */
     o.filter = batch_filter_for(r->bo, j);
     o.quiet = 1;
     designed = o.filter && !(o.no_fold ? cli_design_stages : cli_design_build)(
                                o.filter, info->samplerate, (unsigned)info->channels, 1, &d);
-    pthread_mutex_unlock(&r->build_mu);
     if (designed) {
         rc = cli_chain_from_design(&o, &d, r->block, expected, &slot->chain);
         cli_design_free(&d);
@@ -329,7 +326,7 @@ static void finish(runner *r, outcome *o)
  * plan for its run, and plans are built about once a run, not once a job:
  * with jobs handed out one at a time, 32 workers spread each room's 20 files
  * of tools/bench/batch.sh over 20 workers, and the CUDA plans built one at a
- * time under build_mu made gfir batch 2.6x slower than its 1-tap floor. */
+ * time under a build lock made gfir batch 2.6x slower than its 1-tap floor. */
 static size_t claim(runner *r, size_t *count)
 {
     size_t first, end;
@@ -621,7 +618,6 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     r.chunk = r.ntodo / (2 * (size_t)nworkers);
     r.chunk = r.chunk < 1 ? 1 : r.chunk > 64 ? 64 : r.chunk;
     pthread_mutex_init(&r.claim_mu, NULL);
-    pthread_mutex_init(&r.build_mu, NULL);
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);
     output_catch_signals();
@@ -669,7 +665,6 @@ int batch_run(const batch_options *bo, const shard *sh, const manifest *m, recei
     for (unsigned i = 0; i < nworkers; i++)
         pthread_mutex_destroy(&workers[i].why_mu);
     free(workers);
-    pthread_mutex_destroy(&r.build_mu);
     pthread_mutex_destroy(&r.claim_mu);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);

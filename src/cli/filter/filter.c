@@ -167,7 +167,8 @@ int cli_filter_add_preset(cli_filter *f, const char *spec)
     char *colon = name_end(copy);
     if (colon) {
         *colon = '\0';
-        for (char *item = strtok(colon + 1, ","); item; item = strtok(NULL, ",")) {
+        for (char *save, *item = strtok_r(colon + 1, ",", &save); item;
+             item = strtok_r(NULL, ",", &save)) {
             char *eq = strchr(item, '=');
             if (!eq || eq == item || !eq[1]) {
                 cli_error("preset '%s': '%s' is not key=value", copy, item);

@@ -50,7 +50,8 @@ static int split(const char *where, const char *text, words *ws)
     *o = '\0';
     ws->buf = out;
     ws->n = ws->at = 0;
-    for (char *tok = strtok(out, " \t"); tok; tok = strtok(NULL, " \t")) {
+    for (char *save, *tok = strtok_r(out, " \t", &save); tok;
+         tok = strtok_r(NULL, " \t", &save)) {
         if (ws->n == MAX_WORDS) {
             free(out);
             return cli_error("%s: more than %d words", where, MAX_WORDS);
