@@ -76,10 +76,15 @@ typedef enum gfir_status {
 GFIR_API const char *gfir_strerror(gfir_status status);
 
 /* Largest channel count of a plan (inputs and outputs each), largest tap
- * count per tap set, and most paths of a routed plan (a full 256 x 256 matrix). */
-#define GFIR_MAX_CHANNELS 256
+ * count per tap set, and most paths of a routed plan (a full 1024 x 1024
+ * matrix). Memory, not these, bounds most plans: where the host's or a
+ * device's runs out, gfir_plan_create() returns GFIR_ERR_NOMEM and
+ * gfir_plan_error_detail(NULL) names what was asked for and what was free.
+ * The CUDA engines that run a routed plan's paths as channels take at most
+ * 65535 of them (the delay-line engine, which runs paths itself, any). */
+#define GFIR_MAX_CHANNELS 1024
 #define GFIR_MAX_TAPS ((size_t)1 << 26)
-#define GFIR_MAX_PATHS 65536
+#define GFIR_MAX_PATHS 1048576
 
 /* Largest filter a plan takes, counted as the convolutions it runs: ntaps
  * times its paths (at least filter_channels) with paths, else ntaps times
