@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "core/policy.h"
 #include "core/route.h"
+#include "core/split.h"
 #include "core/swap.h"
 #include "core/why.h"
 
@@ -13,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DEFAULT_BLOCK_FRAMES 4096
 
 /* Plans' ids, for gfir_plan_swap to tell them apart. */
 static atomic_ullong next_plan_id = 1;
@@ -39,6 +38,10 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
         st = gf_config_check(taps, ntaps, &full, create_detail, GF_DETAIL_LEN);
     if (st != GFIR_OK)
         return st;
+    if (full.ndevices > 1)
+        return gf_split_devices(out, taps, ntaps, &full);
+    if (full.ndevices == 1)
+        full.device = full.devices[0];
     cfg = &full;
 
     plan = calloc(1, sizeof *plan);
@@ -51,7 +54,7 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     plan->channels = cfg->channels;
     plan->filter_channels = cfg->filter_channels;
     plan->ntaps = ntaps;
-    plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : DEFAULT_BLOCK_FRAMES;
+    plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : GF_DEFAULT_BLOCK_FRAMES;
     if (cfg->paths) {
         st = gf_route_create(&plan->route, cfg, plan->detail, sizeof plan->detail);
         if (st != GFIR_OK)

@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 
 #define GF_DETAIL_LEN 256
+/* max_block_frames' default (gfir.h). */
+#define GF_DEFAULT_BLOCK_FRAMES 4096
 
 struct gf_route;
 

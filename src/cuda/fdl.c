@@ -523,29 +523,34 @@ gfir_status gf_fdl_run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
     return sent ? GFIR_OK : send_output(plan, st, io, n, skip);
 }
 
-gfir_status gf_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+gfir_status gf_fdl_launch(gfir_plan *plan, const float *in, size_t n)
 {
     fdl_state *st = plan->impl;
-    const size_t out_bytes = n * st->outputs * sizeof(float);
-    gfir_status s;
-    cudaError_t e;
     if (in)
         memcpy(st->h_in, in, n * st->inputs * sizeof(float));
-    if (gf_fdl_replays(plan, st, in, n)) {
-        s = gf_fdl_replay(plan, st);
-    } else {
-        if (in)
-            TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
-                                cudaMemcpyHostToDevice, st->stream));
-        s = gf_fdl_run(plan, st, !in, NULL, n, 0);
-    }
-    if (s != GFIR_OK)
-        return s;
+    if (gf_fdl_replays(plan, st, in, n))
+        return gf_fdl_replay(plan, st);
+    if (in)
+        TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
+                            cudaMemcpyHostToDevice, st->stream));
+    return gf_fdl_run(plan, st, !in, NULL, n, 0);
+}
+
+gfir_status gf_fdl_finish(gfir_plan *plan, float *out, size_t n)
+{
+    fdl_state *st = plan->impl;
+    cudaError_t e;
     /* A spin: the caller waits for this output and nothing else, and a
      * blocking wait's wake-up was a measured part of live calls' tail. */
     while ((e = cudaEventQuery(st->out_ready)) == cudaErrorNotReady)
         ;
     TRY(e);
-    memcpy(out, st->h_out, out_bytes);
+    memcpy(out, st->h_out, n * st->outputs * sizeof(float));
     return GFIR_OK;
+}
+
+gfir_status gf_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    const gfir_status s = gf_fdl_launch(plan, in, n);
+    return s == GFIR_OK ? gf_fdl_finish(plan, out, n) : s;
 }
