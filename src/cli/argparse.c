@@ -5,6 +5,7 @@
 #include "message.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,6 +48,43 @@ int cli_arg_whole(const cli_args *a, const char *opt, const char *arg, unsigned 
         return cli_usage_error(a, "%s %s: want a whole number from %llu to %llu", opt, arg, lo,
                                hi);
     *out = v;
+    return 0;
+}
+
+int cli_arg_gpus(const cli_args *a, const char *opt, const char *arg,
+                 int gpus[GFIR_MAX_DEVICES], unsigned *n)
+{
+    const int all = !strcmp(arg, "all");
+    const char *p = arg;
+    int have;
+    *n = 0;
+    while (!all) {
+        char *end;
+        unsigned long v;
+        errno = 0;
+        v = strtoul(p, &end, 10);
+        if (end == p || errno || *p == '-' || *p == '+' || (*end && *end != ',') ||
+            v > INT_MAX)
+            return cli_usage_error(a, "%s %s: want GPU numbers separated by commas (0,1) or "
+                                   "'all'", opt, arg);
+        if (*n == GFIR_MAX_DEVICES)
+            return cli_usage_error(a, "%s %s: at most %d GPUs", opt, arg, GFIR_MAX_DEVICES);
+        gpus[(*n)++] = (int)v;
+        if (!*end)
+            break;
+        p = end + 1;
+    }
+    have = gfir_backend_devices(GFIR_BACKEND_CUDA);
+    if (have == 0)
+        return cli_usage_error(a, "%s %s: no CUDA GPU is usable here (this gfir was built "
+                               "without CUDA, or the machine shows none)", opt, arg);
+    for (int d = 0; all && d < have && d < GFIR_MAX_DEVICES; d++)
+        gpus[(*n)++] = d;
+    for (unsigned k = 0; k < *n; k++)
+        if (gpus[k] >= have)
+            return cli_usage_error(a, "%s %s: there is no GPU %d; this machine shows %d (0 to "
+                                   "%d, as CUDA_VISIBLE_DEVICES leaves them)", opt, arg, gpus[k],
+                                   have, have - 1);
     return 0;
 }
 

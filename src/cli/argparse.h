@@ -32,6 +32,11 @@ int cli_arg_choice(const cli_args *a, const char *opt, const char *arg,
 /* --backend and --kernel by the library's names. */
 int cli_arg_backend(const cli_args *a, const char *arg, gfir_backend *out);
 int cli_arg_kernel(const cli_args *a, const char *arg, gfir_kernel *out);
+/* --gpus LIST|all: CUDA device ordinals, comma-separated (one may repeat),
+ * or every device this process sees; each checked against
+ * gfir_backend_devices(). 0 with gpus[0 .. *n) set, or a usage error. */
+int cli_arg_gpus(const cli_args *a, const char *opt, const char *arg,
+                 int gpus[GFIR_MAX_DEVICES], unsigned *n);
 
 /* getopt_long, with one-line complaints about unknown options and missing
  * values: the next option, -1 after the last, or CLI_ARGS_BAD once the

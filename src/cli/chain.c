@@ -32,6 +32,8 @@ static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t blo
     cfg.kernel = o->kernel;
     cfg.max_latency_frames = budget;
     cfg.expected_frames = expected_frames;
+    cfg.devices = o->ngpus ? o->gpus : NULL;
+    cfg.ndevices = o->ngpus;
     return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
 }
 

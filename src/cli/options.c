@@ -146,6 +146,10 @@ static void print_help(void)
 "      --crossfade MS   fade from the old filter to a reloaded one over MS\n"
 "                       milliseconds (default 50). The filter is reloaded when\n"
 "                       its preset or IR/taps files change, and on SIGHUP\n"
+"      --gpus LIST|all  split the filter's output channels over these CUDA\n"
+"                       GPUs (0,1), or every one visible; each runs its share\n"
+"                       at the same time, within the same period. Implies\n"
+"                       --backend cuda\n"
 "\n"
 "Other:\n"
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
@@ -178,7 +182,7 @@ enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
     OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
-    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_MAX_TAPS, OPT_END
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_MAX_TAPS, OPT_GPUS, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -213,6 +217,7 @@ static const struct option long_options[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"channels", required_argument, NULL, OPT_CHANNELS},
     {"crossfade", required_argument, NULL, OPT_CROSSFADE},
+    {"gpus", required_argument, NULL, OPT_GPUS},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"debug", no_argument, NULL, OPT_DEBUG},
@@ -359,6 +364,8 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return o->crossfade_ms >= 0 && o->crossfade_ms <= 10000
                    ? 0
                    : cli_usage_error(&parsing, "--crossfade %s: must be 0 to 10000 ms", arg);
+    case OPT_GPUS:
+        return cli_arg_gpus(&parsing, "--gpus", arg, o->gpus, &o->ngpus) ? 2 : 0;
     case 'q':
         o->quiet = 1;
         return 0;
@@ -449,6 +456,7 @@ static const struct {
     {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
     {OPT_CROSSFADE, "--crossfade", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_GPUS, "--gpus", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DEBUG, "--debug", MODE_LIVE, "--play, --monitor and --list-devices", ""},
     {OPT_INPUT_DEVICE, "--input-device", MODE_MONITOR, "--monitor", ""},
     {OPT_CHANNELS, "--channels", MODE_MONITOR | MODE_NO_INPUT,
@@ -567,7 +575,13 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         return 2;
     }
     if ((rc = check_modes(o, seen, nargs, argv + optind)) != 0 ||
-        (rc = check_operands(nargs, argv + optind, o)) != 0)
+        (rc = check_operands(nargs, argv + optind, o)) != 0 || (rc = check_scope(o, seen)) != 0)
         return rc;
-    return check_scope(o, seen);
+    /* --gpus names CUDA devices: the backend follows */
+    if (o->ngpus && o->backend == GFIR_BACKEND_CPU)
+        return cli_usage_error(&parsing, "--gpus runs the filter on CUDA GPUs; it goes without "
+                               "--backend cpu");
+    if (o->ngpus)
+        o->backend = GFIR_BACKEND_CUDA;
+    return 0;
 }

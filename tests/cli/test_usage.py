@@ -104,6 +104,26 @@ def alone_prints_usage(d):
     fails(d, ["--describe"], 2, "no filter")
 
 
+@test("usage")
+def gpus_are_checked(d):
+    # --gpus: the list's form first, then the GPUs this machine shows, each one line
+    for bad in ("0,x", "-1", "1,,2", "", "1.5"):
+        fails(d, ["--monitor", "-p", "lowpass", "--gpus", bad], 2, f"--gpus {bad}:",
+              "GPU numbers separated by commas")
+    # the GPUs gfir sees are those its library counts (built beside it)
+    gpus = ctypes.CDLL(os.path.join(os.path.dirname(GFIR), "libgfir.so")).gfir_backend_devices(2)
+    line = fails(d, ["--monitor", "-p", "lowpass", "--gpus", "63"], 2, "--gpus 63:")
+    if gpus == 0:
+        assert "no CUDA GPU is usable" in line, line
+    else:
+        assert f"there is no GPU 63; this machine shows {gpus}" in line, line
+        fails(d, ["--monitor", "-p", "lowpass", "--gpus", "0", "-b", "cpu"], 2,
+              "--gpus runs the filter on CUDA GPUs", "--backend cpu")
+        d.wav("x.wav", d.noise(100))
+        fails(d, ["x.wav", "out.wav", "-p", "lowpass", "--gpus", "0"], 2, "--gpus",
+              "applies only to --play and --monitor")
+
+
 def sndfile_version():
     lib = ctypes.CDLL(ctypes.util.find_library("sndfile") or "libsndfile.so.1")
     lib.sf_version_string.restype = ctypes.c_char_p
