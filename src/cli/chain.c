@@ -55,10 +55,13 @@ static void say_plan(const cli_options *o, const gfir_plan *plan, const char *wh
                      const cli_taps *t, double rate_hz, size_t block_frames)
 {
     const unsigned ch = gfir_plan_channels(plan), out = gfir_plan_out_channels(plan);
-    char summary[128], shape[96];
+    char summary[128 + 8 * GFIR_MAX_DEVICES], shape[96];
     if (!o->verbose)
         return;
     cli_plan_summary(plan, summary, sizeof summary);
+    for (unsigned k = 0; o->ngpus > 1 && k < o->ngpus; k++) /* ", over GPUs 0,1" */
+        snprintf(summary + strlen(summary), sizeof summary - strlen(summary), "%s%d",
+                 k ? "," : ", over GPUs ", o->gpus[k]);
     if (t->paths)
         snprintf(shape, sizeof shape, "%zu path%s from %u channel%s to %u", t->npaths,
                  t->npaths == 1 ? "" : "s", ch, ch == 1 ? "" : "s", out);

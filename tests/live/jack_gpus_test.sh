@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# --monitor --gpus through a JACK dummy server (2 capture and 2 playback
+# ports), 64-frame periods: a stereo 20,000-tap IR, one output per share,
+# split over GPUs 0,0 (a device listed twice), and over 0,1 where two are
+# visible. Each run must
+# keep time (no underruns, no input overflows), and -v must say the plan
+# runs over those GPUs. Skipped (77) without a usable CUDA GPU.
+source "$(dirname "$0")/common.sh"
+# --gpus is checked as it is parsed: --describe then refuses it, opening nothing
+err=$("$GFIR" --gpus 0 --describe -p lowpass 2>&1 >/dev/null || true)
+case $err in *"no CUDA GPU is usable"*) skip "no CUDA GPU is usable here" ;; esac
+need_numpy
+start_jack 64
+"$PY" - "$work" <<'PYEOF'
+import os, sys
+sys.path.insert(0, os.environ['GFIR_LIVE_TESTS'])
+import live_util as u
+u.write_wav_float(sys.argv[1] + '/ir.wav', 0.01 * u.random_signal(4, 20000, 2), 48000)
+PYEOF
+expect_clean() {
+    expect_clean_summary "$work/err"
+}
+run_on() {
+    live_run expect_clean --monitor --duration 3 --period 64 --channels 2 --ir "$work/ir.wav" \
+        --gpus "$1" --device system -v
+    grep -q "over GPUs $1" "$work/err" || fail "-v does not say the plan runs over GPUs $1"
+}
+run_on 0,0
+if "$GFIR" --gpus 1 --describe -p lowpass 2>&1 | grep -q "there is no GPU 1"; then
+    echo "one GPU visible: the 0,1 run is left out"
+else
+    run_on 0,1
+fi
+echo "ok"
