@@ -1,12 +1,11 @@
 /*
- * plan.c - the plan layer: checks arguments, resolves AUTO, splits calls into
+ * plan.c - the plan layer: makes one plan on one device from a checked
+ * config (create.c has the public entry), resolves AUTO, splits calls into
  * blocks and hands them to the chosen backend.
  */
 #include "core/plan.h"
-#include "core/config.h"
 #include "core/policy.h"
 #include "core/route.h"
-#include "core/split.h"
 #include "core/swap.h"
 #include "core/why.h"
 
@@ -18,31 +17,16 @@
 /* Plans' ids, for gfir_plan_swap to tell them apart. */
 static atomic_ullong next_plan_id = 1;
 
-gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
-                             const gfir_config *cfg)
+gfir_status gf_plan_create_one(gfir_plan **out, const float *taps, size_t ntaps,
+                               const gfir_config *cfg)
 {
     gfir_status st;
     gfir_plan *plan = NULL;
-    gfir_config full;
     float *path_taps = NULL;
     char *create_detail = gf_thread_detail();
 
     create_detail[0] = '\0';
-    if (out)
-        *out = NULL;
-    if (!out || !taps || !cfg) {
-        return gf_detail(create_detail, GF_DETAIL_LEN, GFIR_ERR_NULL, "plan, taps or cfg is NULL");
-    }
-    st = gf_config_read(cfg, &full, create_detail, GF_DETAIL_LEN);
-    if (st == GFIR_OK)
-        st = gf_config_check(taps, ntaps, &full, create_detail, GF_DETAIL_LEN);
-    if (st != GFIR_OK)
-        return st;
-    if (full.ndevices > 1)
-        return gf_split_devices(out, taps, ntaps, &full);
-    if (full.ndevices == 1)
-        full.device = full.devices[0];
-    cfg = &full;
+    *out = NULL;
 
     plan = calloc(1, sizeof *plan);
     if (!plan) {

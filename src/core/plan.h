@@ -65,6 +65,12 @@ struct gfir_plan {
 };
 
 
+/* gfir_plan_create's work for one plan on cfg->device, cfg read and checked
+ * (gf_config_read, gf_config_check; create.c): *out NULL on failure and
+ * gf_thread_detail() saying why. */
+gfir_status gf_plan_create_one(gfir_plan **out, const float *taps, size_t ntaps,
+                               const gfir_config *cfg);
+
 /* w[i] = gfir_crossfade_weight, as a float, at frame fade_pos + offset + i of the
  * plan's fade: for an engine whose call holds n frames from offset on. */
 void gf_fade_weights(const gfir_plan *plan, size_t offset, size_t n, float *w);

@@ -17,6 +17,7 @@
  * sentence.
  */
 #include "core/split.h"
+#include "core/config.h"
 #include "core/plan.h"
 #include "core/registry.h"
 #include "core/route.h"
@@ -73,9 +74,10 @@ static gfir_status part_launch(split_part *p, int silence, size_t n)
     gfir_plan *sub = p->plan;
     const gf_route *r = sub->route;
     const float *in = silence ? NULL : p->in_buf;
+    gfir_status st;
     sub->detail[0] = '\0';
-    p->paired = sub->engine->launch != NULL;
-    if (!p->paired)
+    p->paired = 0;
+    if (!sub->engine->launch)
         return in ? gfir_plan_execute(sub, in, p->out_buf, n)
                   : gfir_plan_flush(sub, p->out_buf, n);
     if (r && r->vin) {
@@ -83,7 +85,9 @@ static gfir_status part_launch(split_part *p, int silence, size_t n)
             gf_route_gather(r, in, n);
         in = in ? r->vin : NULL;
     }
-    return sub->engine->launch(sub, in, n);
+    st = sub->engine->launch(sub, in, n);
+    p->paired = st == GFIR_OK; /* only queued work is waited for */
+    return st;
 }
 
 static gfir_status part_finish(split_part *p, size_t n)
@@ -211,6 +215,15 @@ static const gf_engine split_template = {
     .destroy = split_destroy,
 };
 
+/* A part's plan, its config checked as gfir_plan_create checks one (a
+ * test's part configs come from outside). */
+static gfir_status part_plan(gfir_plan **out, const float *taps, size_t ntaps,
+                             const gfir_config *sub)
+{
+    const gfir_status st = gf_config_check(taps, ntaps, sub, gf_thread_detail(), GF_DETAIL_LEN);
+    return st == GFIR_OK ? gf_plan_create_one(out, taps, ntaps, sub) : st;
+}
+
 /* owner[o]: the part of output o, contiguous ranges of about total / nparts
  * work each (paths into the output, or one per channel); work has outputs
  * places. */
@@ -275,7 +288,7 @@ static gfir_status make_routed(split_part *p, const float *taps, size_t ntaps,
     sub.filter_channels = (unsigned)nsets;
     sub.paths = paths;
     sub.npaths = np;
-    st = gfir_plan_create(&p->plan, sets, ntaps, &sub);
+    st = part_plan(&p->plan, sets, ntaps, &sub);
 done:
     if (st == GFIR_ERR_NOMEM && !p->plan && !sets)
         gf_detail(gf_thread_detail(), GF_DETAIL_LEN, st,
@@ -303,8 +316,8 @@ static gfir_status make_channels(split_part *p, const float *taps, size_t ntaps,
     sub.filter_channels = cfg->filter_channels == 1 ? 1 : hi - lo;
     sub.paths = NULL;
     sub.npaths = 0;
-    return gfir_plan_create(&p->plan, cfg->filter_channels == 1 ? taps : taps + lo * ntaps,
-                            ntaps, &sub);
+    return part_plan(&p->plan, cfg->filter_channels == 1 ? taps : taps + lo * ntaps, ntaps,
+                     &sub);
 }
 
 /* Sub-plan of outputs lo .. hi - 1, its buffers, from parts[k]. */

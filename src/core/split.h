@@ -17,8 +17,8 @@
  * sub-plan k everything else (backend, kernel, device, threads, latency
  * budget). The outputs are cut into nparts contiguous ranges of about equal
  * work (paths, or channels); a range no path reaches is silence and gets no
- * sub-plan. Each sub-plan is made by gfir_plan_create, so the policy picks
- * its engine. On failure *out is NULL and gf_thread_detail() says why,
+ * sub-plan. Each sub-plan is made as gfir_plan_create makes a plan, so the
+ * policy picks its engine. On failure *out is NULL and gf_thread_detail() says why,
  * naming the part and its device. What plan.c runs for ndevices > 1, and
  * what tests run over CPU sub-plans.
  */
