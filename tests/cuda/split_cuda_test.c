@@ -146,7 +146,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(routed_matrix),
         cmocka_unit_test(whole_periods),
     };
-    const int two = argc > 1 && !strcmp(argv[1], "--two");
+    const int two = argc == 2 && !strcmp(argv[1], "--two");
+    if (argc > 2 || (argc == 2 && !two)) {
+        fprintf(stderr, "usage: split_cuda_test [--two]\n");
+        return 2;
+    }
     const int n = gfir_backend_devices(GFIR_BACKEND_CUDA);
     if (n < 1) {
         printf("no usable CUDA device: skipped\n");

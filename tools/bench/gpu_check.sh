@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu_check.sh - what every change to GPU code must pass on a machine with a
 # GPU: the GPU tests (the CUDA kernels and FFT engines, smfft's transforms,
-# the delay-line engine, device memory, routed plans, filter swaps and the
-# AUTO policy on CUDA), then
+# the delay-line engine, device memory, routed plans, filter swaps, plans
+# split over GPUs ({0,0}, and {0,1} where two are visible), a plan past the
+# device's memory, and the AUTO policy on CUDA), then
 # compute-sanitizer's memcheck and racecheck over the kernel tests in their
 # quick form.
 #
@@ -19,21 +20,22 @@ fi
 cmake --build "$build" || exit 1
 status=0
 ctest --test-dir "$build" --output-on-failure \
-    -R '^(cuda_test|cuda_fft_test|smfft_test|fdl_test|device_test|swap_cuda_test|routing_test|policy_test|policy_golden_test|streaming_test)$' || status=1
+    -R '^(cuda_test|cuda_fft_test|smfft_test|fdl_test|device_test|swap_cuda_test|split_cuda_test|split_cuda_test_two|memory_test|split_test|routing_test|policy_test|policy_golden_test|streaming_test)$' || status=1
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # Each test in its smaller form (the full ones take tens of minutes under the
 # sanitizers); racecheck, slower still, runs the CUDA kernels alone.
 for run in "memcheck cuda_test --quick" "memcheck cuda_fft_test --quick" \
     "memcheck smfft_test --quick" \
     "memcheck fdl_test --quick" "memcheck swap_cuda_test --quick" \
+    "memcheck split_cuda_test" \
     "racecheck cuda_test --kernels" \
     "racecheck cuda_fft_test --quick" "racecheck smfft_test --quick" \
     "racecheck fdl_test --quick"; do
     set -- $run
-    tool=$1 name=$2 t="$2 $3"
+    tool=$1 name=$2 t="$2 ${3:-}"
     log="$build/sanitizer-$tool-$name.log"
     if timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
-        "$build/tests/cuda/$name" "$3" >"$log" 2>&1; then
+        "$build/tests/cuda/$name" ${3:+"$3"} >"$log" 2>&1; then
         echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
     else
         echo "$tool $t: FAILED (see $log)"
