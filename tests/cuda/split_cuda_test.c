@@ -5,8 +5,9 @@
  * waits for any), a routed matrix with unreached outputs, calls in odd
  * sizes, flush and reset. Over devices {0, 0} (a device may be listed
  * twice), so the split runs on any GPU machine; `split_cuda_test --two`
- * over {0, 1}, skipped where one device is visible. Exit 77 (skipped)
- * where no GPU is usable.
+ * over {0, 1}, skipped where one device is visible; `--quick` (with or
+ * without --two) a smaller form of each case, for the sanitizers. Exit 77
+ * (skipped) where no GPU is usable.
  *
  * Tolerance: relative L2 1e-5, as the CUDA streaming tests: float sums of
  * a few thousand products through FFT partitions (about 1e-6 relative),
@@ -27,6 +28,7 @@
 #define TOLERANCE 1e-5
 
 static int devices[2];
+static int quick;   /* --quick: fewer channels, shorter filters and signals */
 
 static const size_t chunks[] = {64, 1, 7, 61, 64, 13, 64, 64, 33};
 
@@ -110,7 +112,8 @@ static void many_channels_long_filters(void **state)
 {
     (void)state;
     const split_case sc = {"192 channels x 3001 taps", 192, 192, 192, 3001, 1500, 64, 0, NULL};
-    run_case(&sc);
+    const split_case small = {"40 channels x 1001 taps", 40, 40, 40, 1001, 500, 64, 0, NULL};
+    run_case(quick ? &small : &sc);
 }
 
 static void routed_matrix(void **state)
@@ -124,8 +127,8 @@ static void routed_matrix(void **state)
                                (unsigned)(test_uniform(&rng) * (OUTPUTS - 5)),
                                (unsigned)(test_uniform(&rng) * 5),
                                (float)(2.0 * test_uniform(&rng) - 1.0)};
-    const split_case sc = {"24 -> 40 matrix x 777 taps", INPUTS, OUTPUTS, 5, 777, 1200, 128,
-                           NPATHS, paths};
+    const split_case sc = {"24 -> 40 matrix x 777 taps", INPUTS, OUTPUTS, 5, 777,
+                           quick ? 400 : 1200, 128, NPATHS, paths};
     run_case(&sc);
 }
 
@@ -136,7 +139,9 @@ static void whole_periods(void **state)
     (void)state;
     const split_case sc = {"130 channels x 20000 taps, 64-frame calls", 130, 130, 130, 20000,
                            1024, 64, 0, NULL};
-    run_case(&sc);
+    const split_case small = {"18 channels x 5000 taps, 64-frame calls", 18, 18, 18, 5000, 512,
+                              64, 0, NULL};
+    run_case(quick ? &small : &sc);
 }
 
 int main(int argc, char **argv)
@@ -146,10 +151,16 @@ int main(int argc, char **argv)
         cmocka_unit_test(routed_matrix),
         cmocka_unit_test(whole_periods),
     };
-    const int two = argc == 2 && !strcmp(argv[1], "--two");
-    if (argc > 2 || (argc == 2 && !two)) {
-        fprintf(stderr, "usage: split_cuda_test [--two]\n");
-        return 2;
+    int two = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--two") && !two)
+            two = 1;
+        else if (!strcmp(argv[i], "--quick") && !quick)
+            quick = 1;
+        else {
+            fprintf(stderr, "usage: split_cuda_test [--two] [--quick]\n");
+            return 2;
+        }
     }
     const int n = gfir_backend_devices(GFIR_BACKEND_CUDA);
     if (n < 1) {

@@ -27,15 +27,15 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 for run in "memcheck cuda_test --quick" "memcheck cuda_fft_test --quick" \
     "memcheck smfft_test --quick" \
     "memcheck fdl_test --quick" "memcheck swap_cuda_test --quick" \
-    "memcheck split_cuda_test" \
+    "memcheck split_cuda_test --quick" \
     "racecheck cuda_test --kernels" \
     "racecheck cuda_fft_test --quick" "racecheck smfft_test --quick" \
     "racecheck fdl_test --quick"; do
     set -- $run
-    tool=$1 name=$2 t="$2 ${3:-}"
+    tool=$1 name=$2 t="$2 $3"
     log="$build/sanitizer-$tool-$name.log"
     if timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
-        "$build/tests/cuda/$name" ${3:+"$3"} >"$log" 2>&1; then
+        "$build/tests/cuda/$name" "$3" >"$log" 2>&1; then
         echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
     else
         echo "$tool $t: FAILED (see $log)"
