@@ -76,10 +76,15 @@ typedef enum gfir_status {
 GFIR_API const char *gfir_strerror(gfir_status status);
 
 /* Largest channel count of a plan (inputs and outputs each), largest tap
- * count per tap set, and most paths of a routed plan (a full 256 x 256 matrix). */
-#define GFIR_MAX_CHANNELS 256
+ * count per tap set, and most paths of a routed plan (a full 1024 x 1024
+ * matrix). Memory, not these, bounds most plans: where the host's or a
+ * device's runs out, gfir_plan_create() returns GFIR_ERR_NOMEM and
+ * gfir_plan_error_detail(NULL) names what was asked for and what was free.
+ * The CUDA engines that run a routed plan's paths as channels take at most
+ * 65535 of them (the delay-line engine, which runs paths itself, any). */
+#define GFIR_MAX_CHANNELS 1024
 #define GFIR_MAX_TAPS ((size_t)1 << 26)
-#define GFIR_MAX_PATHS 65536
+#define GFIR_MAX_PATHS 1048576
 
 /* Largest filter a plan takes, counted as the convolutions it runs: ntaps
  * times its paths (at least filter_channels) with paths, else ntaps times
@@ -176,7 +181,7 @@ typedef struct gfir_config {
     gfir_kernel kernel;         /* default GFIR_KERNEL_AUTO */
     unsigned threads;           /* CPU: worker threads for large blocks; 0 = one per core,
                                    1 = only the calling thread; default 0 */
-    int device;                 /* CUDA: device ordinal; default 0 */
+    int device;                 /* CUDA: device ordinal; default 0 (see devices) */
     size_t max_latency_frames;  /* the most latency, in frames, the plan may add beyond the
                                    filter's own (see gfir_plan_latency()): AUTO never picks an
                                    engine that adds more, and a kernel named explicitly runs in
@@ -197,7 +202,16 @@ typedef struct gfir_config {
                                    output c, as filter_channels says. Otherwise npaths paths
                                    (see gfir_path), copied at create */
     size_t npaths;              /* 1..GFIR_MAX_PATHS when paths is set, else 0 */
+    const int *devices;         /* CUDA: NULL (the default) runs the plan on `device`; else
+                                   ndevices device ordinals, read at create: one runs the plan
+                                   there, several split it over them ("Plans over several
+                                   devices" below). A device may be listed more than once */
+    unsigned ndevices;          /* 1..GFIR_MAX_DEVICES when devices is set, else 0 */
+    unsigned reserved2;         /* 0; the place of a later field, as reserved */
 } gfir_config;
+
+/* Most devices one plan is split over. */
+#define GFIR_MAX_DEVICES 64
 
 /* max_latency_frames for callers that do not count latency. */
 #define GFIR_LATENCY_ANY ((size_t)-1)
@@ -290,6 +304,37 @@ GFIR_API const char *gfir_plan_error_detail(const gfir_plan *plan);
 
 /* Frees everything the plan holds. NULL is allowed and does nothing. */
 GFIR_API void gfir_plan_destroy(gfir_plan *plan);
+
+/*
+ * Plans over several devices: more channels of long filters than one GPU
+ * runs within a period (live auralization: 512 channels of 480,000 taps
+ * at 64 frames over two GPUs). With gfir_config.devices listing ndevices
+ * > 1 CUDA devices (AUTO means CUDA then; the CPU backend gives
+ * GFIR_ERR_ARG, a build or machine without CUDA GFIR_ERR_UNAVAILABLE), the
+ * plan's output channels are divided into contiguous ranges of about equal
+ * work (the paths into them, or one per channel), one range per listed
+ * device in order. Each device runs a plan of its own for its range, made as
+ * gfir_plan_create() makes any (the policy picks its engine within the
+ * latency budget), holding a copy of every input its paths read and the tap
+ * sets they use. Each output is computed whole on one device, so its
+ * samples are those one device makes for it.
+ *
+ * gfir_plan_execute() and gfir_plan_flush() hand every device its share
+ * before they wait for any, so the devices run at the same time and a call
+ * takes about as long as the slowest share: one deadline for the whole
+ * call, with no threads (the delay-line engine that live calls use works
+ * so; others run their shares one after another). The plan is then as any
+ * other: any chunking, in == out, gfir_plan_reset() (every device's plan),
+ * gfir_plan_latency() (the devices' plans must agree, or create gives
+ * GFIR_ERR_UNSUPPORTED: with the default budget of 0 they do),
+ * gfir_plan_backend(), gfir_plan_kernel() (the first device's), and failures
+ * name the device. It takes no new filter (gfir_filter_create() gives
+ * GFIR_ERR_UNSUPPORTED: make a plan for it and crossfade with
+ * gfir_crossfade_weight()) and no device-memory calls (GFIR_ERR_UNSUPPORTED:
+ * make a plan per device). A range no path reaches is silence and holds no
+ * device; a device listed twice gets two ranges (tests on one GPU use
+ * {0, 0}). ndevices = 1 is a plan on devices[0], as `device` would give.
+ */
 
 /*
  * Changing the filter while the plan runs: a room preset, a head tracker's

@@ -31,9 +31,19 @@ gfir_status gf_detail(char *why, size_t why_len, gfir_status status, const char 
     ;
 
 /*
+ * cudaMalloc, as the library's every device allocation makes it: a failure
+ * is remembered on the calling thread with the bytes asked for, so that
+ * gf_cuda_fail() can name them.
+ */
+cudaError_t gf_cuda_malloc(void **p, size_t bytes);
+
+/*
  * A failed CUDA call, e its error and call what it was: GFIR_ERR_NOMEM when
  * memory could not be had (cudaErrorMemoryAllocation), else GFIR_ERR_DEVICE,
- * with the sentence "call: CUDA's description of e". Also clears CUDA's
+ * with the sentence "call: CUDA's description of e"; for memory, also what
+ * the failed gf_cuda_malloc() asked for and what the current device has
+ * free ("... 5.10 GB of GPU memory asked on device 0, 3.20 GB free of
+ * 79.1 GB"). Also clears CUDA's
  * last error: a failed call leaves its error to be read once, and the next
  * launcher's cudaGetLastError() would report it against an innocent kernel.
  */

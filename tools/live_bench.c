@@ -8,7 +8,11 @@
  *
  *   live_bench [--backend cpu|cuda|auto] [--layout diag|fan|matrix]
  *              [--inputs N] [--outputs M] [--taps N] [--period FRAMES]
- *              [--rate HZ] [--seconds S] [--header]
+ *              [--rate HZ] [--seconds S] [--gpus LIST] [--header]
+ *
+ * --gpus 0,1 splits the plan's outputs over those CUDA devices
+ * (gfir_config.devices; implies --backend cuda): one call's time is then
+ * every device's share run at once. The first column names the GPUs.
  *
  * Layouts: diag, input c through its own filter into output c (N = M);
  * fan, one input through M filters into M outputs; matrix, every input into
@@ -62,6 +66,9 @@ int main(int argc, char **argv)
     size_t ntaps = 48000, period = 128;
     double rate = 48000, seconds = 10;
     int header = 0;
+    int gpus[GFIR_MAX_DEVICES];
+    unsigned ngpus = 0;
+    const char *gpu_list = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--header")) {
@@ -89,7 +96,20 @@ int main(int argc, char **argv)
             rate = atof(v);
         else if (!strcmp(a, "--seconds"))
             seconds = atof(v);
-        else {
+        else if (!strcmp(a, "--gpus")) {
+            gpu_list = v;
+            for (const char *p = v; *p; p++) {
+                char *end;
+                long d = strtol(p, &end, 10);
+                if (end == p || d < 0 || ngpus == GFIR_MAX_DEVICES || (*end && *end != ',')) {
+                    fprintf(stderr, "live_bench: --gpus %s: want GPU numbers such as 0,1\n", v);
+                    return 2;
+                }
+                gpus[ngpus++] = (int)d;
+                p = *end ? end : end - 1;
+            }
+            backend = "cuda";
+        } else {
             fprintf(stderr, "live_bench: unknown option %s\n", a);
             return 2;
         }
@@ -136,6 +156,8 @@ int main(int argc, char **argv)
     cfg.paths = paths;
     cfg.npaths = npaths;
     cfg.max_block_frames = period;
+    cfg.devices = ngpus ? gpus : NULL;
+    cfg.ndevices = ngpus;
     if (gfir_backend_from_name(backend, &cfg.backend) != GFIR_OK) {
         fprintf(stderr, "live_bench: unknown backend %s\n", backend);
         return 2;
@@ -176,10 +198,10 @@ int main(int argc, char **argv)
         printf("| backend, kernel | layout | in x out | paths | taps | period | median ms | "
                "p99 ms | p99.9 ms | max ms | p99.9 / period | over a period |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    printf("| %s, %s | %s | %u x %u | %zu | %zu | %zu (%.3f ms) | %.3f | %.3f | %.3f | %.3f | "
+    printf("| %s, %s%s%s | %s | %u x %u | %zu | %zu | %zu (%.3f ms) | %.3f | %.3f | %.3f | %.3f | "
            "%.0f%% | %lu of %zu |\n",
            gfir_backend_name(gfir_plan_backend(plan)), gfir_kernel_name(gfir_plan_kernel(plan)),
-           layout, inputs, outputs, npaths, ntaps, period, 1e3 * period_s,
+           gpu_list ? ", GPUs " : "", gpu_list ? gpu_list : "", layout, inputs, outputs, npaths, ntaps, period, 1e3 * period_s,
            1e3 * block_times_quantile(&times, 0.5), 1e3 * block_times_quantile(&times, 0.99),
            1e3 * block_times_quantile(&times, 0.999), 1e3 * times.max_s,
            100.0 * block_times_quantile(&times, 0.999) / period_s, misses, calls);

@@ -136,7 +136,7 @@ static gfir_status cufft_spectrum(gf_fft_filter *f, const float *taps, cudaStrea
         for (size_t k = 0; k < f->ntaps; k++) {
             h[(t * f->parts + k / width) * row + k % width] = taps[t * f->ntaps + k] * scale;
         }
-    cudaError_t e = cudaMalloc((void **)&f->d_spec, rows * row * sizeof(float));
+    cudaError_t e = gf_cuda_malloc((void **)&f->d_spec, rows * row * sizeof(float));
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(f->d_spec, h, rows * row * sizeof(float), cudaMemcpyHostToDevice,
                             stream);
@@ -178,7 +178,7 @@ static gfir_status smfft_spectrum(gf_fft_filter *f, const float *taps, cudaStrea
 {
     float *d_taps;
     const size_t bytes = f->filters * f->ntaps * sizeof(float);
-    GF_CUDA_TRY(cudaMalloc((void **)&d_taps, bytes), why, why_len);
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&d_taps, bytes), why, why_len);
     cudaError_t e = cudaMemcpyAsync(d_taps, taps, bytes, cudaMemcpyHostToDevice, stream);
     const char *call = "uploading the taps for their smfft spectrum";
     if (e == cudaSuccess) {
@@ -349,7 +349,8 @@ static gfir_status make_plans(gf_fft_engine *e, char *why, size_t why_len)
     if (st != GFIR_OK)
         return st;
     /* never a zero-byte area: a plan without one refuses to run */
-    GF_CUDA_TRY(cudaMalloc(&e->d_work, work_max > 256 ? work_max : 256), why, why_len);
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&e->d_work, work_max > 256 ? work_max : 256), why,
+                why_len);
     for (int k = 0; k < e->n_r2c; k++)
         GF_CUFFT_TRY(gf_cufft().set_work_area(e->r2c[k].h, e->d_work), "cufftSetWorkArea", why,
                      why_len);
@@ -385,11 +386,11 @@ static gfir_status engine_init(gf_fft_engine *e, char *why, size_t why_len)
         return gf_detail(why, why_len, GFIR_ERR_NOMEM,
                          "%zu FFT rows of %zu points do not fit in memory",
                          e->max_segs * e->channels, n);
-    GF_CUDA_TRY(cudaMalloc((void **)&e->d_buf,
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&e->d_buf,
                            e->max_rows * e->channels * (n + 2) * sizeof(float)),
                 why, why_len);
     if (e->f->part)
-        GF_CUDA_TRY(cudaMalloc((void **)&e->d_in,
+        GF_CUDA_TRY(gf_cuda_malloc((void **)&e->d_in,
                                e->max_segs * e->channels * (n + 2) * sizeof(float)),
                     why, why_len);
     return make_plans(e, why, why_len);
@@ -426,7 +427,7 @@ extern "C" gfir_status gf_fft_engine_create(gf_fft_engine **out, const gf_fft_fi
     if (!e->smfft)
         st = engine_init(e, why, why_len);
     else if (smfft_work) {
-        const cudaError_t ce = cudaMalloc((void **)&e->d_smfft_work, smfft_work);
+        const cudaError_t ce = gf_cuda_malloc((void **)&e->d_smfft_work, smfft_work);
         if (ce != cudaSuccess)
             st = gf_cuda_fail(ce, "cudaMalloc (FFT work area)", why, why_len);
     }

@@ -2,6 +2,7 @@
  * smfft.cu - smfft's host side: which shape takes a size, the twiddle
  * tables, the filter spectra, the shared-memory opt-in, and the launch.
  */
+#include "cuda_status.h"
 #include "fft/smfft_kernels.cuh"
 #include "kernels.h"
 
@@ -115,11 +116,11 @@ extern "C" cudaError_t gf_smfft_spectrum(const float *d_taps, size_t ntaps, unsi
     float2 *tw = make_twiddles(shape, n_fft, &tw_n);
     if (!tw)
         return cudaErrorMemoryAllocation;
-    e = cudaMalloc((void **)d_tw, tw_n * sizeof(float2));
+    e = gf_cuda_malloc((void **)d_tw, tw_n * sizeof(float2));
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(*d_tw, tw, tw_n * sizeof(float2), cudaMemcpyHostToDevice, stream);
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)d_spec, filters * n_fft * sizeof(float2));
+        e = gf_cuda_malloc((void **)d_spec, filters * n_fft * sizeof(float2));
     if (e == cudaSuccess)
         e = shape->spectrum(d_taps, ntaps, filters, log_n, *d_tw, *d_spec, stream);
     /* tw feeds the upload, and the caller gets finished spectra */

@@ -32,7 +32,6 @@ int cli_arg_choice(const cli_args *a, const char *opt, const char *arg,
 /* --backend and --kernel by the library's names. */
 int cli_arg_backend(const cli_args *a, const char *arg, gfir_backend *out);
 int cli_arg_kernel(const cli_args *a, const char *arg, gfir_kernel *out);
-
 /* getopt_long, with one-line complaints about unknown options and missing
  * values: the next option, -1 after the last, or CLI_ARGS_BAD once the
  * complaint is printed (exit with 2). */

@@ -33,6 +33,10 @@ static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t blo
     cfg.device = o->gpu;
     cfg.max_latency_frames = budget;
     cfg.expected_frames = expected_frames;
+    if (o->ngpus == 1) /* one GPU named: a plan there, nothing split */
+        cfg.device = o->gpus[0];
+    cfg.devices = o->ngpus > 1 ? o->gpus : NULL;
+    cfg.ndevices = o->ngpus > 1 ? o->ngpus : 0;
     return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
 }
 
@@ -54,19 +58,22 @@ static void say_plan(const cli_options *o, const gfir_plan *plan, const char *wh
                      const cli_taps *t, double rate_hz, size_t block_frames)
 {
     const unsigned ch = gfir_plan_channels(plan), out = gfir_plan_out_channels(plan);
-    char summary[128], shape[96];
+    char summary[128 + 8 * GFIR_MAX_DEVICES], shape[96];
     if (!o->verbose)
         return;
     cli_plan_summary(plan, summary, sizeof summary);
+    for (unsigned k = 0; o->ngpus > 1 && k < o->ngpus; k++) /* ", over GPUs 0,1" */
+        snprintf(summary + strlen(summary), sizeof summary - strlen(summary), "%s%d",
+                 k ? "," : ", over GPUs ", o->gpus[k]);
     if (t->paths)
         snprintf(shape, sizeof shape, "%zu path%s from %u channel%s to %u", t->npaths,
                  t->npaths == 1 ? "" : "s", ch, ch == 1 ? "" : "s", out);
     else
         snprintf(shape, sizeof shape, "%u channel%s", ch, ch == 1 ? "" : "s");
     /* which GPU: the one the options named, where the plan went to one */
-    if (gfir_plan_backend(plan) == GFIR_BACKEND_CUDA)
+    if (gfir_plan_backend(plan) == GFIR_BACKEND_CUDA && o->ngpus < 2)
         snprintf(summary + strlen(summary), sizeof summary - strlen(summary), " on GPU %d",
-                 o->gpu);
+                 o->ngpus ? o->gpus[0] : o->gpu);
     cli_info("%s%s; %zu taps x %u filter channel%s, %s at %g Hz, blocks of %zu frames", what,
              summary, gfir_plan_ntaps(plan), t->nsets, t->nsets == 1 ? "" : "s", shape, rate_hz,
              block_frames);

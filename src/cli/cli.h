@@ -56,6 +56,9 @@ typedef struct cli_options {
     double duration_s;          /* --duration; <= 0: to the end (--play) or Ctrl-C */
     double crossfade_ms;        /* --crossfade: a reloaded filter fades in over this long */
     unsigned channels;          /* --channels for --monitor; 0 = 2 or what the device has */
+    int gpus[GFIR_MAX_DEVICES]; /* --gpus: the live plan split over these CUDA devices */
+    unsigned ngpus;             /* 0: no --gpus */
+    const char *gpus_spec;      /* --gpus as given, checked against the host after parsing */
 
     int verbose;                /* -v */
     int debug;                  /* --debug: ALSA's and JACK's own messages (live audio) */

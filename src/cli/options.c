@@ -150,6 +150,10 @@ static void print_help(void)
 "      --crossfade MS   fade from the old filter to a reloaded one over MS\n"
 "                       milliseconds (default 50). The filter is reloaded when\n"
 "                       its preset or IR/taps files change, and on SIGHUP\n"
+"      --gpus LIST|all  split the filter's output channels over these CUDA\n"
+"                       GPUs (0,1), or every one visible; each runs its share\n"
+"                       at the same time, within the same period. Implies\n"
+"                       --backend cuda\n"
 "\n"
 "Other:\n"
 "  -q, --quiet          no notes and no progress bar; errors and clipping\n"
@@ -182,7 +186,8 @@ enum {
     OPT_BLOCK = 256, OPT_NO_DITHER, OPT_LIST_PRESETS, OPT_DESCRIBE, OPT_RESPONSE, OPT_RATE,
     OPT_VERSION, OPT_PLAY, OPT_MONITOR, OPT_LIST_DEVICES, OPT_DEVICE, OPT_INPUT_DEVICE,
     OPT_PERIOD, OPT_DURATION, OPT_CHANNELS, OPT_NO_FOLD, OPT_CROSSFADE, OPT_TRUE_STEREO,
-    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_MAX_TAPS, OPT_GPU, OPT_END
+    OPT_IR_TRIM, OPT_MIN_PHASE, OPT_WET, OPT_DRY, OPT_DEBUG, OPT_MAX_TAPS, OPT_GPU, OPT_GPUS,
+    OPT_END
 };
 
 static const struct option long_options[] = {
@@ -218,6 +223,7 @@ static const struct option long_options[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"channels", required_argument, NULL, OPT_CHANNELS},
     {"crossfade", required_argument, NULL, OPT_CROSSFADE},
+    {"gpus", required_argument, NULL, OPT_GPUS},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"debug", no_argument, NULL, OPT_DEBUG},
@@ -366,6 +372,9 @@ static int apply_option(int c, const char *arg, cli_options *o)
         return o->crossfade_ms >= 0 && o->crossfade_ms <= 10000
                    ? 0
                    : cli_usage_error(&parsing, "--crossfade %s: must be 0 to 10000 ms", arg);
+    case OPT_GPUS:
+        o->gpus_spec = arg;
+        return cli_arg_gpus(&parsing, "--gpus", arg, GFIR_MAX_DEVICES, 0, o->gpus, &i);
     case 'q':
         o->quiet = 1;
         return 0;
@@ -457,6 +466,7 @@ static const struct {
     {OPT_PERIOD, "--period", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DURATION, "--duration", MODE_LIVE, "--play and --monitor", ""},
     {OPT_CROSSFADE, "--crossfade", MODE_LIVE, "--play and --monitor", ""},
+    {OPT_GPUS, "--gpus", MODE_LIVE, "--play and --monitor", ""},
     {OPT_DEBUG, "--debug", MODE_LIVE, "--play, --monitor and --list-devices", ""},
     {OPT_INPUT_DEVICE, "--input-device", MODE_MONITOR, "--monitor", ""},
     {OPT_CHANNELS, "--channels", MODE_MONITOR | MODE_NO_INPUT,
@@ -578,16 +588,33 @@ int cli_parse_options(int argc, char **argv, cli_options *o)
         (rc = check_operands(nargs, argv + optind, o)) != 0 ||
         (rc = check_scope(o, seen)) != 0)
         return rc;
-    /* a GPU named is where to filter; --backend auto still weighs it */
-    if (seen[OPT_GPU] && seen['b'] && o->backend == GFIR_BACKEND_CPU)
-        return cli_usage_error(&parsing, "--gpu %d and --backend cpu: a GPU filters with "
-                               "--backend cuda or auto; give one of them", o->gpu);
-    if (seen[OPT_GPU] && !seen['b'])
+    if (seen[OPT_GPU] && seen[OPT_GPUS])
+        return cli_usage_error(&parsing, "--gpu and --gpus: give one (--gpu N is one GPU, "
+                               "--gpus LIST splits the filter over several)");
+    /* a GPU named is where to filter; --backend auto still weighs one */
+    if ((seen[OPT_GPU] || seen[OPT_GPUS]) && seen['b'] && o->backend == GFIR_BACKEND_CPU)
+    {
+        char named[32];
+        if (seen[OPT_GPU])
+            snprintf(named, sizeof named, "--gpu %d", o->gpu);
+        else
+            snprintf(named, sizeof named, "--gpus %.20s", o->gpus_spec);
+        return cli_usage_error(&parsing, "%s and --backend cpu: a GPU filters with --backend "
+                               "cuda or auto; give one of them", named);
+    }
+    if ((seen[OPT_GPU] || seen[OPT_GPUS]) && !seen['b'])
         o->backend = GFIR_BACKEND_CUDA;
     if (seen[OPT_GPU]) {
         char spec[16];
         snprintf(spec, sizeof spec, "%d", o->gpu);
         return cli_arg_gpus(&parsing, "--gpu", spec, 1, 1, &o->gpu, &c);
+    }
+    if (seen[OPT_GPUS]) {
+        int n = 0;
+        if ((rc = cli_arg_gpus(&parsing, "--gpus", o->gpus_spec, GFIR_MAX_DEVICES, 1, o->gpus,
+                               &n)) != 0)
+            return rc;
+        o->ngpus = (unsigned)n;
     }
     return 0;
 }

@@ -103,14 +103,40 @@ static gfir_status check_paths(const gfir_config *cfg, unsigned outputs, char *w
     return GFIR_OK;
 }
 
+/* The devices list: a count with a list, ordinals that can name a device. */
+static gfir_status check_devices(const gfir_config *cfg, char *why, size_t whylen)
+{
+    if (!cfg->devices && cfg->ndevices) {
+        snprintf(why, whylen, "ndevices is %u but devices is NULL", cfg->ndevices);
+        return GFIR_ERR_NULL;
+    }
+    if (cfg->devices && (cfg->ndevices == 0 || cfg->ndevices > GFIR_MAX_DEVICES)) {
+        snprintf(why, whylen, "ndevices is %u; with devices it must be 1 to %d", cfg->ndevices,
+                 GFIR_MAX_DEVICES);
+        return GFIR_ERR_ARG;
+    }
+    for (unsigned k = 0; k < cfg->ndevices; k++)
+        if (cfg->devices[k] < 0) {
+            snprintf(why, whylen, "devices[%u] is %d; device ordinals are 0 or more", k,
+                     cfg->devices[k]);
+            return GFIR_ERR_ARG;
+        }
+    return GFIR_OK;
+}
+
 static gfir_status check_routing(const gfir_config *cfg, char *why, size_t whylen)
 {
-    if (cfg->reserved) {
-        snprintf(why, whylen, "gfir_config's reserved field is %u (this gfir %s has no field "
-                 "there; the program was built against a newer gfir.h)", cfg->reserved,
+    if (cfg->reserved || cfg->reserved2) {
+        snprintf(why, whylen, "gfir_config's %s field is %u (this gfir %s has no field "
+                 "there; the program was built against a newer gfir.h)",
+                 cfg->reserved ? "reserved" : "reserved2",
+                 cfg->reserved ? cfg->reserved : cfg->reserved2,
                  gfir_version_string());
         return GFIR_ERR_ARG;
     }
+    const gfir_status st = check_devices(cfg, why, whylen);
+    if (st != GFIR_OK)
+        return st;
     const unsigned outputs = cfg->out_channels ? cfg->out_channels : cfg->channels;
     if (cfg->channels == 0 || cfg->channels > GFIR_MAX_CHANNELS) {
         snprintf(why, whylen, "channels is %u; it must be 1 to %d", cfg->channels,

@@ -101,6 +101,15 @@ typedef struct gf_engine {
      * each output frame i is (1 - w) y_old + w y_new, w from
      * gf_fade_weights(plan, i, ...) (or the same formula on the device). */
     gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
+    /* Optional, NULL for neither: execute in two halves, for a plan split
+     * over several devices (core/split.c), which launches every device's
+     * share before it waits for any, so the devices run at once. launch
+     * queues the call's work (input copied off `in` before it returns) and
+     * returns without waiting for the device; finish waits for it and
+     * writes the n frames to out. Only for calls without a fade; the plan
+     * is called for nothing else in between. Allocation-free. */
+    gfir_status (*launch)(gfir_plan *plan, const float *in, size_t n);
+    gfir_status (*finish)(gfir_plan *plan, float *out, size_t n);
     /* Device memory, NULL for an engine that has none: execute_device as
      * execute, on n <= plan->block_frames frames of io, ordered on io's
      * stream without waiting for the device; convolve_device writes outputs

@@ -1,9 +1,9 @@
 /*
- * plan.c - the plan layer: checks arguments, resolves AUTO, splits calls into
+ * plan.c - the plan layer: makes one plan on one device from a checked
+ * config (create.c has the public entry), resolves AUTO, splits calls into
  * blocks and hands them to the chosen backend.
  */
 #include "core/plan.h"
-#include "core/config.h"
 #include "core/policy.h"
 #include "core/route.h"
 #include "core/swap.h"
@@ -14,32 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_BLOCK_FRAMES 4096
-
 /* Plans' ids, for gfir_plan_swap to tell them apart. */
 static atomic_ullong next_plan_id = 1;
 
-gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
-                             const gfir_config *cfg)
+gfir_status gf_plan_create_one(gfir_plan **out, const float *taps, size_t ntaps,
+                               const gfir_config *cfg)
 {
     gfir_status st;
     gfir_plan *plan = NULL;
-    gfir_config full;
     float *path_taps = NULL;
     char *create_detail = gf_thread_detail();
 
     create_detail[0] = '\0';
-    if (out)
-        *out = NULL;
-    if (!out || !taps || !cfg) {
-        return gf_detail(create_detail, GF_DETAIL_LEN, GFIR_ERR_NULL, "plan, taps or cfg is NULL");
-    }
-    st = gf_config_read(cfg, &full, create_detail, GF_DETAIL_LEN);
-    if (st == GFIR_OK)
-        st = gf_config_check(taps, ntaps, &full, create_detail, GF_DETAIL_LEN);
-    if (st != GFIR_OK)
-        return st;
-    cfg = &full;
+    *out = NULL;
 
     plan = calloc(1, sizeof *plan);
     if (!plan) {
@@ -51,7 +38,7 @@ gfir_status gfir_plan_create(gfir_plan **out, const float *taps, size_t ntaps,
     plan->channels = cfg->channels;
     plan->filter_channels = cfg->filter_channels;
     plan->ntaps = ntaps;
-    plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : DEFAULT_BLOCK_FRAMES;
+    plan->block_frames = cfg->max_block_frames ? cfg->max_block_frames : GF_DEFAULT_BLOCK_FRAMES;
     if (cfg->paths) {
         st = gf_route_create(&plan->route, cfg, plan->detail, sizeof plan->detail);
         if (st != GFIR_OK)

@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 
 #define GF_DETAIL_LEN 256
+/* max_block_frames' default (gfir.h). */
+#define GF_DEFAULT_BLOCK_FRAMES 4096
 
 struct gf_route;
 
@@ -62,6 +64,12 @@ struct gfir_plan {
     _Atomic(gfir_filter *) retired;  /* a stack: pushed by this plan's thread, popped by any */
 };
 
+
+/* gfir_plan_create's work for one plan on cfg->device, cfg read and checked
+ * (gf_config_read, gf_config_check; create.c): *out NULL on failure and
+ * gf_thread_detail() saying why. */
+gfir_status gf_plan_create_one(gfir_plan **out, const float *taps, size_t ntaps,
+                               const gfir_config *cfg);
 
 /* w[i] = gfir_crossfade_weight, as a float, at frame fade_pos + offset + i of the
  * plan's fade: for an engine whose call holds n frames from offset on. */

@@ -12,7 +12,7 @@
 
 static gfir_status direct_lane(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane *l)
 {
-    GF_CUDA_TRY(cudaMalloc((void **)&l->d_y, st->sub_frames * plan->channels * sizeof(float)),
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&l->d_y, st->sub_frames * plan->channels * sizeof(float)),
                 plan->detail, sizeof plan->detail);
     return GFIR_OK;
 }
@@ -79,7 +79,7 @@ gfir_status gf_cuda_direct_prepare(const gfir_plan *plan, const gf_cuda_state *s
     for (size_t s = 0; s < filters; s++)
         for (size_t k = 0; k < ntaps; k++)
             h[s * st->taps_stride + k] = taps[s * ntaps + ntaps - 1 - k];
-    cudaError_t e = cudaMalloc((void **)&f->d_taps, bytes);
+    cudaError_t e = gf_cuda_malloc((void **)&f->d_taps, bytes);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(f->d_taps, h, bytes, cudaMemcpyHostToDevice, stream);
     /* h is read until the stream gets there, and the lanes' kernels read the

@@ -87,7 +87,7 @@ void gf_fdl_destroy(gfir_plan *plan)
 static gfir_status upload(gfir_plan *plan, void **dst, const void *src, size_t bytes,
                           cudaStream_t stream)
 {
-    TRY(cudaMalloc(dst, bytes ? bytes : 4));
+    TRY(gf_cuda_malloc(dst, bytes ? bytes : 4));
     if (bytes)
         TRY(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, stream));
     return GFIR_OK;
@@ -156,7 +156,7 @@ done:
 /* The twiddles the partitions' transforms share, computed in double. */
 static gfir_status make_twiddles(gfir_plan *plan, fdl_state *st)
 {
-    TRY(cudaMalloc((void **)&st->d_tw, st->part * sizeof *st->d_tw));
+    TRY(gf_cuda_malloc((void **)&st->d_tw, st->part * sizeof *st->d_tw));
     TRY(gf_fdl_twiddles(st->d_tw, st->part));
     return GFIR_OK;
 }
@@ -196,25 +196,25 @@ static gfir_status fill_filter(const gfir_plan *plan, const fdl_state *st, const
         memcpy(head + set * B, taps + set * ntaps, st->head_len * sizeof *head);
     if (e == cudaSuccess) {
         what = "the head taps";
-        e = cudaMalloc((void **)&f->d_head, sets * B * sizeof *head);
+        e = gf_cuda_malloc((void **)&f->d_head, sets * B * sizeof *head);
     }
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(f->d_head, head, sets * B * sizeof *head, cudaMemcpyHostToDevice,
                             stream);
     if (e == cudaSuccess && st->tparts) {
         what = "the filter's partition spectra";
-        e = cudaMalloc((void **)&d_taps, sets * ntaps * sizeof *taps);
+        e = gf_cuda_malloc((void **)&d_taps, sets * ntaps * sizeof *taps);
         if (e == cudaSuccess)
             e = cudaMemcpyAsync(d_taps, taps, sets * ntaps * sizeof *taps,
                                 cudaMemcpyHostToDevice, stream);
         if (e == cudaSuccess)
-            e = cudaMalloc((void **)&f->d_h, sets * st->tparts * B * sizeof(float2));
+            e = gf_cuda_malloc((void **)&f->d_h, sets * st->tparts * B * sizeof(float2));
         if (e == cudaSuccess)
             e = gf_launch_fdl_spectra(d_taps, ntaps, 0, st->near_taps, (unsigned)sets, B,
                                       st->tparts, st->d_tw, f->d_h, stream);
         if (e == cudaSuccess && st->far) {
             what = "the filter's far partition spectra";
-            e = cudaMalloc((void **)&f->d_far, gf_fdl_far_spectra_bytes(st->far));
+            e = gf_cuda_malloc((void **)&f->d_far, gf_fdl_far_spectra_bytes(st->far));
             if (e == cudaSuccess)
                 e = gf_fdl_far_spectra(st->far, d_taps, f->d_far, stream);
         }
@@ -270,15 +270,15 @@ static gfir_status alloc_state(gfir_plan *plan, fdl_state *st)
     const size_t B = st->part, block = plan->block_frames;
     TRY(cudaHostAlloc((void **)&st->h_in, block * st->inputs * sizeof(float), 0));
     TRY(cudaHostAlloc((void **)&st->h_out, block * st->outputs * sizeof(float), 0));
-    TRY(cudaMalloc((void **)&st->d_in, block * st->inputs * sizeof(float)));
-    TRY(cudaMalloc((void **)&st->d_out, block * st->outputs * sizeof(float)));
-    TRY(cudaMalloc((void **)&st->d_xw, st->inputs * 2 * B * sizeof(float)));
-    TRY(cudaMalloc((void **)&st->d_tail, st->outputs * B * sizeof(float)));
-    TRY(cudaMalloc((void **)&st->d_tail_new, st->outputs * B * sizeof(float)));
-    TRY(cudaMalloc((void **)&st->d_out_new, block * st->outputs * sizeof(float)));
+    TRY(gf_cuda_malloc((void **)&st->d_in, block * st->inputs * sizeof(float)));
+    TRY(gf_cuda_malloc((void **)&st->d_out, block * st->outputs * sizeof(float)));
+    TRY(gf_cuda_malloc((void **)&st->d_xw, st->inputs * 2 * B * sizeof(float)));
+    TRY(gf_cuda_malloc((void **)&st->d_tail, st->outputs * B * sizeof(float)));
+    TRY(gf_cuda_malloc((void **)&st->d_tail_new, st->outputs * B * sizeof(float)));
+    TRY(gf_cuda_malloc((void **)&st->d_out_new, block * st->outputs * sizeof(float)));
     if (st->tparts) {
-        TRY(cudaMalloc((void **)&st->d_x, st->inputs * st->tparts * B * sizeof(float2)));
-        TRY(cudaMalloc((void **)&st->d_partial, st->outputs * st->chunks * B * sizeof(float2)));
+        TRY(gf_cuda_malloc((void **)&st->d_x, st->inputs * st->tparts * B * sizeof(float2)));
+        TRY(gf_cuda_malloc((void **)&st->d_partial, st->outputs * st->chunks * B * sizeof(float2)));
     }
     return GFIR_OK;
 }
@@ -375,7 +375,7 @@ gfir_status gf_fdl_start(gfir_plan *plan)
     if (s == GFIR_OK)
         s = gf_fdl_reset(plan);
     if (s == GFIR_OK) {
-        const cudaError_t e = cudaMalloc((void **)&st->d_clock, sizeof *st->d_clock);
+        const cudaError_t e = gf_cuda_malloc((void **)&st->d_clock, sizeof *st->d_clock);
         s = e == cudaSuccess ? GFIR_OK : fail(plan, e, "the blocks' clock");
     }
     if (s == GFIR_OK && gf_fdl_graph_make(plan, st) != GFIR_OK) {
@@ -523,29 +523,34 @@ gfir_status gf_fdl_run(gfir_plan *plan, fdl_state *st, int silence, const gf_dev
     return sent ? GFIR_OK : send_output(plan, st, io, n, skip);
 }
 
-gfir_status gf_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+gfir_status gf_fdl_launch(gfir_plan *plan, const float *in, size_t n)
 {
     fdl_state *st = plan->impl;
-    const size_t out_bytes = n * st->outputs * sizeof(float);
-    gfir_status s;
-    cudaError_t e;
     if (in)
         memcpy(st->h_in, in, n * st->inputs * sizeof(float));
-    if (gf_fdl_replays(plan, st, in, n)) {
-        s = gf_fdl_replay(plan, st);
-    } else {
-        if (in)
-            TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
-                                cudaMemcpyHostToDevice, st->stream));
-        s = gf_fdl_run(plan, st, !in, NULL, n, 0);
-    }
-    if (s != GFIR_OK)
-        return s;
+    if (gf_fdl_replays(plan, st, in, n))
+        return gf_fdl_replay(plan, st);
+    if (in)
+        TRY(cudaMemcpyAsync(st->d_in, st->h_in, n * st->inputs * sizeof(float),
+                            cudaMemcpyHostToDevice, st->stream));
+    return gf_fdl_run(plan, st, !in, NULL, n, 0);
+}
+
+gfir_status gf_fdl_finish(gfir_plan *plan, float *out, size_t n)
+{
+    fdl_state *st = plan->impl;
+    cudaError_t e;
     /* A spin: the caller waits for this output and nothing else, and a
      * blocking wait's wake-up was a measured part of live calls' tail. */
     while ((e = cudaEventQuery(st->out_ready)) == cudaErrorNotReady)
         ;
     TRY(e);
-    memcpy(out, st->h_out, out_bytes);
+    memcpy(out, st->h_out, n * st->outputs * sizeof(float));
     return GFIR_OK;
+}
+
+gfir_status gf_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n)
+{
+    const gfir_status s = gf_fdl_launch(plan, in, n);
+    return s == GFIR_OK ? gf_fdl_finish(plan, out, n) : s;
 }

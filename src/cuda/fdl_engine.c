@@ -73,6 +73,16 @@ static gfir_status fdl_execute(gfir_plan *plan, const float *in, float *out, siz
     GUARDED(gf_fdl_execute(plan, in, out, n));
 }
 
+static gfir_status fdl_launch(gfir_plan *plan, const float *in, size_t n)
+{
+    GUARDED(gf_fdl_launch(plan, in, n));
+}
+
+static gfir_status fdl_finish(gfir_plan *plan, float *out, size_t n)
+{
+    GUARDED(gf_fdl_finish(plan, out, n));
+}
+
 static gfir_status fdl_execute_device(gfir_plan *plan, const gf_device_io *io, size_t n)
 {
     GUARDED(gf_fdl_execute_device(plan, plan->impl, io, n));
@@ -106,6 +116,8 @@ const gf_engine gf_cuda_fdl_engine = {
     .fade_begin = fdl_fade_begin,
     .fade_end = fdl_fade_end,
     .execute = fdl_execute,
+    .launch = fdl_launch,
+    .finish = fdl_finish,
     .execute_device = fdl_execute_device,
     .convolve_device = fdl_convolve_device,
     .set_taps_device = fdl_set_taps_device,

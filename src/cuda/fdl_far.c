@@ -8,6 +8,7 @@
  * it a whole block later.
  */
 #include "cuda/fdl_far.h"
+#include "cuda_status.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -85,19 +86,19 @@ static cudaError_t alloc_far(gf_fdl_far *far)
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&far->done, cudaEventDisableTiming);
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)&far->d_xw, in * 2 * P * sizeof(float));
+        e = gf_cuda_malloc((void **)&far->d_xw, in * 2 * P * sizeof(float));
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)&far->d_x, in * far->ring * P * sizeof(float2));
+        e = gf_cuda_malloc((void **)&far->d_x, in * far->ring * P * sizeof(float2));
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)&far->d_partial, out * far->chunks * P * sizeof(float2));
+        e = gf_cuda_malloc((void **)&far->d_partial, out * far->chunks * P * sizeof(float2));
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)&far->d_partial_fade, out * far->chunks * P * sizeof(float2));
+        e = gf_cuda_malloc((void **)&far->d_partial_fade, out * far->chunks * P * sizeof(float2));
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)&far->d_tw, P * sizeof(float2));
+        e = gf_cuda_malloc((void **)&far->d_tw, P * sizeof(float2));
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)&far->d_out, out * 2 * P * sizeof(float));
+        e = gf_cuda_malloc((void **)&far->d_out, out * 2 * P * sizeof(float));
     if (e == cudaSuccess)
-        e = cudaMalloc((void **)&far->d_out_new, out * 2 * P * sizeof(float));
+        e = gf_cuda_malloc((void **)&far->d_out_new, out * 2 * P * sizeof(float));
     return e;
 }
 

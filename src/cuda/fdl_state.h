@@ -93,6 +93,11 @@ gfir_status gf_fdl_prepare(const gfir_plan *plan, const float *taps, gfir_filter
 gfir_status gf_fdl_fade_begin(gfir_plan *plan, fdl_state *st);
 void gf_fdl_fade_end(gfir_plan *plan);
 gfir_status gf_fdl_execute(gfir_plan *plan, const float *in, float *out, size_t n);
+/* gf_fdl_execute in its two halves (core/engine.h's launch and finish):
+ * the input staged and the call's work queued; the spin until out_ready and
+ * the output handed out. */
+gfir_status gf_fdl_launch(gfir_plan *plan, const float *in, size_t n);
+gfir_status gf_fdl_finish(gfir_plan *plan, float *out, size_t n);
 gfir_status gf_fdl_reset(gfir_plan *plan);
 void gf_fdl_destroy(gfir_plan *plan);
 

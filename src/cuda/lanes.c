@@ -78,10 +78,10 @@ gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane
     GF_CUDA_TRY(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming), why, why_len);
     GF_CUDA_TRY(cudaHostAlloc((void **)&l->h_in, io, cudaHostAllocDefault), why, why_len);
     GF_CUDA_TRY(cudaHostAlloc((void **)&l->h_out, io, cudaHostAllocDefault), why, why_len);
-    GF_CUDA_TRY(cudaMalloc((void **)&l->d_in, io), why, why_len);
-    GF_CUDA_TRY(cudaMalloc((void **)&l->d_out, io), why, why_len);
-    GF_CUDA_TRY(cudaMalloc((void **)&l->d_x, ch * st->x_stride * sizeof(float)), why, why_len);
-    GF_CUDA_TRY(cudaMalloc((void **)&l->d_fade, ch * st->sub_frames * sizeof(float)), why,
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&l->d_in, io), why, why_len);
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&l->d_out, io), why, why_len);
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&l->d_x, ch * st->x_stride * sizeof(float)), why, why_len);
+    GF_CUDA_TRY(gf_cuda_malloc((void **)&l->d_fade, ch * st->sub_frames * sizeof(float)), why,
                 why_len);
     /* zeros before the first sample: the halo of the first block. On the
      * lane's own stream, recorded as staged: the other lane's first staging

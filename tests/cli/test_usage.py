@@ -104,6 +104,29 @@ def alone_prints_usage(d):
     fails(d, ["--describe"], 2, "no filter")
 
 
+@test("usage")
+def gpus_are_checked(d):
+    # --gpus: the list's form first, then the GPUs this machine shows, each one line
+    for bad in ("0,x", "-1", "1,,2", "", "1.5"):
+        fails(d, ["--monitor", "-p", "lowpass", "--gpus", bad], 2, f"--gpus {bad}:",
+              "GPU numbers separated by commas")
+    fails(d, ["--monitor", "-p", "lowpass", "--gpus", "0,0"], 2, "GPU 0 is named twice")
+    fails(d, ["--monitor", "-p", "lowpass", "--gpus", "0,1", "--gpu", "0"], 2,
+          "--gpu and --gpus")
+    # the GPUs gfir sees are those its library counts (built beside it)
+    gpus = ctypes.CDLL(os.path.join(os.path.dirname(GFIR), "libgfir.so")).gfir_backend_devices(2)
+    line = fails(d, ["--monitor", "-p", "lowpass", "--gpus", "63"], 1, "--gpus 63:")
+    if gpus == 0:
+        assert "no GPU is visible" in line, line
+    else:
+        assert f"this host has {gpus} visible GPU" in line, line
+    fails(d, ["--monitor", "-p", "lowpass", "--gpus", "0", "-b", "cpu"], 2,
+          "--gpus 0 and --backend cpu")
+    d.wav("x.wav", d.noise(100))
+    fails(d, ["x.wav", "out.wav", "-p", "lowpass", "--gpus", "0"], 2, "--gpus",
+          "applies only to --play and --monitor")
+
+
 def sndfile_version():
     lib = ctypes.CDLL(ctypes.util.find_library("sndfile") or "libsndfile.so.1")
     lib.sf_version_string.restype = ctypes.c_char_p

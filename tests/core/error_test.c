@@ -118,9 +118,9 @@ static void test_create_too_large(void **state)
     (void)state;
     const size_t per_channel = GFIR_MAX_PLAN_TAPS / GFIR_MAX_CHANNELS;
     gfir_config cfg = cpu_config(GFIR_MAX_CHANNELS, 1);
-    expect_create_fails("ntaps x 256 channels", GFIR_ERR_TOO_LARGE, good_taps, per_channel + 1,
+    expect_create_fails("ntaps x 1024 channels", GFIR_ERR_TOO_LARGE, good_taps, per_channel + 1,
                         &cfg);
-    assert_non_null(strstr(gfir_plan_error_detail(NULL), "4194305 taps x 256 channels"));
+    assert_non_null(strstr(gfir_plan_error_detail(NULL), "1048577 taps x 1024 channels"));
 
     static gfir_path paths[16384];
     for (unsigned i = 0; i < 16384; i++)

@@ -104,19 +104,40 @@ static void newer_struct_asking_for_more_is_refused(void **state)
     assert_non_null(strstr(gfir_plan_error_detail(NULL), "newer gfir.h"));
 }
 
-/* A newer header's field in today's reserved place is refused too: padding
- * would have let it through unseen. */
+/* A newer header's field in either of today's reserved places (before
+ * paths, after ndevices) is refused too: padding would have let it through
+ * unseen. */
 static void reserved_field_set_is_refused(void **state)
 {
-    gfir_config cfg;
-    gfir_plan *plan = NULL;
     (void)state;
-    gfir_config_init(&cfg);
-    assert_int_equal(cfg.reserved, 0);
-    cfg.reserved = 1;
-    assert_int_equal(gfir_plan_create(&plan, taps, 5, &cfg), GFIR_ERR_ARG);
-    assert_null(plan);
-    assert_non_null(strstr(gfir_plan_error_detail(NULL), "newer gfir.h"));
+    for (int which = 0; which < 2; which++) {
+        gfir_config cfg;
+        gfir_plan *plan = NULL;
+        gfir_config_init(&cfg);
+        assert_int_equal(cfg.reserved, 0);
+        assert_int_equal(cfg.reserved2, 0);
+        *(which ? &cfg.reserved2 : &cfg.reserved) = 1;
+        assert_int_equal(gfir_plan_create(&plan, taps, 5, &cfg), GFIR_ERR_ARG);
+        assert_null(plan);
+        assert_non_null(strstr(gfir_plan_error_detail(NULL), "newer gfir.h"));
+    }
+}
+
+/* A program built before devices existed: its struct ends at npaths, and
+ * whatever lies after it is not read as a device list. */
+static void struct_before_devices_gets_one_device(void **state)
+{
+    union {
+        gfir_config cfg;
+        unsigned char bytes[sizeof(gfir_config) + 64];
+    } u;
+    (void)state;
+    memset(&u, 0xA5, sizeof u);
+    gfir_config_init_size(&u.cfg, offsetof(gfir_config, devices));
+    assert_int_equal(u.bytes[offsetof(gfir_config, devices)], 0xA5);
+    u.cfg.channels = 2;
+    u.cfg.backend = GFIR_BACKEND_CPU;
+    check_plan_works(&u.cfg, 2);
 }
 
 static void uninitialised_struct_is_refused(void **state)
@@ -139,6 +160,7 @@ int main(void)
         cmocka_unit_test(newer_struct_with_zero_extras_is_served),
         cmocka_unit_test(newer_struct_asking_for_more_is_refused),
         cmocka_unit_test(reserved_field_set_is_refused),
+        cmocka_unit_test(struct_before_devices_gets_one_device),
         cmocka_unit_test(uninitialised_struct_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

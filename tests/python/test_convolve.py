@@ -66,7 +66,7 @@ def test_non_contiguous_input(rng, view):
 
 
 def test_many_rows(rng):
-    x, h = signal(rng, 300, 257), signal(rng, 31)  # more rows than a plan's 256 channels
+    x, h = signal(rng, 1030, 67), signal(rng, 31)  # more rows than a plan's 1024 channels
     assert rel_l2(gfir.convolve(x, h), _reference_rows(x, h, "full")) < TOLERANCE
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu_check.sh - what every change to GPU code must pass on a machine with a
 # GPU: the GPU tests (the CUDA kernels and FFT engines, smfft's transforms,
-# the delay-line engine, device memory, routed plans, filter swaps and the
-# AUTO policy on CUDA), then
+# the delay-line engine, device memory, routed plans, filter swaps, plans
+# split over GPUs ({0,0}, and {0,1} where two are visible), a plan past the
+# device's memory, and the AUTO policy on CUDA), then
 # compute-sanitizer's memcheck and racecheck over the kernel tests in their
 # quick form.
 #
@@ -19,7 +20,9 @@ fi
 cmake --build "$build" || exit 1
 status=0
 ctest --test-dir "$build" --output-on-failure -j 4 \
-    -R '^(cuda_test|cuda_fft_test|smfft_test|fdl_test|device_test|swap_cuda_test|routing_test|policy_test|policy_golden_test|streaming_test)$' || status=1
+    -R '^(cuda_test|cuda_fft_test|smfft_test|fdl_test|device_test|swap_cuda_test|split_cuda_test|split_cuda_test_two|split_test|routing_test|policy_test|policy_golden_test|streaming_test)$' || status=1
+# memory_test fills a device on purpose: alone, after the others
+ctest --test-dir "$build" --output-on-failure -R '^memory_test$' || status=1
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # Each test in its smaller form (the full ones take tens of minutes under the
 # sanitizers); racecheck, slower still, runs the CUDA kernels alone. The runs
@@ -29,6 +32,7 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 runs=("memcheck cuda_test --quick" "memcheck cuda_fft_test --quick"
     "memcheck smfft_test --quick"
     "memcheck fdl_test --quick" "memcheck swap_cuda_test --quick"
+    "memcheck split_cuda_test --quick"
     "racecheck cuda_test --kernels"
     "racecheck cuda_fft_test --quick" "racecheck smfft_test --quick"
     "racecheck fdl_test --quick")

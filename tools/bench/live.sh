@@ -8,7 +8,7 @@
 #   tools/bench/live.sh [--seconds N] [--backend cpu|cuda|auto] [--gfir PATH]
 #                       [--periods "64 128 256"] [--taps "255 4095 65535"]
 #                       [--channels N --ir FILE[,FILE...] [--ports M]]
-#                       [--realtime]
+#                       [--realtime] [--gpus LIST]
 #
 # --seconds: length of each run (default 60). The JACK server runs at 48 kHz
 # with the same period as gfir, so PortAudio adds no buffering of its own.
@@ -21,7 +21,9 @@
 # column says inputs x outputs where they differ. --realtime runs the JACK
 # server with real-time scheduling (its clients' process threads then get
 # it too), where the machine allows it; the default is --no-realtime, which
-# any user can run, and whose timer thread the kernel may preempt.
+# any user can run, and whose timer thread the kernel may preempt. --gpus
+# passes gfir's --gpus (the filter split over those CUDA GPUs; the backend
+# column then names them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -34,6 +36,8 @@ channels=2
 ir=
 ports=
 realtime=--no-realtime
+gpus=()
+gpu_list=
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=$2; shift 2 ;;
@@ -50,10 +54,13 @@ while [ $# -gt 0 ]; do
         ;;
     --ports) ports=$2; shift 2 ;;
     --realtime) realtime=--realtime; shift ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    --gpus) gpus=(--gpus "$2"); gpu_list=$2; shift 2 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "live.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
+# the backend column: cuda:0,1 for a split over GPUs 0 and 1
+label=$backend${gpu_list:+:$gpu_list}
 [ -x "$gfir" ] || { echo "live.sh: no gfir at $gfir (build first, or --gfir PATH)" >&2; exit 1; }
 for tool in jackd jack_lsp sox; do
     command -v $tool >/dev/null || { echo "live.sh: $tool not found (Debian jackd2, sox)" >&2; exit 1; }
@@ -95,7 +102,10 @@ else
 fi
 
 start_jack() {
-    jackd -n "$JACK_DEFAULT_SERVER" "$realtime" -d dummy -r 48000 -p "$1" \
+    # the server's ports and gfir's, both ways, with room: 512 channels pass
+    # jackd's default table
+    jackd -n "$JACK_DEFAULT_SERVER" "$realtime" --port-max $((4 * ${ports:-$channels} + 256)) \
+        -d dummy -r 48000 -p "$1" \
         -C "${ports:-$channels}" -P "${ports:-$channels}" >"$work/jackd.log" 2>&1 &
     jack_pid=$!
     for _ in $(seq 100); do
@@ -119,9 +129,10 @@ for period in $periods; do
         rc=0
         if [ "$n" = ir ]; then filter=(--ir "$ir"); else filter=(--taps "$work/taps$n.txt"); fi
         "$gfir" --monitor --device system --period "$period" --duration "$seconds" \
-            --channels "$channels" "${filter[@]}" --backend "$backend" -v 2>"$work/err" || rc=$?
+            --channels "$channels" "${filter[@]}" --backend "$backend" ${gpus[@]+"${gpus[@]}"} \
+            -v 2>"$work/err" || rc=$?
         if [ "$rc" != 0 ]; then
-            printf '%-7s %6s %6s %8s  failed: %s\n' "$backend" "$channels" "$period" "$n" \
+            printf '%-7s %6s %6s %8s  failed: %s\n' "$label" "$channels" "$period" "$n" \
                 "$(tail -1 "$work/err")"
             continue
         fi
@@ -129,7 +140,7 @@ for period in $periods; do
         outs=$(sed -n 's/.* in, \([0-9]*\) out, period.*/\1/p' "$work/err" | head -1)
         ch=$channels
         [ -n "$outs" ] && [ "$outs" != "$channels" ] && ch=${channels}x$outs
-        printf '%-7s %6s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8.3f %6s ms\n' "$backend" \
+        printf '%-7s %6s %6s %8s %9s %9s %8s %6s %8s %8s %8s %8.3f %6s ms\n' "$label" \
             "$ch" "$period" "$n" \
             "$(field 'output underruns')" "$(field 'input overflows')" \
             "$(field 'worker deadline misses')" "$(field 'host xruns')" \

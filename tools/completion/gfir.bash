@@ -9,7 +9,7 @@ _gfir_options="--preset --taps --ir --true-stereo --gain --normalize --ir-trim -
 --min-phase --max-taps --align --format --no-dither
 --list-presets --describe --response --rate --backend --kernel --gpu --block --no-fold
 --play --monitor --list-devices --device --input-device --period --duration
---channels --crossfade --quiet --verbose --debug --version --help"
+--channels --crossfade --gpus --quiet --verbose --debug --version --help"
 _gfir_kernels="auto gold direct fft basic constant tiled cached"
 _gfir_containers="wav flac mp3 opus ogg aiff caf w64 rf64 au"
 _gfir_samples="pcm8 pcm16 pcm24 pcm32 float double ulaw alaw vorbis opus mp3"
@@ -83,6 +83,7 @@ _gfir() {
     -k | --kernel) _gfir_words "$cur" "$_gfir_kernels"; return ;;
     -f | --format) _gfir_format "$cur"; return ;;
     --rate) _gfir_words "$cur" "44100 48000 88200 96000"; return ;;
+    --gpus) _gfir_words "$cur" "all 0,1"; return ;;
     -g | --gain | --ir-trim | --block | --period | --duration | --channels | --crossfade | \
         --device | --input-device | --max-taps | --gpu)
         COMPREPLY=(); return ;;

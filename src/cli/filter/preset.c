@@ -36,8 +36,8 @@ enum {
     HAS_INPUTS = 1 << 8
 };
 
-/* A route section's outputs and inputs, out1 .. out256 and in1 .. in256. */
-#define MAX_ROUTE_CHANNELS 256
+/* A route section's outputs and inputs, out1 .. out1024 and in1 .. in1024. */
+#define MAX_ROUTE_CHANNELS GFIR_MAX_CHANNELS
 
 typedef struct section {
     char name[NAME_LEN];

@@ -16,22 +16,34 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_WORDS 256
-
 typedef struct words {
     char *buf;
-    char *w[MAX_WORDS];
+    char **w;                   /* into buf; a line of any length (a sum of 1024 inputs) */
     size_t n, at;
 } words;
+
+static void words_free(words *ws)
+{
+    free(ws->buf);
+    free(ws->w);
+    ws->buf = NULL;
+    ws->w = NULL;
+}
 
 static int split(const char *where, const char *text, words *ws)
 {
     size_t len = strlen(text);
     char *out = malloc(3 * len + 1), *o;
+    /* words are separated, so at most half the rewritten text's bytes, plus one */
+    ws->w = malloc((3 * len / 2 + 2) * sizeof *ws->w);
     ws->buf = NULL;
     ws->n = ws->at = 0;
-    if (!out)
+    if (!out || !ws->w) {
+        free(out);
+        free(ws->w);
+        ws->w = NULL;
         return cli_error("out of memory");
+    }
     /* '*' becomes a word of its own; a sign before a name its own word too */
     o = out;
     for (const char *p = text; *p; p++) {
@@ -51,15 +63,10 @@ static int split(const char *where, const char *text, words *ws)
     ws->buf = out;
     ws->n = ws->at = 0;
     for (char *save, *tok = strtok_r(out, " \t", &save); tok;
-         tok = strtok_r(NULL, " \t", &save)) {
-        if (ws->n == MAX_WORDS) {
-            free(out);
-            return cli_error("%s: more than %d words", where, MAX_WORDS);
-        }
+         tok = strtok_r(NULL, " \t", &save))
         ws->w[ws->n++] = tok;
-    }
     if (ws->n == 0) {
-        free(out);
+        words_free(ws);
         return cli_error("%s: empty; write the sum of its inputs, as in1 * ir.wav", where);
     }
     return 0;
@@ -236,6 +243,6 @@ fail:
         free((*terms)[i].file);
     *nterms = first;
 done:
-    free(ws.buf);
+    words_free(&ws);
     return rc;
 }

@@ -174,7 +174,7 @@ def _host_rows(x2: np.ndarray, taps: np.ndarray, per_row: bool, start: int, leng
 def _device_rows(b: _arrays.Backend, x2: Any, h: Any, per_row: bool, start: int,
                  length: int, kernel: str) -> Any:
     """(C, length) rows of output for (C, T) device rows x2, groups of up to
-    256 rows per plan, each one gfir_plan_convolve_device on the array
+    1024 rows per plan, each one gfir_plan_convolve_device on the array
     library's current stream."""
     rows_n, t = x2.shape
     dev = b.device_id(x2)
@@ -325,7 +325,7 @@ def convolve_batch(x: Any, h: Any, mode: str = "full", *, backend: str = "auto",
     utterances with room impulse responses. Filters of different lengths
     are padded with zeros to a common M.
 
-    On the GPU (CuPy arrays, PyTorch CUDA tensors) every group of up to 256
+    On the GPU (CuPy arrays, PyTorch CUDA tensors) every group of up to 1024
     rows is one plan and one launch sequence: new filters are transformed
     on the device, nothing waits for the GPU, and a plan serves every later
     batch of the same shape. Modes, dtypes, `device`, empty arrays and

@@ -31,9 +31,10 @@ ERR_DEVICE = -8
 ERR_BUSY = -9
 ERR_TOO_LARGE = -10
 
-MAX_CHANNELS = 256
+MAX_CHANNELS = 1024
 MAX_TAPS = 1 << 26
-MAX_PATHS = 65536
+MAX_PATHS = 1048576
+MAX_DEVICES = 64
 MAX_PLAN_TAPS = 1 << 30
 LATENCY_ANY = ctypes.c_size_t(-1).value
 
@@ -129,6 +130,9 @@ class Config(ctypes.Structure):
         ("reserved", ctypes.c_uint),
         ("paths", ctypes.POINTER(Path)),
         ("npaths", ctypes.c_size_t),
+        ("devices", ctypes.POINTER(ctypes.c_int)),
+        ("ndevices", ctypes.c_uint),
+        ("reserved2", ctypes.c_uint),
     ]
 
 

@@ -135,7 +135,7 @@ class Plan:
         ntaps)`` for one per channel. Copied; float64 taps are rounded to
         float32.
     channels
-        Channels per frame, 1 to 256.
+        Channels per frame, 1 to 1024.
     backend, kernel
         ``"auto"``, ``"cpu"`` or ``"cuda"``; ``"auto"``, ``"direct"``,
         ``"fft"``, ... (the C library's names). Device arrays (CuPy,
