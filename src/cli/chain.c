@@ -35,6 +35,11 @@ static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t blo
     return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
 }
 
+void cli_backend_start(const cli_options *o)
+{
+    (void)gfir_backend_prepare(o->backend, 0);
+}
+
 static int plan_failed(const cli_options *o)
 {
     return cli_error("cannot filter with --backend %s --kernel %s: %s",

@@ -1,12 +1,11 @@
 /*
- * tuning.c - the CUDA backend's measured figures (tuning.h): the direct/FFT
- * crossover, the device's start-up cost, and which devices have started.
+ * tuning.c - the CUDA backend's measured figures (tuning.h holds those that
+ * are constants): the direct/FFT crossover, with a device's calibration.
  */
 #include "cuda/tuning.h"
 #include "core/cache.h"
 
 #include <cuda_runtime_api.h>
-#include <stdatomic.h>
 
 /*
  * AUTO's crossover from direct to FFT on the GPU, in taps. Measured on an H100
@@ -21,20 +20,6 @@
  */
 #define AUTO_FFT_MIN_TAPS 191
 
-/*
- * What starting CUDA costs the first plan of a process: creating the device's
- * context and loading the library's kernels. The end-to-end file benchmark on
- * the H100 machine (tools/bench/gpu_files.sh, 2026-11-23) saw 0.3 to 0.4 s of
- * it in every GPU run: a 10-minute stereo file with one tap took 0.60-0.67 s on
- * the GPU against 0.24-0.25 s on the CPU.
- */
-#define STARTUP_S 0.35
-
-/* Devices with a plan made on them in this process; beyond the array, every
- * device counts as not started, which only errs towards the CPU. */
-#define TRACKED_DEVICES 64
-static atomic_int started[TRACKED_DEVICES];
-
 size_t gf_cuda_fft_min_taps(int device)
 {
     struct cudaDeviceProp prop;
@@ -45,17 +30,4 @@ size_t gf_cuda_fft_min_taps(int device)
     prop.name[sizeof prop.name - 1] = '\0';
     const size_t calibrated = gf_cache_lookup(GF_CUDA_CROSSOVER_FILE, prop.name);
     return calibrated ? calibrated : AUTO_FFT_MIN_TAPS;
-}
-
-double gf_cuda_startup_s(int device)
-{
-    if (device >= 0 && device < TRACKED_DEVICES && atomic_load(&started[device]))
-        return 0.0;
-    return STARTUP_S;
-}
-
-void gf_cuda_mark_started(int device)
-{
-    if (device >= 0 && device < TRACKED_DEVICES)
-        atomic_store(&started[device], 1);
 }

@@ -18,14 +18,19 @@
  * (fdl.h). */
 #define GF_CUDA_FDL_MAX_BLOCK 2048
 
+/*
+ * What starting CUDA costs the first plan of a process: the driver's
+ * initialisation and the device's context (startup.c starts them, ahead of
+ * the plan where the caller asks). The end-to-end file benchmark on the H100
+ * machine (tools/bench/gpu_files.sh, 2026-11-23) saw 0.3 to 0.4 s of it in
+ * every GPU run: a 10-minute stereo file with one tap took 0.60-0.67 s on
+ * the GPU against 0.24-0.25 s on the CPU. In seconds.
+ */
+#define GF_CUDA_STARTUP_S 0.35
+
 /* From how many taps the FFT kernel beats the direct one on this device: the
  * crossover `gfir-bench --calibrate` stored for its name, else the default. */
 size_t gf_cuda_fft_min_taps(int device);
 
-/* Seconds the first plan on this device would spend starting CUDA (the
- * context, the module loads), or 0 once a plan has been made on it here. */
-double gf_cuda_startup_s(int device);
-/* Called when a plan has been made on the device. */
-void gf_cuda_mark_started(int device);
 
 #endif

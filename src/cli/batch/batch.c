@@ -10,6 +10,7 @@
 #include "batch/receipt.h"
 #include "batch/runner.h"
 #include "batch/shard.h"
+#include "chain.h"
 #include "message.h"
 
 #include <stdio.h>
@@ -32,6 +33,9 @@ int cli_run_batch(int argc, char **argv)
 
     if (rc || bo.engine.answered)
         return rc;
+    /* the device starts while the manifest and the first input are read */
+    if (!bo.merge && !bo.emit)
+        cli_backend_start(&bo.engine);
     if (!bo.merge && !bo.emit && (rc = shard_choose(bo.shard_spec, bo.shards, real_getenv, &sh)) != 0)
         return rc;
     if (!bo.receipts) {
