@@ -49,6 +49,7 @@
  */
 #include "core/cache.h"
 #include "gfir.h"
+#include "cuda/tuning.h"
 #include "fft/fft.h"
 #include "kernels.h"
 

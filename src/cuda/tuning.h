@@ -1,12 +1,17 @@
 /*
  * tuning.h - the CUDA backend's measured numbers (tuning.c holds each with
  * the command, machine and date that measured it): what its engines answer
- * the policy with. The engines hold none of their own.
+ * the policy with, and the shapes the FFT engine runs at. The engines and
+ * kernels hold none of their own.
  */
 #ifndef GF_CUDA_TUNING_H
 #define GF_CUDA_TUNING_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" { /* gfir-bench is C++ */
+#endif
 
 /* Below this many samples per call (frames x channels) a GPU round trip
  * costs more than it saves: live runs on the H100 machine (2026-11-23)
@@ -32,5 +37,15 @@
  * crossover `gfir-bench --calibrate` stored for its name, else the default. */
 size_t gf_cuda_fft_min_taps(int device);
 
+/* The FFT size the FFT engine (kernels/fft/fft.h) uses for a whole
+ * (unpartitioned) filter of ntaps taps and blocks of up to max_n frames (a
+ * power of two above ntaps - 1), and the partition size it uses instead, or
+ * 0 where it keeps the filter whole. */
+size_t gf_fft_size(size_t ntaps, size_t max_n);
+size_t gf_fft_part(size_t ntaps, size_t max_n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
