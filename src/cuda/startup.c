@@ -6,10 +6,11 @@
  * primary context (the first call that needs one). Both are once per
  * process and device, and neither depends on the plan, so a caller that
  * knows it may use the device (the command line, once it has parsed its
- * options) starts them on a thread of their own while it opens its input
- * and designs its filter. Module loading is lazy (CUDA 12.2 on), so each
- * kernel still loads at its first launch; cuFFT is opened by the first FFT
- * plan only, since a direct plan never needs its 100s of megabytes.
+ * options) starts them, and reads the device's name that AUTO looks its
+ * calibration up by, on a thread of their own while it opens its input and
+ * designs its filter. Module loading is lazy (CUDA 12.2 on), so each kernel
+ * still loads at its first launch; cuFFT is opened by the first FFT plan
+ * only, since a direct plan never needs its hundreds of megabytes.
  *
  * A create that finds a start-up under way waits for it (rather than race
  * it: the runtime would serialise the two anyway, and the wait says so); a
@@ -69,6 +70,8 @@ static gfir_status start_device(int device)
     e = gf_cuda_enter(device, &theirs);
     if (e == cudaSuccess)
         e = cudaFree(NULL);
+    /* what AUTO asks of the device at every create: its name, read once */
+    (void)gf_cuda_fft_min_taps(device);
     gf_cuda_leave(theirs);
     cudaGetLastError();
     if (e == cudaSuccess)

@@ -9,6 +9,8 @@
 #include "fft/smfft.h"
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <string.h>
 
 /*
  * AUTO's crossover from direct to FFT on the GPU, in taps. Measured on an H100
@@ -23,15 +25,46 @@
  */
 #define AUTO_FFT_MIN_TAPS 191
 
-size_t gf_cuda_fft_min_taps(int device)
+/* Devices whose name is remembered; the name is all AUTO needs of the
+ * device's properties, whose query reads every attribute (the slowest call
+ * of a create after the context, and once for each CUDA engine asked). */
+#define NAMED_DEVICES 64
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static char names[NAMED_DEVICES][sizeof(((struct cudaDeviceProp *)0)->name)];
+
+/* The device's name into name (its size at least names[0]'s): 1, or 0 when
+ * it cannot be read. */
+static int device_name(int device, char *name)
 {
     struct cudaDeviceProp prop;
+    const int kept = device >= 0 && device < NAMED_DEVICES;
+    if (kept) {
+        pthread_mutex_lock(&names_lock);
+        memcpy(name, names[device], sizeof names[device]);
+        pthread_mutex_unlock(&names_lock);
+        if (name[0])
+            return 1;
+    }
     if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
         cudaGetLastError(); /* leave no sticky error for the next launch */
-        return AUTO_FFT_MIN_TAPS;
+        return 0;
     }
     prop.name[sizeof prop.name - 1] = '\0';
-    const size_t calibrated = gf_cache_lookup(GF_CUDA_CROSSOVER_FILE, prop.name);
+    memcpy(name, prop.name, sizeof prop.name);
+    if (kept) {
+        pthread_mutex_lock(&names_lock);
+        memcpy(names[device], prop.name, sizeof prop.name);
+        pthread_mutex_unlock(&names_lock);
+    }
+    return 1;
+}
+
+size_t gf_cuda_fft_min_taps(int device)
+{
+    char name[sizeof names[0]];
+    if (!device_name(device, name))
+        return AUTO_FFT_MIN_TAPS;
+    const size_t calibrated = gf_cache_lookup(GF_CUDA_CROSSOVER_FILE, name);
     return calibrated ? calibrated : AUTO_FFT_MIN_TAPS;
 }
 
