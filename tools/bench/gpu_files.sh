@@ -6,8 +6,10 @@
 #   bash tools/bench/gpu_files.sh [SECONDS [RUNS]]
 # With --startup (RUNS default 5): CUDA's start-up on the critical path, the
 # 1-tap file on --backend cuda against --backend cpu, and the start-up alone
-# (--describe, which makes the plan and filters nothing), written to the
-# gpu-startup section (issue 28's target: cuda at most 1.2x the CPU's).
+# (--describe, which makes the plan and filters nothing), and a 1-second
+# file on the default backend (AUTO keeps it on the CPU: what a start-up
+# begun for nothing costs), written to the gpu-startup section (issue 28's
+# target: cuda at most 1.2x the CPU's).
 #   bash tools/bench/gpu_files.sh --startup [SECONDS [RUNS]]
 #   GFIR_BUILD_DIR  build directory (default build)
 #   GFIR_BASE_BUILD_DIR  with --startup, another tree's build (main's, say)
@@ -65,16 +67,28 @@ cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
 # One row of the start-up table for the gfir at $1, named $2.
 startup_row() {
     local bin=$1 name=$2 args=("$work/in.wav" "$work/out.wav" --taps "$work/taps1.txt" --no-dither)
-    local fc fp dc dp
+    local fc fp dc dp sa
     fc=$(median_time "$bin" "${args[@]}" --backend cuda -q)
     fp=$(median_time "$bin" "${args[@]}" --backend cpu -q)
     dc=$(median_time "$bin" --describe --taps "$work/taps1.txt" --backend cuda)
     dp=$(median_time "$bin" --describe --taps "$work/taps1.txt" --backend cpu)
-    awk -v n="$name" -v fc="$fc" -v fp="$fp" -v dc="$dc" -v dp="$dp" 'BEGIN {
-        printf "| %s | %s | %s | %.2fx | %s | %s | %.3f |\n", n, fc, fp, fc / fp, dc, dp, dc - dp }'
+    sa=$(median_time "$bin" "$work/short.wav" "$work/out.wav" --taps "$work/taps1.txt" --no-dither -q)
+    awk -v n="$name" -v fc="$fc" -v fp="$fp" -v dc="$dc" -v dp="$dp" -v sa="$sa" 'BEGIN {
+        printf "| %s | %s | %s | %.2fx | %s | %s | %.3f | %s |\n", n, fc, fp, fc / fp, dc, dp,
+               dc - dp, sa }'
 }
 
 if ((startup)); then
+    python3 - "$work" <<'PY'
+import sys, wave
+import numpy as np
+x = (np.random.default_rng(8).standard_normal((48000, 2)) * 3000).astype("<i2")
+with wave.open(f"{sys.argv[1]}/short.wav", "wb") as w:
+    w.setnchannels(2)
+    w.setsampwidth(2)
+    w.setframerate(48000)
+    w.writeframes(x.tobytes())
+PY
     rows=$(startup_row "$gfir" "this tree ($commit)")
     echo "$rows" >&2
     if [ -n "$base" ]; then
@@ -88,11 +102,13 @@ if ((startup)); then
         echo "\`bash tools/bench/gpu_files.sh --startup $seconds $runs\`: \`gfir in.wav out.wav --taps T\`"
         echo "with one tap on a $seconds s stereo 48 kHz 16-bit WAV (random), and"
         echo "\`gfir --describe --taps T\` (the plan made, nothing filtered: start-up alone),"
-        echo "wall time in seconds, median of $runs. Device: $device; CPU: $cpu ($(nproc) CPUs)."
+        echo "and a 1 s file on the default backend (AUTO leaves it on the CPU; a start-up begun"
+        echo "for it must cost nothing), wall time in seconds, median of $runs."
+        echo "Device: $device; CPU: $cpu ($(nproc) CPUs)."
         echo "$(date -u +%F), commit $commit. Target (issue 28): the file on cuda at most 1.2x cpu."
         echo
-        echo "| gfir | file, cuda | file, cpu | cuda / cpu | --describe, cuda | --describe, cpu | start-up (describe: cuda - cpu) |"
-        echo "|---|---|---|---|---|---|---|"
+        echo "| gfir | file, cuda | file, cpu | cuda / cpu | --describe, cuda | --describe, cpu | start-up (describe: cuda - cpu) | 1 s file, auto |"
+        echo "|---|---|---|---|---|---|---|---|"
         printf '%s\n' "$rows"
     } | python3 tools/bench/put-section.py docs/BENCHMARKS.md gpu-startup
     exit 0
