@@ -144,8 +144,9 @@ GFIR_API int gfir_backend_devices(gfir_backend backend);
  * (see gfir_config.expected_frames). GFIR_BACKEND_AUTO prepares every
  * device backend this build has; the CPU has nothing to start. What goes
  * wrong is reported by the create that needs the device, with
- * gfir_plan_error_detail(), as without this call; nothing is printed. The
- * process may end while a start-up runs.
+ * gfir_plan_error_detail(), as without this call; nothing is printed. A
+ * process that ends (or unloads libgfir) while a start-up runs waits for it
+ * to finish first, so call this only where the device will likely be used.
  *
  * Returns GFIR_OK when the start-up is under way or done, or nothing is to
  * start; GFIR_ERR_ARG for an unknown backend or a negative device;

@@ -35,9 +35,15 @@ static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t blo
     return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
 }
 
+/* Only where the device is named: under AUTO a short job stays on the CPU
+ * and ends before a start-up would, and the library holds the exit back
+ * until a start-up under way has finished (gfir.h), which would make every
+ * short job pay the start-up it was spared. A job long enough for AUTO to
+ * take the device outweighs the start-up anyway. */
 void cli_backend_start(const cli_options *o)
 {
-    (void)gfir_backend_prepare(o->backend, 0);
+    if (o->backend == GFIR_BACKEND_CUDA)
+        (void)gfir_backend_prepare(o->backend, 0);
 }
 
 static int plan_failed(const cli_options *o)

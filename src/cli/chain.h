@@ -23,7 +23,7 @@ typedef struct cli_chain {
     size_t block_frames;
 } cli_chain;
 
-/* Starts the device o->backend may run on (AUTO: any), on the library's
+/* Starts the device o->backend names (--backend cuda), on the library's
  * thread, so it is ready or nearly when the first plan is made: called as
  * soon as the options say plans will be made, before inputs are opened and
  * filters designed. What goes wrong is said by that plan's create. */

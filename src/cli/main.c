@@ -43,8 +43,9 @@ int main(int argc, char **argv)
         return rc;
     }
     rc = cli_parse_options(argc, argv, &o);
-    /* the device starts while the input is opened and the filter designed
-     * (live audio starts it once PortAudio is up: live/session.c) */
+    /* --backend cuda's device starts while the input is opened and the
+     * filter designed (live audio starts it once PortAudio is up:
+     * live/session.c) */
     if (rc == 0 && !o.answered && !o.list_presets && !o.list_devices && !o.play &&
         !o.monitor && (o.describe || !o.response_svg))
         cli_backend_start(&o);

@@ -12,6 +12,13 @@
  * still loads at its first launch; cuFFT is opened by the first FFT plan
  * only, since a direct plan never needs its hundreds of megabytes.
  *
+ * A process that ends while a start-up runs waits for it at exit: the
+ * runtime's teardown and a context being made must not meet. The handler
+ * is registered with atexit after the runtime's own handlers (those of the
+ * kernels' fatbinaries, registered when the library loaded, and whatever
+ * the runtime registers at its first call), so it runs before them; it
+ * also runs when libgfir is unloaded.
+ *
  * A create that finds a start-up under way waits for it (rather than race
  * it: the runtime would serialise the two anyway, and the wait says so); a
  * failure is not recorded as the create's, which makes the same calls again
@@ -25,6 +32,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Devices this process tracks; beyond the array a device is started by its
@@ -40,6 +48,9 @@ static struct {
     gfir_status outcome;        /* DONE: how it ended */
     double began_s;             /* RUNNING: when, on the monotonic clock */
 } devices[TRACKED_DEVICES];
+/* Whether wait_all is registered with atexit (under lock): before the first
+ * thread, and again once the runtime has started. */
+static int waits_at_exit[2];
 /* Devices with a plan made on them in this process. */
 static atomic_int started[TRACKED_DEVICES];
 
@@ -55,12 +66,34 @@ static int tracked(int device)
     return device >= 0 && device < TRACKED_DEVICES;
 }
 
+/* At exit: every start-up has finished. */
+static void wait_all(void)
+{
+    pthread_mutex_lock(&lock);
+    for (int d = 0; d < TRACKED_DEVICES; d++)
+        while (devices[d].state == RUNNING)
+            pthread_cond_wait(&finished, &lock);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Once the runtime is up (its first call made): wait_all again, now after
+ * whatever teardown the runtime registered at that call, so that it runs
+ * before it. Registering twice is harmless: wait_all only waits. */
+static void wait_at_exit_after_runtime(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!waits_at_exit[1] && atexit(wait_all) == 0)
+        waits_at_exit[1] = 1;
+    pthread_mutex_unlock(&lock);
+}
+
 /* The driver, then the device's primary context (cudaFree(NULL) is the
  * runtime's idiom for "make the context now"). Errors stay on this thread. */
 static gfir_status start_device(int device)
 {
     int count = 0, theirs;
     cudaError_t e = cudaGetDeviceCount(&count);
+    wait_at_exit_after_runtime();
     if (e != cudaSuccess || count == 0) {
         cudaGetLastError();
         return GFIR_ERR_UNAVAILABLE;
@@ -91,10 +124,22 @@ static void *start_thread(void *arg)
     return NULL;
 }
 
-gfir_status gf_cuda_prepare(int device)
+/* Detached: nobody joins it; wait_all holds an exit back while it runs. */
+static gfir_status spawn(int device)
 {
     pthread_t thread;
     pthread_attr_t attr;
+    int failed;
+    if (pthread_attr_init(&attr) != 0)
+        return GFIR_ERR_NOMEM;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    failed = pthread_create(&thread, &attr, start_thread, (void *)(intptr_t)device);
+    pthread_attr_destroy(&attr);
+    return failed ? GFIR_ERR_NOMEM : GFIR_OK;
+}
+
+gfir_status gf_cuda_prepare(int device)
+{
     gfir_status status = GFIR_OK;
     if (!tracked(device))
         return device < 0 ? GFIR_ERR_ARG : GFIR_OK;
@@ -105,20 +150,14 @@ gfir_status gf_cuda_prepare(int device)
         pthread_mutex_unlock(&lock);
         return status;
     }
-    devices[device].state = RUNNING;
+    /* no thread that an exit could not wait for */
+    if (!waits_at_exit[0] && atexit(wait_all) == 0)
+        waits_at_exit[0] = 1;
+    status = waits_at_exit[0] ? GFIR_OK : GFIR_ERR_NOMEM;
+    devices[device].state = status == GFIR_OK ? RUNNING : IDLE;
     devices[device].began_s = now_s();
     pthread_mutex_unlock(&lock);
-
-    /* detached: nobody joins it, and the process may end while it runs */
-    if (pthread_attr_init(&attr) != 0)
-        status = GFIR_ERR_NOMEM;
-    else {
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&thread, &attr, start_thread, (void *)(intptr_t)device) != 0)
-            status = GFIR_ERR_NOMEM;
-        pthread_attr_destroy(&attr);
-    }
-    if (status != GFIR_OK) {
+    if (status == GFIR_OK && (status = spawn(device)) != GFIR_OK) {
         /* no thread: the first create starts the device, as without prepare */
         pthread_mutex_lock(&lock);
         devices[device].state = IDLE;

@@ -33,7 +33,8 @@ int cli_run_batch(int argc, char **argv)
 
     if (rc || bo.engine.answered)
         return rc;
-    /* the device starts while the manifest and the first input are read */
+    /* --backend cuda's device starts while the manifest and the first
+     * input are read */
     if (!bo.merge && !bo.emit)
         cli_backend_start(&bo.engine);
     if (!bo.merge && !bo.emit && (rc = shard_choose(bo.shard_spec, bo.shards, real_getenv, &sh)) != 0)
