@@ -7,8 +7,8 @@
 # With --startup (RUNS default 5): CUDA's start-up on the critical path, the
 # 1-tap file on --backend cuda against --backend cpu, and the start-up alone
 # (--describe, which makes the plan and filters nothing), and a 1-second
-# file on the default backend (AUTO keeps it on the CPU: what a start-up
-# begun for nothing costs), written to the gpu-startup section (issue 28's
+# file on the default backend (AUTO keeps it on the CPU and starts no
+# device: no slower than the base's), written to the gpu-startup section (issue 28's
 # target: cuda at most 1.2x the CPU's).
 #   bash tools/bench/gpu_files.sh --startup [SECONDS [RUNS]]
 #   GFIR_BUILD_DIR  build directory (default build)
@@ -102,8 +102,8 @@ PY
         echo "\`bash tools/bench/gpu_files.sh --startup $seconds $runs\`: \`gfir in.wav out.wav --taps T\`"
         echo "with one tap on a $seconds s stereo 48 kHz 16-bit WAV (random), and"
         echo "\`gfir --describe --taps T\` (the plan made, nothing filtered: start-up alone),"
-        echo "and a 1 s file on the default backend (AUTO leaves it on the CPU; a start-up begun"
-        echo "for it must cost nothing), wall time in seconds, median of $runs."
+        echo "and a 1 s file on the default backend (AUTO leaves it on the CPU and starts no"
+        echo "device), wall time in seconds, median of $runs."
         echo "Device: $device; CPU: $cpu ($(nproc) CPUs)."
         echo "$(date -u +%F), commit $commit. Target (issue 28): the file on cuda at most 1.2x cpu."
         echo
