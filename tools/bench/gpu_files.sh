@@ -4,12 +4,12 @@
 # taps, on the CUDA backend and on the CPU, median of RUNS wall times. Writes
 # the gpu-files section of docs/BENCHMARKS.md. Needs python3 with NumPy.
 #   bash tools/bench/gpu_files.sh [SECONDS [RUNS]]
-# With --startup (RUNS default 5): CUDA's start-up on the critical path, the
-# 1-tap file on --backend cuda against --backend cpu, and the start-up alone
-# (--describe, which makes the plan and filters nothing), and a 1-second
-# file on the default backend (AUTO keeps it on the CPU and starts no
-# device: no slower than the base's), written to the gpu-startup section (issue 28's
-# target: cuda at most 1.2x the CPU's).
+# With --startup (RUNS default 5): CUDA's start-up on the critical path: the
+# 1-tap file on --backend cuda against --backend cpu (issue 28's target: cuda
+# at most 1.2x the CPU's), the start-up alone (--describe, which makes the
+# plan and filters nothing), and a 1-second file on the default backend
+# (AUTO keeps it on the CPU and starts no device: no slower than the
+# base's); written to the gpu-startup section.
 #   bash tools/bench/gpu_files.sh --startup [SECONDS [RUNS]]
 #   GFIR_BUILD_DIR  build directory (default build)
 #   GFIR_BASE_BUILD_DIR  with --startup, another tree's build (main's, say)
