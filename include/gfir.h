@@ -139,6 +139,29 @@ GFIR_API int gfir_backend_available(gfir_backend backend);
  * backend that is absent (not built, no device) or unknown. */
 GFIR_API int gfir_backend_devices(gfir_backend backend);
 
+/* Starts the backend's device ahead of the first plan: for CUDA the driver
+ * and the device's context (about 0.3 s on an H100 machine), on a thread of
+ * the library's own, while the caller goes on opening its input and
+ * designing its filter. It returns at once and is safe to call more than
+ * once and from any thread: a device starts once, a later
+ * gfir_plan_create() on it waits for the start-up under way rather than
+ * start it again, and AUTO weighs only what is left of it against the work
+ * (see gfir_config.expected_frames). GFIR_BACKEND_AUTO prepares every
+ * device backend this build has; the CPU has nothing to start. What goes
+ * wrong is reported by the create that needs the device, with
+ * gfir_plan_error_detail(), as without this call; nothing is printed. A
+ * process that ends (or unloads libgfir) while a start-up runs waits for it
+ * to finish first, so call this only where the device will likely be used.
+ *
+ * Returns GFIR_OK when the start-up is under way or done, or nothing is to
+ * start; GFIR_ERR_ARG for an unknown backend or a negative device;
+ * GFIR_ERR_UNAVAILABLE when the backend is not in this build; GFIR_ERR_NOMEM
+ * when no thread could be made (a create then starts the device itself);
+ * and where an earlier start-up on the device has ended in failure, its
+ * status (GFIR_ERR_UNAVAILABLE: no usable device; GFIR_ERR_ARG: no device
+ * of that ordinal). */
+GFIR_API gfir_status gfir_backend_prepare(gfir_backend backend, int device);
+
 /*
  * Routing: a filter as a set of paths. Each path takes one input channel
  * through one tap set, scales it by a gain, and adds it into one output
@@ -191,8 +214,10 @@ typedef struct gfir_config {
                                    caller drops the first frames) */
     size_t expected_frames;     /* frames the plan will filter in all, when the caller knows
                                    (a file's length); 0 = unknown, a stream. AUTO then weighs
-                                   a device's start-up (about 0.35 s for CUDA's first plan in
-                                   a process) against the work it would take off the CPU */
+                                   what is left of a device's start-up (about 0.35 s for
+                                   CUDA's first plan in a process, less what
+                                   gfir_backend_prepare() has done) against the work it
+                                   would take off the CPU */
     unsigned out_channels;      /* interleaved output channels, 1..GFIR_MAX_CHANNELS; 0 (the
                                    default) means as many as the input. Without paths it
                                    must be 0 or channels */

@@ -49,6 +49,7 @@
  */
 #include "core/cache.h"
 #include "gfir.h"
+#include "cuda/tuning.h"
 #include "fft/fft.h"
 #include "kernels.h"
 
@@ -418,7 +419,7 @@ int main(int argc, char **argv)
     int runs = 15, host_table = 1;
     std::vector<size_t> fft_sizes, fft_parts;
     std::vector<size_t> live_blocks = {256, 4096};
-    std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143};
+    std::vector<size_t> taps = {15, 63, 255, 1023, 4095, 16383, 65535, 262143, 1048576};
     std::vector<std::string> names = {"basic",  "constant", "tiled",
                                       "cached", "direct",   "fft", "fft-cufft"};
     const char *csv_path = NULL;

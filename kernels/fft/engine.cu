@@ -23,7 +23,7 @@
  *             interleaved: dropping the wrapped samples rides on the pass that
  *             writes the caller's layout, which is needed anyway.
  *
- * Long filters over long blocks are partitioned instead (sizes.cu): the
+ * Long filters over long blocks are partitioned instead (src/cuda/tuning.c): the
  * same passes, with a multiply-accumulate over the partitions in place of
  * the multiply. Whole filters of up to GF_SMFFT_MAX points skip all of this
  * for smfft's transforms in shared memory (smfft.h: one-pass up to

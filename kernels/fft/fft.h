@@ -7,8 +7,8 @@
  * shared memory, the smfft family (smfft.h: one-pass up to
  * GF_SMFFT_ONEPASS_MAX points, four-step up to GF_SMFFT_MAX), for whole
  * filters; and cuFFT's transforms between passes of ours (engine.cu,
- * passes.cu) for the rest, whole or uniformly partitioned. sizes.cu holds
- * the rules that pick the FFT and partition sizes.
+ * passes.cu) for the rest, whole or uniformly partitioned. The rules that
+ * pick the FFT and partition sizes are measurements: src/cuda/tuning.c's.
  *
  * A gf_fft_filter holds the tap sets' spectra, made once; a gf_fft_engine
  * holds one stream's cuFFT plans and work buffers, sized for blocks of up to
@@ -37,13 +37,6 @@ extern "C" {
 
 typedef struct gf_fft_filter gf_fft_filter;
 typedef struct gf_fft_engine gf_fft_engine;
-
-/* The FFT size the library uses for a whole (unpartitioned) filter of ntaps
- * taps and blocks of up to max_n frames (a power of two above ntaps - 1), and
- * the partition size it uses instead, or 0 where it keeps the filter whole.
- * Tuned by measurement (sizes.cu). */
-size_t gf_fft_size(size_t ntaps, size_t max_n);
-size_t gf_fft_part(size_t ntaps, size_t max_n);
 
 /* Why the filters cannot be made on this machine (libcufft, opened at run
  * time, is missing or lacks an entry point), or NULL when they can. */

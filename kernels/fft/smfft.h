@@ -24,7 +24,7 @@ extern "C" {
  * one block an SM (512 threads of the convolution kernel, 1024 of the
  * filter's spectrum). On an H100 (gfir-bench --fft-sizes,
  * 2 x 2^24 samples, 2026-11-24) it beat four-step for every filter it can
- * take at 2 ntaps or more (8000 taps: 0.525 ms against 0.605); sizes.cu
+ * take at 2 ntaps or more (8000 taps: 0.525 ms against 0.605); src/cuda/tuning.c
  * has the figures. Four-step takes over above. */
 #define GF_SMFFT_ONEPASS_MAX 16384
 /* The largest four-step transform: the largest size measured and checked

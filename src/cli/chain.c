@@ -40,6 +40,21 @@ static gfir_status make_plan(const cli_options *o, const cli_taps *t, size_t blo
     return gfir_plan_create(plan, t->taps, t->ntaps, &cfg);
 }
 
+/* Only where the device is named: under AUTO a short job stays on the CPU
+ * and ends before a start-up would, and the library holds the exit back
+ * until a start-up under way has finished (gfir.h), which would make every
+ * short job pay the start-up it was spared. A job long enough for AUTO to
+ * take the device outweighs the start-up anyway. */
+void cli_backend_start(const cli_options *o)
+{
+    if (o->backend != GFIR_BACKEND_CUDA)
+        return;
+    if (!o->ngpus)
+        (void)gfir_backend_prepare(o->backend, o->gpu);
+    for (unsigned k = 0; k < o->ngpus; k++)
+        (void)gfir_backend_prepare(o->backend, o->gpus[k]);
+}
+
 static int plan_failed(const cli_options *o)
 {
     return cli_error("cannot filter with --backend %s --kernel %s: %s",

@@ -23,6 +23,12 @@ typedef struct cli_chain {
     size_t block_frames;
 } cli_chain;
 
+/* Starts the device o->backend names (--backend cuda), on the library's
+ * thread, so it is ready or nearly when the first plan is made: called as
+ * soon as the options say plans will be made, before inputs are opened and
+ * filters designed. What goes wrong is said by that plan's create. */
+void cli_backend_start(const cli_options *o);
+
 /* The plans for a file of `channels` channels and expected_frames frames (0:
  * unknown) at rate_hz, in blocks of block_frames, designing o->filter (and
  * so reading its files) for them. With -v, says which.

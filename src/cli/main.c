@@ -4,6 +4,7 @@
  * has its own options and goes to batch/.
  */
 #include "batch/batch.h"
+#include "chain.h"
 #include "file/file.h"
 #include "filter/filter.h"
 #include "filter/preset.h"
@@ -42,6 +43,12 @@ int main(int argc, char **argv)
         return rc;
     }
     rc = cli_parse_options(argc, argv, &o);
+    /* --backend cuda's device starts while the input is opened and the
+     * filter designed (live audio starts it once PortAudio is up:
+     * live/session.c) */
+    if (rc == 0 && !o.answered && !o.list_presets && !o.list_devices && !o.play &&
+        !o.monitor && (o.describe || !o.response_svg))
+        cli_backend_start(&o);
     if (rc == 0 && !o.answered) {
         if (o.list_presets)
             rc = preset_list();

@@ -33,6 +33,9 @@ typedef struct gf_backend {
     int (*available)(void);
     /* Devices usable now (0 when none); NULL for the host, which is one. */
     int (*devices)(void);
+    /* Starts the device on a thread of its own and returns at once
+     * (gfir_backend_prepare); NULL for the host, which has nothing to start. */
+    gfir_status (*prepare)(int device);
     /* Seconds this process would still spend starting the device before a
      * first plan runs on it (0 once started); NULL for the host, which has
      * nothing to start and is what a device's start-up is weighed against. */

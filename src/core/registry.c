@@ -47,3 +47,22 @@ int gfir_backend_devices(gfir_backend backend)
         return 0;
     return b->devices ? b->devices() : 1;
 }
+
+gfir_status gfir_backend_prepare(gfir_backend backend, int device)
+{
+    const gf_backend *b = NULL;
+    if (!gfir_backend_name(backend) || device < 0)
+        return GFIR_ERR_ARG;
+    if (backend == GFIR_BACKEND_AUTO) {
+        /* every device AUTO might pick (a backend's engines are listed
+         * together); a failure is the CPU's turn */
+        for (size_t i = 0; gf_engines[i]; i++)
+            if (gf_engines[i]->backend != b && (b = gf_engines[i]->backend)->prepare)
+                (void)b->prepare(device);
+        return GFIR_OK;
+    }
+    b = gf_find_backend(backend);
+    if (!b)
+        return GFIR_ERR_UNAVAILABLE;
+    return b->prepare ? b->prepare(device) : GFIR_OK;
+}

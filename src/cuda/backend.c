@@ -12,6 +12,7 @@
 #include "cuda/backend.h"
 #include "cuda/cuda_plan.h"
 #include "cuda/guard.h"
+#include "cuda/startup.h"
 #include "cuda/tuning.h"
 #include "cuda_status.h"
 
@@ -39,6 +40,7 @@ const gf_backend gf_cuda_backend = {
     .id = GFIR_BACKEND_CUDA,
     .available = cuda_available,
     .devices = cuda_devices,
+    .prepare = gf_cuda_prepare,
     .startup_s = gf_cuda_startup_s,
     .min_call_samples = GF_CUDA_MIN_CALL_SAMPLES,
 };
@@ -184,7 +186,11 @@ void gf_cuda_lanes_fade_end(gfir_plan *plan)
 gfir_status gf_cuda_device_exists(gfir_plan *plan)
 {
     int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
+    cudaError_t e;
+    /* a start-up under way (gfir_backend_prepare) finishes first: one
+     * context, and this create's calls then find it made */
+    gf_cuda_prepare_wait(plan->device);
+    e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess)
         return gf_cuda_fail(e, "cudaGetDeviceCount", plan->detail, sizeof plan->detail);
     if (plan->device < 0 || plan->device >= count)

@@ -35,6 +35,7 @@
 #include "core/route.h"
 #include "cuda/guard.h"
 #include "cuda/fdl_state.h"
+#include "cuda/startup.h"
 #include "cuda/tuning.h"
 #include "cuda_status.h"
 #include "fdl/fdl.h"

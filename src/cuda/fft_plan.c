@@ -6,6 +6,7 @@
  * points them at the incoming one for its runs.
  */
 #include "cuda/cuda_plan.h"
+#include "cuda/tuning.h"
 
 /* An FFT sub-block recomputes its halo's worth of overlap: sub-blocks of at
  * least this many halos keep that under a quarter of the work. */

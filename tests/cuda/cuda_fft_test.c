@@ -26,6 +26,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core/cache.h"
+#include "cuda/tuning.h"
 #include "fft/fft.h"
 
 #include <setjmp.h>

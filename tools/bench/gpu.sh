@@ -2,7 +2,8 @@
 # The GPU benchmark, on a machine with an NVIDIA GPU, CUDA, PyTorch and CuPy:
 # builds gfir-bench, times gfir's kernels and the peers side by side in one
 # run, and writes the "gpu" section of docs/BENCHMARKS.md (device, date,
-# commit, both tables).
+# commit, both tables). Tap counts: gfir-bench's, 15 to 2^20 (1048576); a
+# peer that cannot run one says why in its cell (gpu_peers.py).
 #   GFIR_BUILD_DIR  build directory (default build-gpu)
 #   GFIR_COMMIT     commit to record (default: git's HEAD; set it where the
 #                   tree's .git is missing or stale, as on a copied tree)

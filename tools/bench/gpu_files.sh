@@ -4,19 +4,33 @@
 # taps, on the CUDA backend and on the CPU, median of RUNS wall times. Writes
 # the gpu-files section of docs/BENCHMARKS.md. Needs python3 with NumPy.
 #   bash tools/bench/gpu_files.sh [SECONDS [RUNS]]
+# With --startup (RUNS default 5): CUDA's start-up on the critical path: the
+# 1-tap file on --backend cuda against --backend cpu (issue 28's target: cuda
+# at most 1.2x the CPU's), the start-up alone (--describe, which makes the
+# plan and filters nothing), and a 1-second file on the default backend
+# (AUTO keeps it on the CPU and starts no device: no slower than the
+# base's); written to the gpu-startup section.
+#   bash tools/bench/gpu_files.sh --startup [SECONDS [RUNS]]
 #   GFIR_BUILD_DIR  build directory (default build)
+#   GFIR_BASE_BUILD_DIR  with --startup, another tree's build (main's, say)
+#                   timed in the same run, row for row
 #   GFIR_COMMIT     commit to record (default: git's HEAD; set it where the
 #                   tree's .git is missing or stale, as on a copied tree)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build=${GFIR_BUILD_DIR:-build}
+startup=0
+[ "${1:-}" = --startup ] && { startup=1; shift; }
 seconds=${1:-600}
-runs=${2:-3}
+runs=${2:-$((startup ? 5 : 3))}
 gfir=$build/gfir
 [ -x "$gfir" ] || { echo "gpu_files.sh: no $gfir; build first" >&2; exit 1; }
+base=${GFIR_BASE_BUILD_DIR:+$GFIR_BASE_BUILD_DIR/gfir}
+[ -z "$base" ] || [ -x "$base" ] || { echo "gpu_files.sh: no $base; build it first" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 taps_list=(1 255 4095 65535 262143)
+((startup)) && taps_list=(1)
 
 python3 - "$work" "$seconds" "${taps_list[@]}" <<'PY'
 import sys, wave
@@ -46,6 +60,60 @@ median_time() {
     printf '%s\n' "${times[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
 
+commit=${GFIR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || true)
+cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+
+# One row of the start-up table for the gfir at $1, named $2.
+startup_row() {
+    local bin=$1 name=$2 args=("$work/in.wav" "$work/out.wav" --taps "$work/taps1.txt" --no-dither)
+    local fc fp dc dp sa
+    fc=$(median_time "$bin" "${args[@]}" --backend cuda -q)
+    fp=$(median_time "$bin" "${args[@]}" --backend cpu -q)
+    dc=$(median_time "$bin" --describe --taps "$work/taps1.txt" --backend cuda)
+    dp=$(median_time "$bin" --describe --taps "$work/taps1.txt" --backend cpu)
+    sa=$(median_time "$bin" "$work/short.wav" "$work/out.wav" --taps "$work/taps1.txt" --no-dither -q)
+    awk -v n="$name" -v fc="$fc" -v fp="$fp" -v dc="$dc" -v dp="$dp" -v sa="$sa" 'BEGIN {
+        printf "| %s | %s | %s | %.2fx | %s | %s | %.3f | %s |\n", n, fc, fp, fc / fp, dc, dp,
+               dc - dp, sa }'
+}
+
+if ((startup)); then
+    python3 - "$work" <<'PY'
+import sys, wave
+import numpy as np
+x = (np.random.default_rng(8).standard_normal((48000, 2)) * 3000).astype("<i2")
+with wave.open(f"{sys.argv[1]}/short.wav", "wb") as w:
+    w.setnchannels(2)
+    w.setsampwidth(2)
+    w.setframerate(48000)
+    w.writeframes(x.tobytes())
+PY
+    rows=$(startup_row "$gfir" "this tree ($commit)")
+    echo "$rows" >&2
+    if [ -n "$base" ]; then
+        row=$(startup_row "$base" "base ($GFIR_BASE_BUILD_DIR)")
+        echo "$row" >&2
+        rows+=$'\n'"$row"
+    fi
+    {
+        echo "## GPU, start-up on the critical path"
+        echo
+        echo "\`bash tools/bench/gpu_files.sh --startup $seconds $runs\`: \`gfir in.wav out.wav --taps T\`"
+        echo "with one tap on a $seconds s stereo 48 kHz 16-bit WAV (random), and"
+        echo "\`gfir --describe --taps T\` (the plan made, nothing filtered: start-up alone),"
+        echo "and a 1 s file on the default backend (AUTO leaves it on the CPU and starts no"
+        echo "device), wall time in seconds, median of $runs."
+        echo "Device: $device; CPU: $cpu ($(nproc) CPUs)."
+        echo "$(date -u +%F), commit $commit. Target (issue 28): the file on cuda at most 1.2x cpu."
+        echo
+        echo "| gfir | file, cuda | file, cpu | cuda / cpu | --describe, cuda | --describe, cpu | start-up (describe: cuda - cpu) | 1 s file, auto |"
+        echo "|---|---|---|---|---|---|---|---|"
+        printf '%s\n' "$rows"
+    } | python3 tools/bench/put-section.py docs/BENCHMARKS.md gpu-startup
+    exit 0
+fi
+
 rows=""
 floor=""
 for n in "${taps_list[@]}"; do
@@ -60,9 +128,6 @@ for n in "${taps_list[@]}"; do
     rows+="$row"$'\n'
 done
 
-commit=${GFIR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
-cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
 {
     echo "## GPU, files end to end"
     echo

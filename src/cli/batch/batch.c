@@ -10,6 +10,7 @@
 #include "batch/receipt.h"
 #include "batch/runner.h"
 #include "batch/shard.h"
+#include "chain.h"
 #include "message.h"
 
 #include <stdio.h>
@@ -32,6 +33,13 @@ int cli_run_batch(int argc, char **argv)
 
     if (rc || bo.engine.answered)
         return rc;
+    /* --backend cuda's devices start while the manifest and the first
+     * input are read */
+    if (!bo.merge && !bo.emit) {
+        cli_backend_start(&bo.engine);
+        for (int k = 1; bo.engine.backend == GFIR_BACKEND_CUDA && k < bo.ngpus; k++)
+            (void)gfir_backend_prepare(GFIR_BACKEND_CUDA, bo.gpus[k]);
+    }
     if (!bo.merge && !bo.emit && (rc = shard_choose(bo.shard_spec, bo.shards, real_getenv, &sh)) != 0)
         return rc;
     if (!bo.receipts) {

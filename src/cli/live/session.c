@@ -151,6 +151,10 @@ int session_init(live_session *s, const cli_options *o)
     if (live_pa_start(o))
         return 1;
     s->pa_up = 1;
+    /* --backend cuda's device starts while the audio device is opened and
+     * the filter designed; not before PortAudio's probing, which is muted
+     * only while gfir is one thread (pa.c) */
+    cli_backend_start(o);
     return 0;
 }
 
