@@ -3,8 +3,8 @@
  * patch:Set on the control port and loaded on the worker, random block sizes
  * from 1 to 4096 frames, the IR changed mid-stream (a filter that fits the
  * running plan: the library's crossfade with the new filter's whole history;
- * one that does not: a new plan from the handover on, crossfaded with the same
- * weights, runner.h), a file that fails (the old IR stays, the reason comes on
+ * one that does not: a new plan primed with the recent input, crossfaded with
+ * the same weights and also as if it had always run, runner.h), a file that fails (the old IR stays, the reason comes on
  * notify), then the state saved and restored into a fresh instance. Every
  * output against the convolution in float64, with wet, dry and output gain:
  * relative L2 error under 1e-5 (float taps and sums over up to 2000 taps
@@ -219,7 +219,9 @@ static void test_stereo_changes_and_state(void **state)
     at = (size_t)-1;
     done = stream(&h, x, y, done, FRAMES, &rng, 0, &at);
     assert_string_equal(h.notified_path, c.path);
-    ep[2] = (epoch){&c, at, at, 1};
+    /* a new plan, primed with the input before the handover: as if it had
+     * always run, like a swapped filter */
+    ep[2] = (epoch){&c, at, 0, 1};
 
     const double wet = 1, dry = pow(10, -6 / 20.0), gain = pow(10, -3 / 20.0);
     const double err = rel_error(&h, ep, 3, x, y, 0, FRAMES, wet, dry, gain);
@@ -357,6 +359,65 @@ static void test_long_ir_backend_cuda(void **state)
     free(a.taps);
 }
 
+/* A restore while a load waits on the worker (the host's worker thread had
+ * not got to it): the restored IR is the one that plays, after the load
+ * asked for before it, and restore touched nothing that work() reads. Both
+ * ways hosts restore: with a worker schedule of restore's own
+ * (state:threadSafeRestore) and without. Compared against float64 once
+ * both handovers have faded in. */
+static void restore_during_load(int thread_safe)
+{
+    enum { FRAMES = 40000, FROM = 20000 };
+    char dir[] = "/tmp/gfir_lv2_XXXXXX";
+    uint64_t rng = 33;
+    ir_file a, b;
+    host h, g;
+    float *x[1], *y[1];
+    size_t done = 0;
+    assert_non_null(mkdtemp(dir));
+    write_ir(&a, dir, "a.wav", 1, 500, 0, &rng);
+    write_ir(&b, dir, "b.wav", 1, 600, 0, &rng);
+    signals_new(x, 1, y, 1, FRAMES, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, 512), 0);
+    set_db(&h, "normalize", 0);
+    host_set_ir(&h, b.path);
+    stream(&h, x, y, 0, 2000, &rng, 1, NULL);
+    assert_string_equal(h.notified_path, b.path);
+    assert_int_equal(host_save(&h, dir), 0);
+    host_close(&h);
+
+    assert_int_equal(host_open(&g, "urn:gfir:lv2:convolver-mono", RATE, 512), 0);
+    set_db(&g, "normalize", 0);
+    host_set_ir(&g, a.path);
+    g.hold_work = 1;
+    done = stream(&g, x, y, done, 100, &rng, 1, NULL);
+    assert_int_equal(host_restore(&g, dir, thread_safe), 0);
+    g.hold_work = 0;
+    host_work(&g);
+    done = stream(&g, x, y, done, FRAMES, &rng, 1, NULL);
+    assert_string_equal(g.notified_path, b.path);
+    epoch e = {&b, 0, 0, 1};
+    const double err = rel_error(&g, &e, 1, x, y, FROM, FRAMES, 1, 0, 1);
+    printf("restored %s while a load waited: %s plays, relative L2 error %.3g\n",
+           thread_safe ? "through restore's worker" : "without a worker", g.notified_path, err);
+    assert_true(err < TOLERANCE);
+    host_close(&g);
+    signals_free(x, 1, y, 1);
+    free(a.taps), free(b.taps);
+}
+
+static void test_restore_during_load(void **state)
+{
+    (void)state;
+    restore_during_load(0);
+}
+
+static void test_thread_safe_restore_during_load(void **state)
+{
+    (void)state;
+    restore_during_load(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +425,8 @@ int main(void)
         cmocka_unit_test(test_mono_to_stereo_energy),
         cmocka_unit_test(test_mono_trim),
         cmocka_unit_test(test_long_ir_backend_cuda),
+        cmocka_unit_test(test_restore_during_load),
+        cmocka_unit_test(test_thread_safe_restore_during_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,16 +293,25 @@ void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames)
     empty_sequence(h->notify_atom, sizeof h->notify_atom - sizeof(LV2_Atom));
     if (host_armed)
         host_armed(1);
-    h->delivered = responses.n;
-    for (uint32_t i = 0; w && i < responses.n; i++)
+    h->delivered = h->hold_responses ? 0 : responses.n;
+    for (uint32_t i = 0; w && i < h->delivered; i++)
         w->work_response(lilv_instance_get_handle(h->instance), responses.size[i],
                          responses.data[i]);
-    responses.n = 0;
+    if (!h->hold_responses)
+        responses.n = 0;
     lilv_instance_run(h->instance, frames);
     if (host_armed)
         host_armed(0);
     read_notify(h);
     empty_sequence(host_control(h), sizeof(LV2_Atom_Sequence_Body));
+    if (!h->hold_work)
+        host_work(h);
+}
+
+void host_work(host *h)
+{
+    const LV2_Worker_Interface *w =
+        lilv_instance_get_extension_data(h->instance, LV2_WORKER__interface);
     for (uint32_t i = 0; w && i < requests.n; i++)
         w->work(lilv_instance_get_handle(h->instance), respond, NULL, requests.size[i],
                 requests.data[i]);
@@ -329,24 +338,38 @@ static void set_port_value(const char *symbol, void *data, const void *value, ui
         h->controls[i] = *(const float *)value;
 }
 
-int host_save_restore(host *h, const char *dir, host *fresh)
+static LV2_Feature map_f = {LV2_URID__map, &map};
+
+int host_save(host *h, const char *dir)
 {
-    static LV2_Feature map_f = {LV2_URID__map, &map};
     static const LV2_Feature *features[] = {&map_f, NULL};
-    char file[4200];
     LilvState *saved = lilv_state_new_from_instance(h->plugin, h->instance, &map, NULL, dir, dir,
                                                     dir, port_value, h, 0, features);
-    if (!saved || lilv_state_save(h->world, &map, &unmap, saved, NULL, dir, "state.ttl"))
-        return 1;
+    const int failed = !saved || lilv_state_save(h->world, &map, &unmap, saved, NULL, dir,
+                                                 "state.ttl");
     lilv_state_free(saved);
-    if (host_open(fresh, lilv_node_as_uri(lilv_plugin_get_uri(h->plugin)), h->rate_hz,
-                  h->max_block))
-        return 1;
+    return failed;
+}
+
+int host_restore(host *h, const char *dir, int thread_safe)
+{
+    static LV2_Worker_Schedule state_schedule = {NULL, schedule};
+    static LV2_Feature work_f = {LV2_WORKER__schedule, &state_schedule};
+    static const LV2_Feature *plain[] = {&map_f, NULL}, *safe[] = {&map_f, &work_f, NULL};
+    char file[4200];
     snprintf(file, sizeof file, "%s/state.ttl", dir);
-    LilvState *loaded = lilv_state_new_from_file(fresh->world, &map, NULL, file);
+    LilvState *loaded = lilv_state_new_from_file(h->world, &map, NULL, file);
     if (!loaded)
         return 1;
-    lilv_state_restore(loaded, fresh->instance, set_port_value, fresh, 0, features);
+    lilv_state_restore(loaded, h->instance, set_port_value, h, 0, thread_safe ? safe : plain);
     lilv_state_free(loaded);
     return 0;
+}
+
+int host_save_restore(host *h, const char *dir, host *fresh)
+{
+    return host_save(h, dir) ||
+           host_open(fresh, lilv_node_as_uri(lilv_plugin_get_uri(h->plugin)), h->rate_hz,
+                     h->max_block) ||
+           host_restore(fresh, dir, 0);
 }
