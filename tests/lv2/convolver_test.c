@@ -359,6 +359,65 @@ static void test_long_ir_backend_cuda(void **state)
     free(a.taps);
 }
 
+/* Calls of exactly block frames from frame done, count of them. */
+static size_t cycles(host *h, float *const *x, float *const *y, size_t done, size_t count,
+                     size_t block)
+{
+    for (size_t k = 0; k < count; k++, done += block) {
+        float *in[2], *out[2];
+        for (unsigned c = 0; c < h->inputs; c++)
+            in[c] = x[c] + done;
+        for (unsigned c = 0; c < h->outputs; c++)
+            out[c] = y[c] + done;
+        host_cycle(h, in, out, (uint32_t)block);
+    }
+    return done;
+}
+
+/* A new plan whose response reaches the audio thread HELD calls after the
+ * worker primed it: run() feeds it the frames that came since, two blocks a
+ * call, and fades it in once it has heard them all (at HELD - 2 calls after
+ * the response: the gap shrinks by a block a call). Output through the
+ * swap against float64: the old IR crossfaded into the new one's
+ * convolution of the whole input. */
+static void test_late_response_catches_up(void **state)
+{
+    enum { BLOCK = 256, HELD = 10, FRAMES = 40 * 1024 };
+    char dir[] = "/tmp/gfir_lv2_XXXXXX";
+    uint64_t rng = 34;
+    ir_file a, c;
+    host h;
+    float *x[1], *y[1];
+    size_t done = 0;
+    epoch ep[2];
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    write_ir(&a, dir, "a.wav", 1, 1000, 0, &rng);
+    write_ir(&c, dir, "c.wav", 1, 3001, 0, &rng); /* longer: a new plan */
+    signals_new(x, 1, y, 1, FRAMES, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
+    set_db(&h, "normalize", 0);
+    host_set_ir(&h, a.path);
+    done = cycles(&h, x, y, done, 2, BLOCK);
+    ep[0] = (epoch){&a, BLOCK, BLOCK, 1}; /* loaded after the first call: a cold start */
+    done = cycles(&h, x, y, done, 40, BLOCK);
+    host_set_ir(&h, c.path);
+    done = cycles(&h, x, y, done, 1, BLOCK); /* asked for, built and primed */
+    h.hold_responses = 1;
+    done = cycles(&h, x, y, done, HELD, BLOCK);
+    h.hold_responses = 0;
+    ep[1] = (epoch){&c, done + (HELD - 2) * BLOCK, 0, 1};
+    done = cycles(&h, x, y, done, (FRAMES - done) / BLOCK, BLOCK);
+    assert_string_equal(h.notified_path, c.path);
+    const double err = rel_error(&h, ep, 2, x, y, 0, done, 1, 0, 1);
+    printf("new plan handed over %d calls after it was primed: in at frame %zu, relative L2 "
+           "error %.3g\n", HELD, ep[1].start, err);
+    assert_true(err < TOLERANCE);
+    host_close(&h);
+    signals_free(x, 1, y, 1);
+    free(a.taps), free(c.taps);
+}
+
 /* A restore while a load waits on the worker (the host's worker thread had
  * not got to it): the restored IR is the one that plays, after the load
  * asked for before it, and restore touched nothing that work() reads. Both
@@ -425,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_mono_to_stereo_energy),
         cmocka_unit_test(test_mono_trim),
         cmocka_unit_test(test_long_ir_backend_cuda),
+        cmocka_unit_test(test_late_response_catches_up),
         cmocka_unit_test(test_restore_during_load),
         cmocka_unit_test(test_thread_safe_restore_during_load),
     };
