@@ -230,9 +230,9 @@ static void test_stereo_changes_and_state(void **state)
     assert_true(err < TOLERANCE);
 
     /* The state into a fresh instance: the IR and the controls come back.
-     * lilv restores the plugin's state before the port values, so the IR is
-     * first conditioned with the default normalize and conditioned again
-     * from the first cycle on: compared once that has faded in. */
+     * The IR loads on the worker from the first cycle on, with the restored
+     * controls, starting cold (nothing ran before): compared once its
+     * history is whole. */
     assert_int_equal(host_save_restore(&h, dir, &fresh), 0);
     host_close(&h);
     memset(y[0], 0, AFTER * sizeof *y[0]);
