@@ -317,46 +317,59 @@ static void test_mono_trim(void **state)
 }
 
 /* A long IR (2^16 + 1 taps, where the zero-latency partitioned engines
- * work) asked to run on CUDA: without a GPU the plugin runs on the CPU and
- * says so on notify. 3000 outputs sampled at random against float64 (each
- * a sum of 131074 products: float rounding stays near 1e-6). */
+ * work) asked to run on CUDA, then another one: a new plan each (neither
+ * those engines nor CUDA plans take filters), the second primed on the
+ * worker and crossfaded. Without a GPU the plugin runs on the CPU and says
+ * so on notify; on a GPU this is the CUDA path's check. 4000 outputs
+ * sampled at random against float64, a quarter of them in the handover's
+ * fade and the new IR's first ntaps frames (each a sum of up to 262148
+ * products: float rounding stays near 1e-6). */
 static void test_long_ir_backend_cuda(void **state)
 {
-    enum { FRAMES = 200000, SAMPLES = 3000 };
+    enum { FRAMES = 300000, SAMPLES = 4000, NTAPS = 65537 };
     char dir[] = "/tmp/gfir_lv2_XXXXXX";
     uint64_t rng = 30;
-    ir_file a;
+    ir_file a, b;
     host h;
     float *x[2], *y[2];
-    size_t at = (size_t)-1;
+    size_t at = (size_t)-1, done;
     double err = 0, ref = 0;
+    epoch ep[2];
     (void)state;
     assert_non_null(mkdtemp(dir));
-    write_ir(&a, dir, "long.wav", 2, 65537, 0, &rng);
+    write_ir(&a, dir, "long.wav", 2, NTAPS, 0, &rng);
+    write_ir(&b, dir, "long2.wav", 2, NTAPS, 0, &rng);
     signals_new(x, 2, y, 2, FRAMES, &rng);
     assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-stereo", RATE, 4096), 0);
     set_db(&h, "normalize", 0);
     set_db(&h, "backend", 2);
     host_set_ir(&h, a.path);
-    stream(&h, x, y, 0, FRAMES, &rng, 0, &at);
+    done = stream(&h, x, y, 0, FRAMES / 2, &rng, 0, &at);
     assert_string_equal(h.notified_path, a.path);
     printf("backend cuda: status \"%s\"\n", h.notified_status);
     if (h.notified_status[0])
         assert_non_null(strstr(h.notified_status, "running on the CPU"));
-    epoch e = {&a, at, at, 1};
+    ep[0] = (epoch){&a, at, at, 1};
+    host_set_ir(&h, b.path);
+    at = (size_t)-1;
+    stream(&h, x, y, done, FRAMES, &rng, 0, &at);
+    assert_string_equal(h.notified_path, b.path);
+    ep[1] = (epoch){&b, at, 0, 1};
     for (int s = 0; s < SAMPLES; s++) {
-        const size_t i = at + (size_t)(test_uniform(&rng) * (double)(FRAMES - at));
+        const size_t from = s % 4 ? ep[0].start : ep[1].start;
+        const size_t span = s % 4 ? FRAMES - from : FADE + NTAPS;
+        const size_t i = from + (size_t)(test_uniform(&rng) * (double)span);
         const unsigned o = (unsigned)s % 2;
-        const double want = expected(&e, 1, (const float *const *)x, 2, o, i);
+        const double want = expected(ep, 2, (const float *const *)x, 2, o, i);
         err += (y[o][i] - want) * (y[o][i] - want);
         ref += want * want;
     }
-    printf("stereo, 65537 taps, blocks 1 to 4096: relative L2 error %.3g (sampled)\n",
-           sqrt(err / ref));
+    printf("stereo, 65537 taps, changed at frame %zu, blocks 1 to 4096: relative L2 error %.3g "
+           "(sampled)\n", ep[1].start, sqrt(err / ref));
     assert_true(sqrt(err / ref) < TOLERANCE);
     host_close(&h);
     signals_free(x, 2, y, 2);
-    free(a.taps);
+    free(a.taps), free(b.taps);
 }
 
 /* Calls of exactly block frames from frame done, count of them. */
