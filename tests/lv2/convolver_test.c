@@ -91,6 +91,12 @@ static double convolve(const epoch *e, const float *const *x, unsigned inputs, u
     return y * e->scale;
 }
 
+/* The crossfade's incoming weight at frame k of the fade (runner.h). */
+static double fade_weight(size_t k)
+{
+    return k >= FADE ? 1 : 0.5 - 0.5 * cos(M_PI * ((double)k + 0.5) / FADE);
+}
+
 /* The whole expected output: epochs in order, each fading from the one before. */
 static double expected(const epoch *ep, size_t nep, const float *const *x, unsigned inputs,
                        unsigned o, size_t i)
@@ -104,7 +110,7 @@ static double expected(const epoch *ep, size_t nep, const float *const *x, unsig
     const double now = convolve(&ep[e], x, inputs, o, i);
     if (e == 0 || i - ep[e].start >= FADE)
         return now;
-    const double w = 0.5 - 0.5 * cos(M_PI * ((double)(i - ep[e].start) + 0.5) / FADE);
+    const double w = fade_weight(i - ep[e].start);
     return (1 - w) * convolve(&ep[e - 1], x, inputs, o, i) + w * now;
 }
 
@@ -431,6 +437,72 @@ static void test_late_response_catches_up(void **state)
     free(a.taps), free(c.taps);
 }
 
+/* The worker on a thread of its own, as in jalv, while the calls go on:
+ * the new plan is primed while the input ring moves under it, then caught
+ * up in run(). When the handover happened is up to the threads, so every
+ * call boundary after the patch:Set is tried as the fade's start, and the
+ * best must match float64 as closely as the deterministic tests do (a
+ * plan missing frames of its history matches at no boundary). */
+static void test_threaded_worker(void **state)
+{
+    enum { BLOCK = 256, FRAMES = 60000, SET_AT = 8192, NA = 1000, NC = 3001 };
+    char dir[] = "/tmp/gfir_lv2_XXXXXX";
+    uint64_t rng = 36;
+    ir_file a, c;
+    host h;
+    float *x[1], *y[1];
+    double *ya = malloc(FRAMES * sizeof *ya), *yc = malloc(FRAMES * sizeof *yc);
+    size_t *bounds = malloc(FRAMES * sizeof *bounds), nb = 0, done = 0, at = (size_t)-1,
+           best_at = 0;
+    double best = INFINITY;
+    (void)state;
+    assert_true(ya && yc && bounds);
+    assert_non_null(mkdtemp(dir));
+    write_ir(&a, dir, "a.wav", 1, NA, 0, &rng);
+    write_ir(&c, dir, "c.wav", 1, NC, 0, &rng); /* longer: a new plan */
+    signals_new(x, 1, y, 1, FRAMES, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
+    set_db(&h, "normalize", 0);
+    host_set_ir(&h, a.path);
+    done = stream(&h, x, y, done, 512, &rng, 1, &at); /* a, loaded between calls */
+    assert_int_equal(host_worker_thread(&h, 1), 0);
+    done = stream(&h, x, y, done, SET_AT, &rng, 1, NULL);
+    host_set_ir(&h, c.path);
+    while (done < FRAMES) {
+        float *in = x[0] + done, *out = y[0] + done;
+        size_t n = 1 + (size_t)(test_uniform(&rng) * BLOCK);
+        n = n < FRAMES - done ? n : FRAMES - done;
+        bounds[nb++] = done;
+        host_cycle(&h, &in, &out, (uint32_t)n);
+        done += n;
+        usleep(50); /* a pace the worker can keep up with, as a period would */
+    }
+    assert_int_equal(host_worker_thread(&h, 0), 0);
+    assert_string_equal(h.notified_path, c.path);
+    epoch ea = {&a, at, at, 1}, ec = {&c, 0, 0, 1};
+    for (size_t i = SET_AT; i < FRAMES; i++) {
+        ya[i] = convolve(&ea, (const float *const *)x, 1, 0, i);
+        yc[i] = convolve(&ec, (const float *const *)x, 1, 0, i);
+    }
+    for (size_t b = 0; b < nb; b++) {
+        double err = 0, ref = 0;
+        for (size_t i = SET_AT; i < FRAMES; i++) {
+            const double w = i < bounds[b] ? 0 : fade_weight(i - bounds[b]);
+            const double want = (1 - w) * ya[i] + w * yc[i];
+            err += (y[0][i] - want) * (y[0][i] - want);
+            ref += want * want;
+        }
+        if (sqrt(err / ref) < best)
+            best = sqrt(err / ref), best_at = bounds[b];
+    }
+    printf("worker on a thread: new plan in at frame %zu (asked at %d), relative L2 error %.3g\n",
+           best_at, SET_AT, best);
+    assert_true(best < TOLERANCE);
+    host_close(&h);
+    signals_free(x, 1, y, 1);
+    free(ya), free(yc), free(bounds), free(a.taps), free(c.taps);
+}
+
 /* A restore while a load waits on the worker (the host's worker thread had
  * not got to it): the restored IR is the one that plays, after the load
  * asked for before it, and restore touched nothing that work() reads. Both
@@ -498,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_mono_trim),
         cmocka_unit_test(test_long_ir_backend_cuda),
         cmocka_unit_test(test_late_response_catches_up),
+        cmocka_unit_test(test_threaded_worker),
         cmocka_unit_test(test_restore_during_load),
         cmocka_unit_test(test_thread_safe_restore_during_load),
     };

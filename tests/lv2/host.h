@@ -64,6 +64,11 @@ void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames);
 /* Does the work queued so far (what cycles left while hold_work was set). */
 void host_work(host *h);
 
+/* on: the work from now on runs on a thread of its own, as in jalv, as soon
+ * as it is scheduled, its responses delivered at the start of a later
+ * cycle; off (and host_close): that thread is stopped. 0 on success. */
+int host_worker_thread(host *h, int on);
+
 /* Called around the real-time part of each cycle (NULL: none). */
 extern void (*host_armed)(int on);
 
