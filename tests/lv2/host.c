@@ -378,6 +378,8 @@ void host_work(host *h)
 {
     const LV2_Worker_Interface *w =
         lilv_instance_get_extension_data(h->instance, LV2_WORKER__interface);
+    if (threaded) /* the worker's thread does it, and work() is never run twice at once */
+        return;
     for (uint32_t i = 0; w && i < requests.n; i++)
         w->work(lilv_instance_get_handle(h->instance), respond, NULL, requests.size[i],
                 requests.data[i]);

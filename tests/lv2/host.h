@@ -61,7 +61,8 @@ void host_set_path(host *h, const char *property, const char *path);
  * host_armed(1) and host_armed(0) when hooks are set. */
 void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames);
 
-/* Does the work queued so far (what cycles left while hold_work was set). */
+/* Does the work queued so far (what cycles left while hold_work was set);
+ * nothing while the worker's thread runs (host_worker_thread). */
 void host_work(host *h);
 
 /* on: the work from now on runs on a thread of its own, as in jalv, as soon
