@@ -83,8 +83,8 @@ int gl_runner_init(gl_runner *r, unsigned inputs, unsigned outputs, size_t block
 /* Frees the scratch, every plan and filter it holds. Not real-time. */
 void gl_runner_free(gl_runner *r);
 
-/* Installs h at once, destroying what ran before (activate, restore: never
- * while the audio thread runs). */
+/* Installs h at once, destroying what ran before (activate, where no
+ * worker runs: never while the audio thread runs). */
 void gl_runner_install(gl_runner *r, const gl_handover *h);
 
 /* Audio thread: takes h to run from the next chunk on. Only one handover may
