@@ -44,6 +44,7 @@ test_packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base      # ... and in GStreamer (its LV2 wrapper
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad # in -bad; WAV in -good)
   x42-plugins lsp-plugins-lv2                       # LV2 convolvers gfir's is timed against
+  ardour                                            # the plugins in Ardour, headless (ardour7-lua)
 )
 ((tests)) && packages+=("${test_packages[@]}")
 

@@ -41,9 +41,11 @@ typedef struct conditioning {
     float trim_db;
 } conditioning;
 
-enum { WORK_LOAD, WORK_CONDITION };
+/* WORK_RESTORE: a restored path, sent back to the audio thread to load as a
+ * patch:Set of it would be (restore) */
+enum { WORK_LOAD, WORK_CONDITION, WORK_RESTORE };
 
-/* a request, then for WORK_LOAD path_bytes of path (with its NUL) */
+/* a request, then for WORK_LOAD and WORK_RESTORE path_bytes of path (with its NUL) */
 typedef struct request {
     int kind;
     conditioning cond;
@@ -52,8 +54,10 @@ typedef struct request {
     uint32_t path_bytes;
 } request;
 
-/* a response, then path_bytes of the loaded path, then message_bytes */
+/* a response, then path_bytes of the loaded path (of the path to load, for
+ * WORK_RESTORE), then message_bytes */
 typedef struct response {
+    int kind;                   /* the request's */
     int ok;
     gl_handover h;
     uint32_t path_bytes, message_bytes;
@@ -84,8 +88,10 @@ typedef struct convolver {
     conditioning asked;         /* what the running IR was conditioned with */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
     uint64_t control_copy[PATH_MAX_BYTES / 8 + 64]; /* see aligned_control */
-    /* worker (and restore) */
+    /* worker */
     gl_ir ir;                   /* the file as read, at the host's rate */
+    /* state: restore and save, never at the same time */
+    char restored[PATH_MAX_BYTES]; /* the path restore last read ("" none) */
 } convolver;
 
 static void map_uris(LV2_URID_Map *m, uris *u)
@@ -138,8 +144,8 @@ static int build(convolver *c, const gl_ir *ir, const conditioning *k, gfir_plan
                         &taps, &ntaps, &want, why, why_size))
         return 1;
     want.backend = (gfir_backend)k->backend;
-    rc = gl_build(&want, taps, ntaps, gl_features_block(&c->host), plan, shape, h, why,
-                  why_size, note, note_size);
+    rc = gl_build(&c->runner, &want, taps, ntaps, plan, shape, h, why, why_size, note,
+                  note_size);
     free(taps);
     return rc;
 }
@@ -386,10 +392,19 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&q, data, sizeof q);
     if (size != sizeof q + q.path_bytes || q.path_bytes > PATH_MAX_BYTES ||
-        (q.kind == WORK_LOAD && (q.path_bytes == 0 || ((const char *)data)[size - 1])))
+        (q.kind != WORK_CONDITION && (q.path_bytes == 0 || ((const char *)data)[size - 1])))
         return LV2_WORKER_ERR_UNKNOWN;
-    path = q.kind == WORK_LOAD ? (const char *)data + sizeof q : NULL;
+    path = q.kind != WORK_CONDITION ? (const char *)data + sizeof q : NULL;
     memset(&msg.r, 0, sizeof msg.r);
+    msg.r.kind = q.kind;
+    if (q.kind == WORK_RESTORE) {
+        msg.r.ok = 1;
+        msg.r.path_bytes = q.path_bytes;
+        msg.r.message_bytes = 1;
+        memcpy(msg.text, path, q.path_bytes);
+        msg.text[q.path_bytes] = '\0';
+        return respond(handle, (uint32_t)(sizeof msg.r + q.path_bytes + 1), &msg);
+    }
     note[0] = '\0';
     msg.r.ok = !load(c, path, &q.cond, q.plan, &q.shape, &msg.r.h, why, sizeof why, note,
                      sizeof note);
@@ -417,9 +432,16 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
     if (size < sizeof r)
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&r, data, sizeof r);
-    c->in_flight = 0;
-    if (size != sizeof r + r.path_bytes + r.message_bytes || r.message_bytes > MESSAGE_BYTES)
+    if (size != sizeof r + r.path_bytes + r.message_bytes || r.message_bytes > MESSAGE_BYTES ||
+        r.path_bytes > PATH_MAX_BYTES)
         return LV2_WORKER_ERR_UNKNOWN;
+    if (r.kind == WORK_RESTORE) {
+        /* not the answer to the request in flight: a path to load next */
+        memcpy(c->wanted, text, r.path_bytes);
+        c->want_load = 1;
+        return LV2_WORKER_SUCCESS;
+    }
+    c->in_flight = 0;
     if (r.ok) {
         gl_runner_offer(&c->runner, &r.h);
         if (r.path_bytes) {
@@ -456,56 +478,75 @@ static LV2_State_Status save(LV2_Handle h, LV2_State_Store_Function store,
 {
     convolver *c = h;
     const LV2_State_Map_Path *mp = feature(features, LV2_STATE__mapPath);
+    /* the IR running, else the one restored and not yet loaded (a host
+     * that saves a session it has just opened, before any run()) */
+    const char *path = c->path[0] ? c->path : c->restored;
     char *abstract;
     LV2_State_Status st;
     (void)flags;
-    if (!c->path[0])
+    if (!path[0])
         return LV2_STATE_SUCCESS;
-    abstract = mp ? mp->abstract_path(mp->handle, c->path) : NULL;
-    st = store(handle, c->u.ir, abstract ? abstract : c->path,
-               strlen(abstract ? abstract : c->path) + 1, c->u.atom_Path,
-               LV2_STATE_IS_POD | LV2_STATE_IS_PORTABLE);
+    abstract = mp ? mp->abstract_path(mp->handle, path) : NULL;
+    st = store(handle, c->u.ir, abstract ? abstract : path, strlen(abstract ? abstract : path) + 1,
+               c->u.atom_Path, LV2_STATE_IS_POD | LV2_STATE_IS_PORTABLE);
     if (abstract)
         free_path(features, abstract);
     return st;
 }
 
-/* Loads the saved IR at once (the host does not run the plugin meanwhile). */
+/* The saved IR, loaded as a patch:Set of it is: on the worker, after any
+ * request already queued (a later restore wins over an earlier load), so
+ * restore writes nothing the worker reads. With the host's worker schedule
+ * among the features (state:threadSafeRestore: run() may go on meanwhile)
+ * the path goes through that worker to work_response, in the audio thread;
+ * without it the host runs neither run() nor work() during restore (the
+ * state extension's Instantiation class), and restore leaves the path for
+ * the next run(). The IR comes in at the first cycles after, with the
+ * control values the host restored. */
 static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrieve,
                                 LV2_State_Handle handle, uint32_t flags,
                                 const LV2_Feature *const *features)
 {
     convolver *c = h;
     const LV2_State_Map_Path *mp = feature(features, LV2_STATE__mapPath);
-    size_t size;
+    LV2_Worker_Schedule *s = (LV2_Worker_Schedule *)feature(features, LV2_WORKER__schedule);
+    size_t size, bytes;
     uint32_t type, vflags;
     const char *value = retrieve(handle, c->u.ir, &size, &type, &vflags);
-    const conditioning k = read_conditioning(c);
-    char why[MESSAGE_BYTES], note[MESSAGE_BYTES], *path;
-    gl_handover ho;
-    int failed;
+    struct {
+        request q;
+        char path[PATH_MAX_BYTES];
+    } msg;
+    char *path;
     (void)flags;
     if (!value)
         return LV2_STATE_SUCCESS;
     if (type != c->u.atom_Path || size == 0 || value[size - 1])
         return LV2_STATE_ERR_BAD_TYPE;
     path = mp ? mp->absolute_path(mp->handle, value) : NULL;
-    failed = strlen(path ? path : value) >= PATH_MAX_BYTES ||
-             load(c, path ? path : value, &k, c->runner.plan, &c->runner.shape, &ho, why,
-                  sizeof why, note, sizeof note);
-    if (!failed) {
-        gl_runner_install(&c->runner, &ho);
-        snprintf(c->path, sizeof c->path, "%s", path ? path : value);
-        c->loaded = c->notify_path = 1;
-        c->asked = k;
-        snprintf(c->message, sizeof c->message, "%s", note);
-    } else {
-        lv2_log_error(&c->host.logger, "gfir convolver: restoring: %s\n",
-                      strlen(path ? path : value) >= PATH_MAX_BYTES ? "path too long" : why);
+    bytes = strlen(path ? path : value) + 1;
+    if (bytes > PATH_MAX_BYTES) {
+        lv2_log_error(&c->host.logger, "gfir convolver: restoring: path too long\n");
+        if (path)
+            free_path(features, path);
+        return LV2_STATE_ERR_UNKNOWN;
     }
+    memcpy(c->restored, path ? path : value, bytes);
     if (path)
         free_path(features, path);
-    return failed ? LV2_STATE_ERR_UNKNOWN : LV2_STATE_SUCCESS;
+    if (!s) {
+        memcpy(c->wanted, c->restored, bytes);
+        c->want_load = 1;
+        return LV2_STATE_SUCCESS;
+    }
+    memset(&msg.q, 0, sizeof msg.q);
+    msg.q.kind = WORK_RESTORE;
+    msg.q.path_bytes = (uint32_t)bytes;
+    memcpy(msg.path, c->restored, bytes);
+    return s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + bytes), &msg) ==
+                   LV2_WORKER_SUCCESS
+               ? LV2_STATE_SUCCESS
+               : LV2_STATE_ERR_UNKNOWN;
 }
 
 static void cleanup(LV2_Handle h)

@@ -40,8 +40,8 @@ typedef struct request {
 } request;
 
 typedef struct response {
-    gl_handover h;
-    size_t latency;
+    int ok;
+    gl_handover h;              /* its latency: the filter's own delay */
 } response;
 
 typedef struct filter {
@@ -55,7 +55,6 @@ typedef struct filter {
     float *out[MAX_CHANNELS];
     params asked;               /* what the worker was last asked for */
     int in_flight;              /* a design request not yet answered */
-    size_t latency;
 } filter;
 
 static params read_controls(const filter *f)
@@ -129,14 +128,14 @@ static int build(filter *f, const params *p, gfir_plan *plan, const gl_shape *sh
      * (gfir.h), and designed filters are short */
     const gl_shape want = {f->channels, f->channels, 1, 0, {{0}}, GFIR_BACKEND_CPU};
     if (design(p, f->rate_hz, &taps, &ntaps, why, sizeof why) ||
-        gl_build(&want, taps, ntaps, gl_features_block(&f->host), plan, shape, &r->h, why,
-                 sizeof why, note, sizeof note)) {
+        gl_build(&f->runner, &want, taps, ntaps, plan, shape, &r->h, why, sizeof why, note,
+                 sizeof note)) {
         free(taps);
         lv2_log_error(&f->host.logger, "%s\n", why);
         return 1;
     }
     free(taps);
-    r->latency = p->minimum_phase ? 0 : (ntaps - 1) / 2;
+    r->h.latency = p->minimum_phase ? 0 : (ntaps - 1) / 2;
     return 0;
 }
 
@@ -180,10 +179,8 @@ static void activate(LV2_Handle h)
     response r;
     f->asked = read_controls(f);
     f->in_flight = 0;
-    if (build(f, &f->asked, NULL, NULL, &r) == 0) {
+    if (build(f, &f->asked, NULL, NULL, &r) == 0)
         gl_runner_install(&f->runner, &r.h);
-        f->latency = r.latency;
-    }
     if (f->runner.plan)
         gfir_plan_reset(f->runner.plan);
 }
@@ -224,8 +221,9 @@ static void run(LV2_Handle h, uint32_t frames)
                 f->out[c][done + i] = r->wet[i * f->channels + c];
         done += n;
     }
+    /* of the filter in force: a filter offered waits while a fade runs */
     if (f->latency_port)
-        *f->latency_port = (float)f->latency;
+        *f->latency_port = (float)r->latency;
 }
 
 static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
@@ -242,8 +240,7 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     /* a failure keeps the running filter; the response still comes, so
      * that the next change is asked for */
     memset(&r, 0, sizeof r);
-    if (build(f, &q.p, q.plan, &q.shape, &r))
-        r.latency = (size_t)-1;
+    r.ok = !build(f, &q.p, q.plan, &q.shape, &r);
     if (respond(handle, sizeof r, &r) != LV2_WORKER_SUCCESS)
         gl_handover_free(&r.h);
     return LV2_WORKER_SUCCESS;
@@ -257,10 +254,8 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&r, data, sizeof r);
     f->in_flight = 0;
-    if (r.latency != (size_t)-1) {
+    if (r.ok)
         gl_runner_offer(&f->runner, &r.h);
-        f->latency = r.latency;
-    }
     return LV2_WORKER_SUCCESS;
 }
 

@@ -16,10 +16,17 @@ int gl_runner_init(gl_runner *r, unsigned inputs, unsigned outputs, size_t block
     r->outputs = outputs;
     r->block = block ? block : 4096;
     r->fade_frames = fade_frames;
+    atomic_init(&r->written, 0);
+    /* the most a plan is primed with, and room for the worker to read it
+     * while the audio thread writes several blocks on */
+    for (r->ring_frames = 1; r->ring_frames < GL_PRIME_MAX_FRAMES + 8 * r->block;)
+        r->ring_frames *= 2;
     r->in = calloc(r->block * inputs, sizeof *r->in);
     r->wet = calloc(r->block * outputs, sizeof *r->wet);
     r->old = calloc(r->block * outputs, sizeof *r->old);
-    if (!r->in || !r->wet || !r->old) {
+    r->past = calloc(r->block * inputs, sizeof *r->past);
+    r->ring = calloc(r->ring_frames * inputs, sizeof *r->ring);
+    if (!r->in || !r->wet || !r->old || !r->past || !r->ring) {
         gl_runner_free(r);
         return 1;
     }
@@ -44,6 +51,8 @@ void gl_runner_free(gl_runner *r)
     free(r->in);
     free(r->wet);
     free(r->old);
+    free(r->past);
+    free(r->ring);
     memset(r, 0, sizeof *r);
 }
 
@@ -71,6 +80,7 @@ void gl_runner_install(gl_runner *r, const gl_handover *h)
             gfir_filter_destroy(old);
     }
     r->shape = h->shape;
+    r->latency = h->latency;
 }
 
 void gl_runner_offer(gl_runner *r, const gl_handover *h)
@@ -81,6 +91,41 @@ void gl_runner_offer(gl_runner *r, const gl_handover *h)
 int gl_runner_settled(const gl_runner *r)
 {
     return !r->pending.plan && !r->pending.filter && !r->fading && !r->dead_plan;
+}
+
+/* Copies ring frames [from, from + n) into out (interleaved). */
+static void ring_read(const gl_runner *r, uint64_t from, size_t n, float *out)
+{
+    const size_t mask = r->ring_frames - 1;
+    for (size_t i = 0; i < n; i++)
+        memcpy(out + i * r->inputs, r->ring + ((from + i) & mask) * r->inputs,
+               r->inputs * sizeof *out);
+}
+
+/* Feeds the pending plan what came in since the worker primed it, at most
+ * two blocks a call, so that its fade starts from the whole history. 1 once
+ * it has seen every frame before this call. Frames the ring no longer holds
+ * (a worker later than the ring is long) are skipped: the plan then starts
+ * with a gap in its history. */
+static int catch_up(gl_runner *r)
+{
+    gl_handover *h = &r->pending;
+    const uint64_t now = atomic_load_explicit(&r->written, memory_order_relaxed);
+    size_t budget = 2 * r->block;
+    if (!h->primed)
+        return 1;
+    if (now - h->primed_to > r->ring_frames - r->block)
+        h->primed_to = now;
+    while (h->primed_to < now && budget > 0) {
+        size_t n = now - h->primed_to < r->block ? (size_t)(now - h->primed_to) : r->block;
+        n = n < budget ? n : budget;
+        ring_read(r, h->primed_to, n, r->past);
+        if (gfir_plan_execute(h->plan, r->past, r->old, n) != GFIR_OK)
+            gfir_plan_reset(h->plan);
+        h->primed_to += n;
+        budget -= n;
+    }
+    return h->primed_to == now;
 }
 
 /* Takes in what waits, where it can be now. */
@@ -95,17 +140,19 @@ static void take_pending(gl_runner *r)
             if (st == GFIR_OK) {
                 r->pending.filter = NULL;
                 r->shape = r->pending.shape;
+                r->latency = r->pending.latency;
             } else if (st != GFIR_ERR_BUSY && !r->dead_filter) {
                 /* made for a plan this one replaced: it never fits; garbage */
                 r->dead_filter = r->pending.filter;
                 r->pending.filter = NULL;
             }
         }
-    } else if (r->pending.plan && !r->fading && !r->dead_plan) {
+    } else if (r->pending.plan && !r->fading && !r->dead_plan && catch_up(r)) {
         r->fading = r->plan;
         r->fade_at = 0;
         r->plan = r->pending.plan;
         r->shape = r->pending.shape;
+        r->latency = r->pending.latency;
         r->pending.plan = NULL;
         if (!r->fading || r->fade_frames == 0) {
             r->dead_plan = r->fading;
@@ -124,6 +171,17 @@ static void execute(gfir_plan *plan, const float *in, float *out, size_t frames,
         memset(out, 0, frames * outputs * sizeof *out);
         gfir_plan_reset(plan);
     }
+}
+
+/* The chunk's input into the ring, then its count out to the worker. */
+static void remember(gl_runner *r, size_t frames)
+{
+    const uint64_t at = atomic_load_explicit(&r->written, memory_order_relaxed);
+    const size_t mask = r->ring_frames - 1;
+    for (size_t i = 0; i < frames; i++)
+        memcpy(r->ring + ((at + i) & mask) * r->inputs, r->in + i * r->inputs,
+               r->inputs * sizeof *r->in);
+    atomic_store_explicit(&r->written, at + frames, memory_order_release);
 }
 
 void gl_runner_process(gl_runner *r, size_t frames)
@@ -147,6 +205,7 @@ void gl_runner_process(gl_runner *r, size_t frames)
     }
     if (r->plan && !r->dead_filter)
         r->dead_filter = gfir_plan_retired(r->plan);
+    remember(r, frames);
 }
 
 static int same_shape(const gl_shape *a, const gl_shape *b)
@@ -178,7 +237,76 @@ static int make_plan(const gl_shape *want, gfir_backend backend, const float *ta
     return gfir_plan_create(plan, taps, ntaps, &cfg);
 }
 
-int gl_build(const gl_shape *want, const float *taps, size_t ntaps, size_t block,
+/* The chunk the worker primes in: the largest power of two up to the block,
+ * as the engines that partition cut a host's block (the CUDA delay line
+ * captures its block graph at the first whole one). */
+static size_t prime_chunk(size_t block)
+{
+    size_t chunk = 1;
+    while (chunk * 2 <= block)
+        chunk *= 2;
+    return chunk;
+}
+
+/* Runs chunk frames through plan: zeros first, then the ring from *at. 0
+ * when the audio thread may have written over those frames while they were
+ * read (a seqlock's check: it writes at most a block past what it counted). */
+static int prime_chunk_run(const gl_runner *r, gfir_plan *plan, size_t zeros, uint64_t *at,
+                           size_t chunk, float *in, float *out)
+{
+    const size_t n = chunk - zeros;
+    memset(in, 0, zeros * r->inputs * sizeof *in);
+    ring_read(r, *at, n, in + zeros * r->inputs);
+    atomic_thread_fence(memory_order_acquire);
+    if (n && atomic_load_explicit(&r->written, memory_order_relaxed) + r->block >
+                 *at + r->ring_frames)
+        return 0;
+    *at += n;
+    return gfir_plan_execute(plan, in, out, chunk) == GFIR_OK;
+}
+
+/* Worker: gives plan the history of a plan that always ran. It runs zeros up
+ * to a whole chunk, then the ring's last frames (ntaps - 1 of them, at most
+ * GL_PRIME_MAX_FRAMES), then whole chunks of what came since, until less
+ * than a chunk is left for the audio thread (catch_up). Without input (none
+ * runs: a cold start) it runs one chunk of zeros. 1 with *primed_to set;
+ * 0 when it could not (the plan reset, to start cold). */
+static int prime(const gl_runner *r, gfir_plan *plan, size_t ntaps, int with_input,
+                 uint64_t *primed_to)
+{
+    enum { ATTEMPTS = 4, ROUNDS = 64 };
+    const size_t chunk = prime_chunk(r->block);
+    float *in = malloc(chunk * r->inputs * sizeof *in);
+    float *out = malloc(chunk * gfir_plan_out_channels(plan) * sizeof *out);
+    int ok = 0;
+    for (int attempt = 0; in && out && !ok && attempt < ATTEMPTS; attempt++) {
+        uint64_t end = with_input ? atomic_load_explicit(&r->written, memory_order_acquire) : 0;
+        size_t want = ntaps - 1 < GL_PRIME_MAX_FRAMES ? ntaps - 1 : GL_PRIME_MAX_FRAMES;
+        want = want < end ? want : (size_t)end;
+        uint64_t at = end - want;
+        size_t zeros = want % chunk ? chunk - want % chunk : want ? 0 : chunk;
+        gfir_plan_reset(plan);
+        ok = 1;
+        for (int rounds = 0; ok;) {
+            if (!zeros && end - at < chunk) {
+                const uint64_t now = atomic_load_explicit(&r->written, memory_order_acquire);
+                if (!with_input || now - at < chunk || rounds++ == ROUNDS)
+                    break;
+                end = now;
+            }
+            ok = prime_chunk_run(r, plan, zeros, &at, chunk, in, out);
+            zeros = 0;
+        }
+        *primed_to = at;
+    }
+    if (!ok)
+        gfir_plan_reset(plan);
+    free(in);
+    free(out);
+    return ok;
+}
+
+int gl_build(const gl_runner *r, const gl_shape *want, const float *taps, size_t ntaps,
              gfir_plan *cur, const gl_shape *cur_shape, gl_handover *h, char *why,
              size_t why_size, char *note, size_t note_size)
 {
@@ -189,21 +317,23 @@ int gl_build(const gl_shape *want, const float *taps, size_t ntaps, size_t block
     note[0] = '\0';
     /* The running plan takes the taps when they fit it and are not much
      * shorter (it would compute the padding); the library may still refuse,
-     * and then a new plan serves as well. */
-    if (cur && cur_shape && same_shape(want, cur_shape) && ntaps <= gfir_plan_ntaps(cur) &&
+     * and then a new plan serves as well. Not on CUDA: runner.h. */
+    if (cur && cur_shape && same_shape(want, cur_shape) &&
+        gfir_plan_backend(cur) != GFIR_BACKEND_CUDA && ntaps <= gfir_plan_ntaps(cur) &&
         2 * ntaps > gfir_plan_ntaps(cur) &&
         gfir_filter_create(&h->filter, cur, taps, ntaps) == GFIR_OK)
         return 0;
-    st = make_plan(want, want->backend, taps, ntaps, block, &h->plan);
+    st = make_plan(want, want->backend, taps, ntaps, r->block, &h->plan);
     if (st != GFIR_OK && want->backend == GFIR_BACKEND_CUDA) {
         snprintf(note, note_size, "backend cuda: %s (%s); running on the CPU",
                  gfir_strerror(st), gfir_plan_error_detail(NULL));
-        st = make_plan(want, GFIR_BACKEND_CPU, taps, ntaps, block, &h->plan);
+        st = make_plan(want, GFIR_BACKEND_CPU, taps, ntaps, r->block, &h->plan);
     }
     if (st != GFIR_OK) {
         snprintf(why, why_size, "%s (%s)", gfir_strerror(st), gfir_plan_error_detail(NULL));
         return 1;
     }
+    h->primed = prime(r, h->plan, ntaps, cur != NULL, &h->primed_to) && cur != NULL;
     return 0;
 }
 

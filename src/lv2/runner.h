@@ -2,14 +2,20 @@
  * runner.h - what both plugins share: a gfir plan run in blocks of the
  * host's size, with new filters handed over from the worker without a lock.
  *
- * The worker (or activate/restore, where no worker runs) builds: a filter for
- * the running plan when the new taps fit it (gfir_filter_create), else a new
+ * The worker (or activate, where no worker runs) builds: a filter for the
+ * running plan when the new taps fit it (gfir_filter_create), else a new
  * plan. The audio thread offers the result to the runner, which swaps a filter
  * in with the library's crossfade (gfir_plan_swap) or fades from the old plan
  * to the new one itself with the same weights,
- *     out_k = (1 - w_k) y_old + w_k y_new,  w_k = 0.5 - 0.5 cos(pi (k + 0.5) / L),
- * where the new plan starts from silence at the handover (it has no history).
- * Whatever the audio thread stops using goes back to the worker to be freed.
+ *     out_k = (1 - w_k) y_old + w_k y_new,  w_k = 0.5 - 0.5 cos(pi (k + 0.5) / L).
+ * Either way y_new is the new filter as if it had always run: a new plan is
+ * primed with the recent input before it fades in. The runner keeps that
+ * input in a ring (allocated at init); the worker runs the new plan over the
+ * ring's last ntaps - 1 frames (gl_build), and the audio thread feeds it the
+ * few frames that came since, at most two blocks a call, before the fade
+ * begins. Whatever the audio thread stops using goes back to the worker to
+ * be freed. What the plugin reports as latency follows the handover that is
+ * in force, from the call that takes it in.
  */
 #ifndef GFIR_LV2_RUNNER_H
 #define GFIR_LV2_RUNNER_H
@@ -18,8 +24,13 @@
 
 #include <lv2/worker/worker.h>
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* the most input a new plan is primed with: longer filters are primed with
+ * the last this many frames (5.5 s at 48 kHz) */
+#define GL_PRIME_MAX_FRAMES ((size_t)1 << 18)
 
 /* the most paths of any layout the plugins offer (true stereo) */
 #define GL_MAX_PATHS 4
@@ -40,6 +51,9 @@ typedef struct gl_handover {
     gfir_filter *filter;
     gl_shape shape;
     size_t ntaps;               /* the taps' own length (a plan may hold more) */
+    size_t latency;             /* what the plugin reports while it runs */
+    int primed;                 /* plan: it has seen the input up to primed_to */
+    uint64_t primed_to;         /* frames since init */
 } gl_handover;
 
 typedef struct gl_runner {
@@ -47,6 +61,7 @@ typedef struct gl_runner {
     size_t block;               /* frames per chunk: the host's largest block */
     size_t fade_frames;         /* L above */
     float *in, *wet, *old;      /* interleaved scratch, block frames each */
+    float *past;                /* ring frames a pending plan catches up on */
     gfir_plan *plan;            /* the running plan (NULL: silence) */
     gl_shape shape;             /* what it was made for */
     gfir_plan *fading;          /* the plan faded out, while a plan fade runs */
@@ -54,18 +69,22 @@ typedef struct gl_runner {
     gl_handover pending;        /* offered, not yet taken in */
     gfir_plan *dead_plan;       /* no longer run: to the worker */
     gfir_filter *dead_filter;   /* retired by a swap: to the worker */
+    size_t latency;             /* of the handover in force */
+    float *ring;                /* the last ring_frames input frames, interleaved */
+    size_t ring_frames;         /* a power of two */
+    _Atomic uint64_t written;   /* frames in so far: the audio thread stores, the worker reads */
 } gl_runner;
 
-/* Allocates the scratch for blocks of up to block frames (0: 4096). Not
- * real-time. 0 on success, 1 without memory. */
+/* Allocates the scratch for blocks of up to block frames (0: 4096) and the
+ * input ring. Not real-time. 0 on success, 1 without memory. */
 int gl_runner_init(gl_runner *r, unsigned inputs, unsigned outputs, size_t block,
                    size_t fade_frames);
 
 /* Frees the scratch, every plan and filter it holds. Not real-time. */
 void gl_runner_free(gl_runner *r);
 
-/* Installs h at once, destroying what ran before (activate, restore: never
- * while the audio thread runs). */
+/* Installs h at once, destroying what ran before (activate, where no
+ * worker runs: never while the audio thread runs). */
 void gl_runner_install(gl_runner *r, const gl_handover *h);
 
 /* Audio thread: takes h to run from the next chunk on. Only one handover may
@@ -89,10 +108,15 @@ void gl_runner_send_garbage(gl_runner *r, LV2_Worker_Schedule *s);
 int gl_runner_take_garbage(uint32_t size, const void *data);
 
 /* Worker (or any non-real-time thread): builds h for taps (want->nsets sets
- * of ntaps) against the running plan cur of shape cur_shape (may be NULL).
- * A CUDA plan that cannot be made falls back to the CPU and says so in note.
- * 0 on success; 1 with the reason in why. */
-int gl_build(const gl_shape *want, const float *taps, size_t ntaps, size_t block,
+ * of ntaps) for r against its running plan cur of shape cur_shape (may be
+ * NULL: nothing runs). A CUDA plan that cannot be made falls back to the CPU
+ * and says so in note. A CUDA plan never takes a new filter (the end of the
+ * library's fade would capture its block graph again inside run()): it is
+ * replaced by a new plan, and every new plan's first whole blocks run here,
+ * where its graph is captured. A new plan where one runs is primed from r's
+ * ring. h->latency is left to the caller. 0 on success; 1 with the reason in
+ * why. */
+int gl_build(const gl_runner *r, const gl_shape *want, const float *taps, size_t ntaps,
              gfir_plan *cur, const gl_shape *cur_shape, gl_handover *h, char *why,
              size_t why_size, char *note, size_t note_size);
 

@@ -3,8 +3,8 @@
  * patch:Set on the control port and loaded on the worker, random block sizes
  * from 1 to 4096 frames, the IR changed mid-stream (a filter that fits the
  * running plan: the library's crossfade with the new filter's whole history;
- * one that does not: a new plan from the handover on, crossfaded with the same
- * weights, runner.h), a file that fails (the old IR stays, the reason comes on
+ * one that does not: a new plan primed with the recent input, crossfaded with
+ * the same weights and also as if it had always run, runner.h), a file that fails (the old IR stays, the reason comes on
  * notify), then the state saved and restored into a fresh instance. Every
  * output against the convolution in float64, with wet, dry and output gain:
  * relative L2 error under 1e-5 (float taps and sums over up to 2000 taps
@@ -91,6 +91,12 @@ static double convolve(const epoch *e, const float *const *x, unsigned inputs, u
     return y * e->scale;
 }
 
+/* The crossfade's incoming weight at frame k of the fade (runner.h). */
+static double fade_weight(size_t k)
+{
+    return k >= FADE ? 1 : 0.5 - 0.5 * cos(M_PI * ((double)k + 0.5) / FADE);
+}
+
 /* The whole expected output: epochs in order, each fading from the one before. */
 static double expected(const epoch *ep, size_t nep, const float *const *x, unsigned inputs,
                        unsigned o, size_t i)
@@ -104,7 +110,7 @@ static double expected(const epoch *ep, size_t nep, const float *const *x, unsig
     const double now = convolve(&ep[e], x, inputs, o, i);
     if (e == 0 || i - ep[e].start >= FADE)
         return now;
-    const double w = 0.5 - 0.5 * cos(M_PI * ((double)(i - ep[e].start) + 0.5) / FADE);
+    const double w = fade_weight(i - ep[e].start);
     return (1 - w) * convolve(&ep[e - 1], x, inputs, o, i) + w * now;
 }
 
@@ -219,7 +225,9 @@ static void test_stereo_changes_and_state(void **state)
     at = (size_t)-1;
     done = stream(&h, x, y, done, FRAMES, &rng, 0, &at);
     assert_string_equal(h.notified_path, c.path);
-    ep[2] = (epoch){&c, at, at, 1};
+    /* a new plan, primed with the input before the handover: as if it had
+     * always run, like a swapped filter */
+    ep[2] = (epoch){&c, at, 0, 1};
 
     const double wet = 1, dry = pow(10, -6 / 20.0), gain = pow(10, -3 / 20.0);
     const double err = rel_error(&h, ep, 3, x, y, 0, FRAMES, wet, dry, gain);
@@ -228,9 +236,9 @@ static void test_stereo_changes_and_state(void **state)
     assert_true(err < TOLERANCE);
 
     /* The state into a fresh instance: the IR and the controls come back.
-     * lilv restores the plugin's state before the port values, so the IR is
-     * first conditioned with the default normalize and conditioned again
-     * from the first cycle on: compared once that has faded in. */
+     * The IR loads on the worker from the first cycle on, with the restored
+     * controls, starting cold (nothing ran before): compared once its
+     * history is whole. */
     assert_int_equal(host_save_restore(&h, dir, &fresh), 0);
     host_close(&h);
     memset(y[0], 0, AFTER * sizeof *y[0]);
@@ -315,46 +323,263 @@ static void test_mono_trim(void **state)
 }
 
 /* A long IR (2^16 + 1 taps, where the zero-latency partitioned engines
- * work) asked to run on CUDA: without a GPU the plugin runs on the CPU and
- * says so on notify. 3000 outputs sampled at random against float64 (each
- * a sum of 131074 products: float rounding stays near 1e-6). */
+ * work) asked to run on CUDA, then another one: a new plan each (neither
+ * those engines nor CUDA plans take filters), the second primed on the
+ * worker and crossfaded. Without a GPU the plugin runs on the CPU and says
+ * so on notify; on a GPU this is the CUDA path's check. 4000 outputs
+ * sampled at random against float64, a quarter of them in the handover's
+ * fade and the new IR's first ntaps frames (each a sum of up to 262148
+ * products: float rounding stays near 1e-6). */
 static void test_long_ir_backend_cuda(void **state)
 {
-    enum { FRAMES = 200000, SAMPLES = 3000 };
+    enum { FRAMES = 300000, SAMPLES = 4000, NTAPS = 65537 };
     char dir[] = "/tmp/gfir_lv2_XXXXXX";
     uint64_t rng = 30;
-    ir_file a;
+    ir_file a, b;
     host h;
     float *x[2], *y[2];
-    size_t at = (size_t)-1;
+    size_t at = (size_t)-1, done;
     double err = 0, ref = 0;
+    epoch ep[2];
     (void)state;
     assert_non_null(mkdtemp(dir));
-    write_ir(&a, dir, "long.wav", 2, 65537, 0, &rng);
+    write_ir(&a, dir, "long.wav", 2, NTAPS, 0, &rng);
+    write_ir(&b, dir, "long2.wav", 2, NTAPS, 0, &rng);
     signals_new(x, 2, y, 2, FRAMES, &rng);
     assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-stereo", RATE, 4096), 0);
     set_db(&h, "normalize", 0);
     set_db(&h, "backend", 2);
     host_set_ir(&h, a.path);
-    stream(&h, x, y, 0, FRAMES, &rng, 0, &at);
+    done = stream(&h, x, y, 0, FRAMES / 2, &rng, 0, &at);
     assert_string_equal(h.notified_path, a.path);
     printf("backend cuda: status \"%s\"\n", h.notified_status);
     if (h.notified_status[0])
         assert_non_null(strstr(h.notified_status, "running on the CPU"));
-    epoch e = {&a, at, at, 1};
+    ep[0] = (epoch){&a, at, at, 1};
+    host_set_ir(&h, b.path);
+    at = (size_t)-1;
+    stream(&h, x, y, done, FRAMES, &rng, 0, &at);
+    assert_string_equal(h.notified_path, b.path);
+    ep[1] = (epoch){&b, at, 0, 1};
     for (int s = 0; s < SAMPLES; s++) {
-        const size_t i = at + (size_t)(test_uniform(&rng) * (double)(FRAMES - at));
+        const size_t from = s % 4 ? ep[0].start : ep[1].start;
+        const size_t span = s % 4 ? FRAMES - from : FADE + NTAPS;
+        const size_t i = from + (size_t)(test_uniform(&rng) * (double)span);
         const unsigned o = (unsigned)s % 2;
-        const double want = expected(&e, 1, (const float *const *)x, 2, o, i);
+        const double want = expected(ep, 2, (const float *const *)x, 2, o, i);
         err += (y[o][i] - want) * (y[o][i] - want);
         ref += want * want;
     }
-    printf("stereo, 65537 taps, blocks 1 to 4096: relative L2 error %.3g (sampled)\n",
-           sqrt(err / ref));
+    printf("stereo, 65537 taps, changed at frame %zu, blocks 1 to 4096: relative L2 error %.3g "
+           "(sampled)\n", ep[1].start, sqrt(err / ref));
     assert_true(sqrt(err / ref) < TOLERANCE);
     host_close(&h);
     signals_free(x, 2, y, 2);
-    free(a.taps);
+    free(a.taps), free(b.taps);
+}
+
+/* Calls of exactly block frames from frame done, count of them. */
+static size_t cycles(host *h, float *const *x, float *const *y, size_t done, size_t count,
+                     size_t block)
+{
+    for (size_t k = 0; k < count; k++, done += block) {
+        float *in[2], *out[2];
+        for (unsigned c = 0; c < h->inputs; c++)
+            in[c] = x[c] + done;
+        for (unsigned c = 0; c < h->outputs; c++)
+            out[c] = y[c] + done;
+        host_cycle(h, in, out, (uint32_t)block);
+    }
+    return done;
+}
+
+/* A new plan whose response reaches the audio thread HELD calls after the
+ * worker primed it: run() feeds it the frames that came since, two blocks a
+ * call, and fades it in once it has heard them all (at HELD - 2 calls after
+ * the response: the gap shrinks by a block a call). Output through the
+ * swap against float64: the old IR crossfaded into the new one's
+ * convolution of the whole input. */
+static void test_late_response_catches_up(void **state)
+{
+    enum { BLOCK = 256, HELD = 10, FRAMES = 40 * 1024 };
+    char dir[] = "/tmp/gfir_lv2_XXXXXX";
+    uint64_t rng = 34;
+    ir_file a, c;
+    host h;
+    float *x[1], *y[1];
+    size_t done = 0;
+    epoch ep[2];
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    write_ir(&a, dir, "a.wav", 1, 1000, 0, &rng);
+    write_ir(&c, dir, "c.wav", 1, 3001, 0, &rng); /* longer: a new plan */
+    signals_new(x, 1, y, 1, FRAMES, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
+    set_db(&h, "normalize", 0);
+    host_set_ir(&h, a.path);
+    done = cycles(&h, x, y, done, 2, BLOCK);
+    ep[0] = (epoch){&a, BLOCK, BLOCK, 1}; /* loaded after the first call: a cold start */
+    done = cycles(&h, x, y, done, 40, BLOCK);
+    host_set_ir(&h, c.path);
+    done = cycles(&h, x, y, done, 1, BLOCK); /* asked for, built and primed */
+    h.hold_responses = 1;
+    done = cycles(&h, x, y, done, HELD, BLOCK);
+    h.hold_responses = 0;
+    ep[1] = (epoch){&c, done + (HELD - 2) * BLOCK, 0, 1};
+    done = cycles(&h, x, y, done, (FRAMES - done) / BLOCK, BLOCK);
+    assert_string_equal(h.notified_path, c.path);
+    const double err = rel_error(&h, ep, 2, x, y, 0, done, 1, 0, 1);
+    printf("new plan handed over %d calls after it was primed: in at frame %zu, relative L2 "
+           "error %.3g\n", HELD, ep[1].start, err);
+    assert_true(err < TOLERANCE);
+    host_close(&h);
+    signals_free(x, 1, y, 1);
+    free(a.taps), free(c.taps);
+}
+
+/* The worker on a thread of its own, as in jalv, while the calls go on:
+ * the new plan is primed while the input ring moves under it, then caught
+ * up in run(). When the handover happened is up to the threads, so every
+ * call boundary after the patch:Set is tried as the fade's start, and the
+ * best must match float64 as closely as the deterministic tests do (a
+ * plan missing frames of its history matches at no boundary). With the
+ * backend auto, then cuda (on the CPU without a GPU; on a GPU the CUDA
+ * plans are made and primed, their graphs captured, on the worker's
+ * thread: a profiler shows no capture on the calling one). */
+static void threaded_worker(int backend)
+{
+    enum { BLOCK = 256, FRAMES = 60000, SET_AT = 8192, NA = 1000, NC = 3001 };
+    char dir[] = "/tmp/gfir_lv2_XXXXXX";
+    uint64_t rng = 36;
+    ir_file a, c;
+    host h;
+    float *x[1], *y[1];
+    double *ya = malloc(FRAMES * sizeof *ya), *yc = malloc(FRAMES * sizeof *yc);
+    size_t *bounds = malloc(FRAMES * sizeof *bounds), nb = 0, done = 0, at = (size_t)-1,
+           best_at = 0;
+    double best = INFINITY;
+    assert_true(ya && yc && bounds);
+    assert_non_null(mkdtemp(dir));
+    write_ir(&a, dir, "a.wav", 1, NA, 0, &rng);
+    write_ir(&c, dir, "c.wav", 1, NC, 0, &rng); /* longer: a new plan */
+    signals_new(x, 1, y, 1, FRAMES, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
+    set_db(&h, "normalize", 0);
+    set_db(&h, "backend", (float)backend);
+    host_set_ir(&h, a.path);
+    done = stream(&h, x, y, done, 512, &rng, 1, &at); /* a, loaded between calls */
+    assert_int_equal(host_worker_thread(&h, 1), 0);
+    done = stream(&h, x, y, done, SET_AT, &rng, 1, NULL);
+    host_set_ir(&h, c.path);
+    while (done < FRAMES) {
+        float *in = x[0] + done, *out = y[0] + done;
+        size_t n = 1 + (size_t)(test_uniform(&rng) * BLOCK);
+        n = n < FRAMES - done ? n : FRAMES - done;
+        bounds[nb++] = done;
+        host_cycle(&h, &in, &out, (uint32_t)n);
+        done += n;
+        usleep(50); /* a pace the worker can keep up with, as a period would */
+    }
+    assert_int_equal(host_worker_thread(&h, 0), 0);
+    assert_string_equal(h.notified_path, c.path);
+    epoch ea = {&a, at, at, 1}, ec = {&c, 0, 0, 1};
+    for (size_t i = SET_AT; i < FRAMES; i++) {
+        ya[i] = convolve(&ea, (const float *const *)x, 1, 0, i);
+        yc[i] = convolve(&ec, (const float *const *)x, 1, 0, i);
+    }
+    for (size_t b = 0; b < nb; b++) {
+        double err = 0, ref = 0;
+        for (size_t i = SET_AT; i < FRAMES; i++) {
+            const double w = i < bounds[b] ? 0 : fade_weight(i - bounds[b]);
+            const double want = (1 - w) * ya[i] + w * yc[i];
+            err += (y[0][i] - want) * (y[0][i] - want);
+            ref += want * want;
+        }
+        if (sqrt(err / ref) < best)
+            best = sqrt(err / ref), best_at = bounds[b];
+    }
+    printf("worker on a thread, backend %d: new plan in at frame %zu (asked at %d), relative L2 "
+           "error %.3g\n", backend, best_at, SET_AT, best);
+    assert_true(best < TOLERANCE);
+    host_close(&h);
+    signals_free(x, 1, y, 1);
+    free(ya), free(yc), free(bounds), free(a.taps), free(c.taps);
+}
+
+static void test_threaded_worker(void **state)
+{
+    (void)state;
+    threaded_worker(0);
+    threaded_worker(2);
+}
+
+/* A restore while a load waits on the worker (held back, or running on the
+ * worker's thread at that moment): the restored IR is the one that plays,
+ * after the load asked for before it, and restore touches nothing that
+ * work() does (the threaded cases run under ThreadSanitizer in a sanitized
+ * build: main's restore wrote the worker's IR). Both ways hosts restore:
+ * with a worker schedule of restore's own (state:threadSafeRestore) and
+ * without. Compared against float64 once both handovers have faded in. */
+static void restore_during_load(int thread_safe, int threaded)
+{
+    enum { FRAMES = 40000, FROM = 20000, BLOCK = 64 };
+    char dir[] = "/tmp/gfir_lv2_XXXXXX";
+    uint64_t rng = 33;
+    ir_file a, b;
+    host h, g;
+    float *x[1], *y[1];
+    size_t done = 0;
+    assert_non_null(mkdtemp(dir));
+    write_ir(&a, dir, "a.wav", 1, 500, 0, &rng);
+    write_ir(&b, dir, "b.wav", 1, 600, 0, &rng);
+    signals_new(x, 1, y, 1, FRAMES, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, 512), 0);
+    set_db(&h, "normalize", 0);
+    host_set_ir(&h, b.path);
+    stream(&h, x, y, 0, 2000, &rng, 1, NULL);
+    assert_string_equal(h.notified_path, b.path);
+    assert_int_equal(host_save(&h, dir), 0);
+    host_close(&h);
+
+    assert_int_equal(host_open(&g, "urn:gfir:lv2:convolver-mono", RATE, 512), 0);
+    set_db(&g, "normalize", 0);
+    assert_int_equal(host_worker_thread(&g, threaded), 0);
+    host_set_ir(&g, a.path);
+    g.hold_work = !threaded;
+    done = cycles(&g, x, y, done, 2, BLOCK);
+    assert_int_equal(host_restore(&g, dir, thread_safe), 0);
+    g.hold_work = 0;
+    host_work(&g);
+    while (done < FRAMES) {
+        done = cycles(&g, x, y, done, 1, BLOCK);
+        if (threaded)
+            usleep(200); /* a pace the worker keeps up with */
+    }
+    assert_int_equal(host_worker_thread(&g, 0), 0);
+    assert_string_equal(g.notified_path, b.path);
+    epoch e = {&b, 0, 0, 1};
+    const double err = rel_error(&g, &e, 1, x, y, FROM, FRAMES, 1, 0, 1);
+    printf("restored %s while a load %s: %s plays, relative L2 error %.3g\n",
+           thread_safe ? "through restore's worker" : "without a worker",
+           threaded ? "ran on the worker's thread" : "waited", g.notified_path, err);
+    assert_true(err < TOLERANCE);
+    host_close(&g);
+    signals_free(x, 1, y, 1);
+    free(a.taps), free(b.taps);
+}
+
+static void test_restore_during_load(void **state)
+{
+    (void)state;
+    restore_during_load(0, 0);
+    restore_during_load(1, 0);
+}
+
+static void test_restore_during_threaded_load(void **state)
+{
+    (void)state;
+    restore_during_load(0, 1);
+    restore_during_load(1, 1);
 }
 
 int main(void)
@@ -364,6 +589,10 @@ int main(void)
         cmocka_unit_test(test_mono_to_stereo_energy),
         cmocka_unit_test(test_mono_trim),
         cmocka_unit_test(test_long_ir_backend_cuda),
+        cmocka_unit_test(test_late_response_catches_up),
+        cmocka_unit_test(test_threaded_worker),
+        cmocka_unit_test(test_restore_during_load),
+        cmocka_unit_test(test_restore_during_threaded_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

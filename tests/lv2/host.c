@@ -13,6 +13,7 @@
 #include <lv2/worker/worker.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,13 +61,29 @@ typedef struct queue {
 } queue;
 static queue requests, responses;
 
+/* host_worker_thread: the queues under a lock, the work on a thread */
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_ready = PTHREAD_COND_INITIALIZER;
+static pthread_t worker;
+static int threaded, stopping;
+static host *worker_host;
+
 static LV2_Worker_Status push(queue *q, uint32_t size, const void *data)
 {
-    if (q->n == SLOTS || size > SLOT_BYTES)
-        return LV2_WORKER_ERR_NO_SPACE;
-    q->size[q->n] = size;
-    memcpy(q->data[q->n++], data, size);
-    return LV2_WORKER_SUCCESS;
+    LV2_Worker_Status st = LV2_WORKER_SUCCESS;
+    if (threaded)
+        pthread_mutex_lock(&queue_lock);
+    if (q->n == SLOTS || size > SLOT_BYTES) {
+        st = LV2_WORKER_ERR_NO_SPACE;
+    } else {
+        q->size[q->n] = size;
+        memcpy(q->data[q->n++], data, size);
+    }
+    if (threaded) {
+        pthread_cond_signal(&queue_ready);
+        pthread_mutex_unlock(&queue_lock);
+    }
+    return st;
 }
 
 static LV2_Worker_Status schedule(LV2_Worker_Schedule_Handle handle, uint32_t size,
@@ -222,6 +239,7 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
 
 void host_close(host *h)
 {
+    host_worker_thread(h, 0);
     if (h->instance) {
         lilv_instance_deactivate(h->instance);
         lilv_instance_free(h->instance);
@@ -293,16 +311,75 @@ void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames)
     empty_sequence(h->notify_atom, sizeof h->notify_atom - sizeof(LV2_Atom));
     if (host_armed)
         host_armed(1);
-    h->delivered = responses.n;
-    for (uint32_t i = 0; w && i < responses.n; i++)
+    if (threaded)
+        pthread_mutex_lock(&queue_lock);
+    h->delivered = h->hold_responses ? 0 : responses.n;
+    for (uint32_t i = 0; w && i < h->delivered; i++)
         w->work_response(lilv_instance_get_handle(h->instance), responses.size[i],
                          responses.data[i]);
-    responses.n = 0;
+    if (!h->hold_responses)
+        responses.n = 0;
+    if (threaded)
+        pthread_mutex_unlock(&queue_lock);
     lilv_instance_run(h->instance, frames);
     if (host_armed)
         host_armed(0);
     read_notify(h);
     empty_sequence(host_control(h), sizeof(LV2_Atom_Sequence_Body));
+    if (!h->hold_work && !threaded)
+        host_work(h);
+}
+
+static void *work_thread(void *arg)
+{
+    static queue batch;
+    const LV2_Worker_Interface *w =
+        lilv_instance_get_extension_data(worker_host->instance, LV2_WORKER__interface);
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&queue_lock);
+        while (!requests.n && !stopping)
+            pthread_cond_wait(&queue_ready, &queue_lock);
+        if (stopping) {
+            pthread_mutex_unlock(&queue_lock);
+            return NULL;
+        }
+        batch = requests;
+        requests.n = 0;
+        pthread_mutex_unlock(&queue_lock);
+        for (uint32_t i = 0; w && i < batch.n; i++)
+            w->work(lilv_instance_get_handle(worker_host->instance), respond, NULL,
+                    batch.size[i], batch.data[i]);
+    }
+}
+
+int host_worker_thread(host *h, int on)
+{
+    if (on && !threaded) {
+        worker_host = h;
+        stopping = 0;
+        threaded = 1;
+        if (pthread_create(&worker, NULL, work_thread, NULL)) {
+            threaded = 0;
+            return 1;
+        }
+    } else if (!on && threaded) {
+        pthread_mutex_lock(&queue_lock);
+        stopping = 1;
+        pthread_cond_signal(&queue_ready);
+        pthread_mutex_unlock(&queue_lock);
+        pthread_join(worker, NULL);
+        threaded = 0;
+    }
+    return 0;
+}
+
+void host_work(host *h)
+{
+    const LV2_Worker_Interface *w =
+        lilv_instance_get_extension_data(h->instance, LV2_WORKER__interface);
+    if (threaded) /* the worker's thread does it, and work() is never run twice at once */
+        return;
     for (uint32_t i = 0; w && i < requests.n; i++)
         w->work(lilv_instance_get_handle(h->instance), respond, NULL, requests.size[i],
                 requests.data[i]);
@@ -329,24 +406,38 @@ static void set_port_value(const char *symbol, void *data, const void *value, ui
         h->controls[i] = *(const float *)value;
 }
 
-int host_save_restore(host *h, const char *dir, host *fresh)
+static LV2_Feature map_f = {LV2_URID__map, &map};
+
+int host_save(host *h, const char *dir)
 {
-    static LV2_Feature map_f = {LV2_URID__map, &map};
     static const LV2_Feature *features[] = {&map_f, NULL};
-    char file[4200];
     LilvState *saved = lilv_state_new_from_instance(h->plugin, h->instance, &map, NULL, dir, dir,
                                                     dir, port_value, h, 0, features);
-    if (!saved || lilv_state_save(h->world, &map, &unmap, saved, NULL, dir, "state.ttl"))
-        return 1;
+    const int failed = !saved || lilv_state_save(h->world, &map, &unmap, saved, NULL, dir,
+                                                 "state.ttl");
     lilv_state_free(saved);
-    if (host_open(fresh, lilv_node_as_uri(lilv_plugin_get_uri(h->plugin)), h->rate_hz,
-                  h->max_block))
-        return 1;
+    return failed;
+}
+
+int host_restore(host *h, const char *dir, int thread_safe)
+{
+    static LV2_Worker_Schedule state_schedule = {NULL, schedule};
+    static LV2_Feature work_f = {LV2_WORKER__schedule, &state_schedule};
+    static const LV2_Feature *plain[] = {&map_f, NULL}, *safe[] = {&map_f, &work_f, NULL};
+    char file[4200];
     snprintf(file, sizeof file, "%s/state.ttl", dir);
-    LilvState *loaded = lilv_state_new_from_file(fresh->world, &map, NULL, file);
+    LilvState *loaded = lilv_state_new_from_file(h->world, &map, NULL, file);
     if (!loaded)
         return 1;
-    lilv_state_restore(loaded, fresh->instance, set_port_value, fresh, 0, features);
+    lilv_state_restore(loaded, h->instance, set_port_value, h, 0, thread_safe ? safe : plain);
     lilv_state_free(loaded);
     return 0;
+}
+
+int host_save_restore(host *h, const char *dir, host *fresh)
+{
+    return host_save(h, dir) ||
+           host_open(fresh, lilv_node_as_uri(lilv_plugin_get_uri(h->plugin)), h->rate_hz,
+                     h->max_block) ||
+           host_restore(fresh, dir, 0);
 }

@@ -33,6 +33,8 @@ typedef struct host {
     char notified_status[1024];         /* the last status string on notify */
     int errors_logged;
     unsigned delivered;                 /* work responses the last cycle delivered */
+    int hold_work;                      /* 1: cycles leave the work they schedule queued */
+    int hold_responses;                 /* 1: cycles leave the work's responses queued */
 } host;
 
 /* Loads the bundle from LV2_PATH and instantiates uri at rate_hz with
@@ -59,8 +61,28 @@ void host_set_path(host *h, const char *property, const char *path);
  * host_armed(1) and host_armed(0) when hooks are set. */
 void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames);
 
+/* Does the work queued so far (what cycles left while hold_work was set);
+ * nothing while the worker's thread runs (host_worker_thread). */
+void host_work(host *h);
+
+/* on: the work from now on runs on a thread of its own, as in jalv, as soon
+ * as it is scheduled, its responses delivered at the start of a later
+ * cycle; off (and host_close): that thread is stopped. 0 on success. */
+int host_worker_thread(host *h, int on);
+
 /* Called around the real-time part of each cycle (NULL: none). */
 extern void (*host_armed)(int on);
+
+/* Saves the instance's state (its controls and the plugin's own) into
+ * dir/state.ttl. 0 on success. */
+int host_save(host *h, const char *dir);
+
+/* Restores dir/state.ttl into h's instance, as a host restores a session:
+ * the plugin's state, then the controls. thread_safe: as hosts do for
+ * plugins with state:threadSafeRestore, restore gets a worker schedule of its
+ * own, whose work goes into the same queue as run()'s (after what waits
+ * there). 0 on success. */
+int host_restore(host *h, const char *dir, int thread_safe);
 
 /* Saves the instance's state into dir, restores it into a fresh instance of
  * the same plugin in *fresh (opened as host_open does). 0 on success. */

@@ -1,0 +1,124 @@
+/*
+ * filter_test.c - gfir filter in a liblilv host (host.h): control changes
+ * designed on the worker and handed over while the audio runs, in calls of
+ * 64 frames. The latency port must say the delay of the filter whose output
+ * leaves the call, so the test takes each handover's frame from the port
+ * alone and checks the output against float64 with those frames: a new
+ * filter for the running plan (the library's crossfade), a second one asked
+ * for during that fade (it waits for the fade to end, and so must the
+ * port), and a longer one that needs a new plan (primed with the input it
+ * has missed, then crossfaded). Every filter as if it had always run;
+ * relative L2 error under 1e-5 (float taps, sums of up to 1200 products
+ * stay near 1e-7; a handover a call off is far above).
+ */
+#include "gfir.h"
+#include "host.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#define RATE 48000.0
+#define FADE 2400 /* gl_fade_frames at 48 kHz: 50 ms */
+#define BLOCK 64
+#define TOLERANCE 1e-5
+
+typedef struct design {
+    float *taps;
+    size_t ntaps;
+} design;
+
+/* A lowpass at 4 kHz, 80 dB, as the plugin designs it from its controls. */
+static design lowpass(double transition_hz)
+{
+    design d;
+    assert_int_equal(gfir_design_length(GFIR_LOWPASS, RATE, transition_hz, 80, &d.ntaps), GFIR_OK);
+    assert_non_null(d.taps = malloc(d.ntaps * sizeof *d.taps));
+    assert_int_equal(gfir_design_kaiser(GFIR_LOWPASS, RATE, 4000, 0, transition_hz, 80, d.taps,
+                                        d.ntaps),
+                     GFIR_OK);
+    return d;
+}
+
+static double convolve(const design *d, const float *x, size_t i)
+{
+    double y = 0;
+    for (size_t k = 0; k < d->ntaps && k <= i; k++)
+        y += (double)d->taps[k] * x[i - k];
+    return y;
+}
+
+static void test_latency_follows_the_handover(void **state)
+{
+    enum { CALLS = 400, NDESIGNS = 4 };
+    static const double transitions[NDESIGNS] = {400, 440, 480, 200};
+    design d[NDESIGNS];
+    size_t start[NDESIGNS], found = 0, asked = 1;
+    float *x, *y;
+    host h;
+    uint64_t rng = 35;
+    double err = 0, ref = 0, last = -1;
+    (void)state;
+    for (int i = 0; i < NDESIGNS; i++)
+        d[i] = lowpass(transitions[i]);
+    /* 1 and 2 fit the first filter's plan; 3 is longer: a new plan */
+    assert_true(d[1].ntaps < d[0].ntaps && d[2].ntaps < d[1].ntaps && d[3].ntaps > d[0].ntaps);
+    assert_non_null(x = malloc(CALLS * BLOCK * sizeof *x));
+    assert_non_null(y = calloc(CALLS * BLOCK, sizeof *y));
+    test_fill(x, CALLS * BLOCK, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:filter-mono", RATE, BLOCK), 0);
+    const int transition = host_port(&h, "transition_hz"), latency = host_port(&h, "latency");
+    assert_true(transition >= 0 && latency >= 0);
+    for (size_t c = 0; c < CALLS; c++) {
+        float *in = x + c * BLOCK, *out = y + c * BLOCK;
+        /* 1 soon; 2 in the call after 1 took over (its fade runs); 3 long after */
+        if ((c == 10 && asked == 1) || (found == 2 && asked == 2) ||
+            (found == 3 && asked == 3 && c * BLOCK > start[2] + 2 * FADE))
+            h.controls[transition] = (float)transitions[asked++];
+        host_cycle(&h, &in, &out, BLOCK);
+        if (h.controls[latency] != last) {
+            assert_true(found < NDESIGNS);
+            assert_int_equal((size_t)h.controls[latency], (d[found].ntaps - 1) / 2);
+            start[found++] = c * BLOCK;
+            last = h.controls[latency];
+        }
+    }
+    assert_int_equal(found, NDESIGNS);
+    for (size_t i = 0; i < CALLS * BLOCK; i++) {
+        size_t e = found - 1;
+        while (start[e] > i)
+            e--;
+        double want = convolve(&d[e], x, i);
+        if (e > 0 && i - start[e] < FADE) {
+            const double w = 0.5 - 0.5 * cos(M_PI * ((double)(i - start[e]) + 0.5) / FADE);
+            want = (1 - w) * convolve(&d[e - 1], x, i) + w * want;
+        }
+        err += (y[i] - want) * (y[i] - want);
+        ref += want * want;
+    }
+    printf("handovers at frames %zu, %zu, %zu (latency %zu, %zu, %zu): relative L2 error %.3g\n",
+           start[1], start[2], start[3], (d[1].ntaps - 1) / 2, (d[2].ntaps - 1) / 2,
+           (d[3].ntaps - 1) / 2, sqrt(err / ref));
+    /* the second waited for the first one's fade */
+    assert_true(start[2] >= start[1] + FADE);
+    assert_true(sqrt(err / ref) < TOLERANCE);
+    host_close(&h);
+    for (int i = 0; i < NDESIGNS; i++)
+        free(d[i].taps);
+    free(x);
+    free(y);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_latency_follows_the_handover),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
