@@ -37,9 +37,15 @@ runs=("memcheck cuda_test --quick" "memcheck cuda_fft_test --quick"
     "racecheck cuda_fft_test --quick" "racecheck smfft_test --quick"
     "racecheck fdl_test --quick")
 jobs=${GFIR_CHECK_JOBS:-${#runs[@]}}
+# On a host of several GPUs the runs take turns over them (each sees one),
+# since ten sanitized runs on one GPU ran past 300 s where one alone did not.
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+[ "${ngpu:-0}" -ge 1 ] || ngpu=1
+nth=0
 one() {
-    local tool=$1 name=$2 flag=$3
-    timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
+    local tool=$1 name=$2 flag=$3 gpu=$4
+    CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-$gpu} \
+        timeout "${GFIR_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" --error-exitcode 9 \
         "$build/tests/cuda/$name" "$flag" >"$build/sanitizer-$tool-$name.log" 2>&1
     echo $? >"$build/sanitizer-$tool-$name.rc"
 }
@@ -47,7 +53,8 @@ running=0
 for run in "${runs[@]}"; do
     set -- $run
     rm -f "$build/sanitizer-$1-$2.rc"
-    one "$1" "$2" "$3" &
+    one "$1" "$2" "$3" $((nth % ngpu)) &
+    nth=$((nth + 1))
     running=$((running + 1))
     if [ "$running" -ge "$jobs" ]; then
         wait -n
