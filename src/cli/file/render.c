@@ -31,6 +31,7 @@ typedef struct render {
     resampler *rs;              /* --rate: INPUT read at OUTPUT's rate, else NULL */
     conditioner cond;
     short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
+    short *pcm_in;              /* 16-bit INPUT: a block of its integer samples, else NULL */
     uint64_t frames_in;
     uint64_t promised;          /* frames INPUT's header promised, 0 when unknown */
     /* the reader's: samples read, and those that were not finite (float input) */
@@ -58,6 +59,21 @@ static void silence_nonfinite(render *r, float *buf, size_t n)
     }
 }
 
+/* 16-bit INPUT: its integers as libsndfile reads them, scaled by 2^-15 here
+ * (the product libsndfile's float read makes, exact either way) in a loop
+ * GCC vectorises; libsndfile's own ran scalar, half the reader's time on a
+ * 16-bit WAV. At most a block at a time: what pcm_in holds. */
+static sf_count_t read_pcm16(render *r, float *restrict buf, size_t max)
+{
+    const size_t n = max < r->t->block ? max : r->t->block;
+    const short *restrict pcm = r->pcm_in;
+    const sf_count_t got = sf_readf_short(r->in, r->pcm_in, (sf_count_t)n);
+    const size_t samples = got > 0 ? (size_t)got * r->channels : 0;
+    for (size_t i = 0; i < samples; i++)
+        buf[i] = (float)pcm[i] * (1.0f / 32768.0f);
+    return got;
+}
+
 static long read_input(void *ctx, float *buf, size_t max)
 {
     render *r = ctx;
@@ -68,7 +84,7 @@ static long read_input(void *ctx, float *buf, size_t max)
         if (max == 0)
             return 0;
     }
-    got = sf_readf_float(r->in, buf, (sf_count_t)max);
+    got = r->pcm_in ? read_pcm16(r, buf, max) : sf_readf_float(r->in, buf, (sf_count_t)max);
     if (got <= 0)
         return sf_error(r->in) != 0 ? -1 : 0;
     if (r->scan_input)
@@ -287,12 +303,13 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     condition_init(&r.cond, subtype, t->no_dither);
     /* libsndfile clips instead of wrapping integers that overflow. */
     sf_command(r.out, SFC_SET_CLIPPING, NULL, SF_TRUE);
-    if (subtype == SF_FORMAT_PCM_16) {
+    if (in_subtype == SF_FORMAT_PCM_16)
+        r.pcm_in = malloc(t->block * channels * sizeof *r.pcm_in);
+    if (subtype == SF_FORMAT_PCM_16)
         r.pcm = malloc(t->block * r.out_channels * sizeof *r.pcm);
-        if (!r.pcm) {
-            cli_error("out of memory for blocks of %zu frames", t->block);
-            goto done;
-        }
+    if ((in_subtype == SF_FORMAT_PCM_16 && !r.pcm_in) || (subtype == SF_FORMAT_PCM_16 && !r.pcm)) {
+        cli_error("out of memory for blocks of %zu frames", t->block);
+        goto done;
     }
     rc = filter_all(&r, pg);
     errno = 0;
@@ -320,5 +337,6 @@ done:
     output_end(&of);
     resampler_destroy(r.rs);
     free(r.pcm);
+    free(r.pcm_in);
     return rc;
 }
