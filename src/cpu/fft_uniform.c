@@ -487,9 +487,7 @@ static void execute_by_channel(const gfir_plan *plan, fft_state *st, const float
         st->call_frames = m;
         gf_pool_run(st->pool, stretch_task, st, ch);
         st->split_stretches++;
-        for (size_t i = 0; i < m; i++)
-            for (size_t c = 0; c < ch; c++)
-                out[i * ch + c] = st->planes[c * st->plane_frames + i];
+        gf_frames_interleave(out, st->planes, st->plane_frames, (unsigned)ch, m);
         st->head = head_after(st, st->head, (st->pos + m) / P);
         st->pos = (st->pos + m) % P;
         if (in)
