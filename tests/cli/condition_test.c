@@ -1,7 +1,8 @@
 /*
  * condition_test.c - the file writer's last step (src/cli/file/condition.c)
  * against a plain reference written from its definition: samples beyond the
- * grid and finite are counted with their largest magnitude, NaN and
+ * grid and finite are counted with their largest magnitude, the largest of
+ * all kept (NaN as infinity), NaN and
  * infinities are counted with the first one's index, 8- and 16-bit output is
  * TPDF-dithered (xorshift64*, the same sequence every run), clamped to the
  * grid's ends and rounded half to even, NaN going out as silence.
@@ -27,7 +28,7 @@
 
 typedef struct reference {
     uint64_t rng, clipped, nonfinite, first_nonfinite, seen;
-    double peak;
+    double peak, level;
 } reference;
 
 static float ref_uniform(uint64_t *s)
@@ -43,6 +44,7 @@ static void ref_block(reference *r, const conditioner *c, float *buf, size_t n, 
 {
     for (size_t i = 0; i < n; i++) {
         const double x = buf[i];
+        r->level = isnan(x) ? INFINITY : fabs(x) > r->level ? fabs(x) : r->level;
         if (isnan(x) || isinf(x)) {
             if (!r->nonfinite)
                 r->first_nonfinite = r->seen + i;
@@ -113,6 +115,7 @@ static void check_subtype(int subtype, int no_dither)
     }
     assert_int_equal(c.clipped, r.clipped);
     assert_true((double)c.peak == r.peak);
+    assert_true((double)c.level == r.level);
     assert_int_equal(c.nonfinite, r.nonfinite);
     assert_int_equal(c.first_nonfinite, r.first_nonfinite);
     assert_true(r.clipped > 0 || !c.count_clips);
@@ -141,12 +144,33 @@ static void test_wide(void **state)
     check_subtype(SF_FORMAT_FLOAT, 0);
 }
 
+/* The level of finite samples: the largest magnitude, over tiles and calls. */
+static void test_level(void **state)
+{
+    uint64_t rng = 99;
+    float buf[5003];
+    short pcm[5003];
+    double want = 0.0;
+    conditioner c;
+    (void)state;
+    condition_init(&c, SF_FORMAT_PCM_16, 1);
+    for (int call = 0; call < 3; call++) {
+        test_fill(buf, 5003, &rng);
+        buf[(size_t)call * 1999] = (float)(1.25 + call * 0.01);
+        for (size_t i = 0; i < 5003; i++)
+            want = fabs(buf[i]) > want ? fabs(buf[i]) : want;
+        condition_block(&c, buf, 5003, pcm);
+        assert_true((double)c.level == want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pcm16),
         cmocka_unit_test(test_pcm8),
         cmocka_unit_test(test_wide),
+        cmocka_unit_test(test_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

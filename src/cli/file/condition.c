@@ -36,6 +36,7 @@ void condition_init(conditioner *c, int subtype, int no_dither)
     c->rng = 0x9E3779B97F4A7C15ULL;
     c->clipped = 0;
     c->peak = 0.0f;
+    c->level = 0.0f;
     c->seen = 0;
     c->nonfinite = 0;
     c->first_nonfinite = 0;
@@ -66,8 +67,26 @@ static void count_nonfinite(conditioner *c, const float *buf, size_t n)
     c->seen += n;
 }
 
-/* Samples per call of count_clips: its 32-bit count cannot overflow. */
-#define COUNT_SPAN ((size_t)1 << 30)
+/* Samples conditioned at a time: every pass over a tile finds it in the L1
+ * cache, where passes over a whole block (512 KiB for stereo) each read it
+ * from memory. Small enough for count_clips' 32-bit count. */
+#define TILE ((size_t)2048)
+
+/* The largest magnitude in buf and c->level. Non-negative floats order as
+ * their bit patterns do, so this is an integer maximum, which vectorises
+ * where a float one (NaN's rules) does not; a NaN counts as infinity. */
+static void track_level(conditioner *c, const float *restrict buf, size_t n)
+{
+    uint32_t top, bits;
+    memcpy(&top, &c->level, sizeof top);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&bits, &buf[i], sizeof bits);
+        bits &= 0x7FFFFFFFu;
+        top = bits > top ? bits : top;
+    }
+    top = top > 0x7F800000u ? 0x7F800000u : top;
+    memcpy(&c->level, &top, sizeof top);
+}
 
 /* Samples beyond the grid's ends and finite (NaN compares false): counted,
  * and the largest magnitude among them kept. 32-bit lanes throughout, which
@@ -93,13 +112,13 @@ static void count_clips(conditioner *c, const float *restrict buf, size_t n)
         c->peak = peak;
 }
 
-void condition_block(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
+static void condition_tile(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
 {
     const float steps = c->steps;
+    track_level(c, buf, n);
     count_nonfinite(c, buf, n);
     if (c->count_clips)
-        for (size_t at = 0; at < n; at += COUNT_SPAN)
-            count_clips(c, buf + at, n - at < COUNT_SPAN ? n - at : COUNT_SPAN);
+        count_clips(c, buf, n);
     if (c->dither) {
         uint64_t rng = c->rng;
         for (size_t i = 0; i < n; i++)
@@ -134,4 +153,10 @@ void condition_block(conditioner *c, float *restrict buf, size_t n, short *restr
                      : buf[i] == buf[i] ? buf[i]
                                         : 0.0f;
     }
+}
+
+void condition_block(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
+{
+    for (size_t at = 0; at < n; at += TILE)
+        condition_tile(c, buf + at, n - at < TILE ? n - at : TILE, pcm ? pcm + at : NULL);
 }

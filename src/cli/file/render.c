@@ -27,7 +27,6 @@ typedef struct render {
     /* alignment: frames dropped from the front, frames written */
     size_t skip_left;
     uint64_t written;
-    float peak;
     resampler *rs;              /* --rate: INPUT read at OUTPUT's rate, else NULL */
     conditioner cond;
     short *pcm;                 /* 16-bit output: a block of integer samples, else NULL */
@@ -111,23 +110,6 @@ static int render_filter(void *ctx, const float *in, float *out, size_t frames)
     return 0;
 }
 
-/* The largest magnitude in buf and peak. Non-negative floats order as their
- * bit patterns do, so this is an integer maximum, which vectorises where a
- * float one (NaN's rules) does not; a NaN counts as infinity. */
-static float peak_of(const float *buf, size_t n, float peak)
-{
-    uint32_t top, bits;
-    memcpy(&top, &peak, sizeof top);
-    for (size_t i = 0; i < n; i++) {
-        memcpy(&bits, &buf[i], sizeof bits);
-        bits &= 0x7FFFFFFFu;
-        top = bits > top ? bits : top;
-    }
-    top = top > 0x7F800000u ? 0x7F800000u : top;
-    memcpy(&peak, &top, sizeof peak);
-    return peak;
-}
-
 /* Why a write to OUTPUT failed: the system's reason where the last write(2)
  * gave one, since libsndfile's words can mislead (a full device under FLAC
  * says "problem with initialization of the flac decoder"), else
@@ -162,7 +144,6 @@ static int render_write(void *ctx, float *buf, size_t frames, uint64_t limit)
         frames = (size_t)(limit - r->written);
     if (frames == 0)
         return 0;
-    r->peak = peak_of(buf, frames * r->out_channels, r->peak);
     condition_block(&r->cond, buf, frames * r->out_channels, r->pcm);
     errno = 0;
     done = r->pcm ? sf_writef_short(r->out, r->pcm, (sf_count_t)frames)
@@ -321,7 +302,7 @@ int render_file(SNDFILE *in, const char *input, unsigned channels, cli_chain *ch
     res->written = r.written;
     res->clipped = r.cond.clipped;
     res->clip_peak = r.cond.peak;
-    res->peak = r.peak;
+    res->peak = r.cond.level;
     res->frames_in = r.frames_in;
     res->nonfinite_in = r.nonfinite_in;
     res->first_nonfinite_in = r.first_nonfinite_in;
