@@ -21,6 +21,14 @@
 #include <sndfile.h>
 #include <string.h>
 
+/* The passes below are inlined into each instruction set's copy of the
+ * tile (condition_tile_*), so each compiles for that set. */
+#ifdef __GNUC__
+#define PASS static inline __attribute__((always_inline))
+#else
+#define PASS static inline
+#endif
+
 void condition_init(conditioner *c, int subtype, int no_dither)
 {
     c->count_clips = subtype != SF_FORMAT_FLOAT && subtype != SF_FORMAT_DOUBLE &&
@@ -43,7 +51,7 @@ void condition_init(conditioner *c, int subtype, int no_dither)
 }
 
 /* xorshift64*: fast, and the same dither on every run. */
-static float uniform(uint64_t *s)
+PASS float uniform(uint64_t *s)
 {
     *s ^= *s >> 12;
     *s ^= *s << 25;
@@ -52,7 +60,7 @@ static float uniform(uint64_t *s)
 }
 
 /* NaN and infinities: counted, the first one's place kept for the report. */
-static void count_nonfinite(conditioner *c, const float *buf, size_t n)
+PASS void count_nonfinite(conditioner *c, const float *buf, size_t n)
 {
     size_t bad = 0;
     for (size_t i = 0; i < n; i++)
@@ -75,7 +83,7 @@ static void count_nonfinite(conditioner *c, const float *buf, size_t n)
 /* The largest magnitude in buf and c->level. Non-negative floats order as
  * their bit patterns do, so this is an integer maximum, which vectorises
  * where a float one (NaN's rules) does not; a NaN counts as infinity. */
-static void track_level(conditioner *c, const float *restrict buf, size_t n)
+PASS void track_level(conditioner *c, const float *restrict buf, size_t n)
 {
     uint32_t top, bits;
     memcpy(&top, &c->level, sizeof top);
@@ -91,7 +99,7 @@ static void track_level(conditioner *c, const float *restrict buf, size_t n)
 /* Samples beyond the grid's ends and finite (NaN compares false): counted,
  * and the largest magnitude among them kept. 32-bit lanes throughout, which
  * GCC vectorises where a size_t count stayed scalar. */
-static void count_clips(conditioner *c, const float *restrict buf, size_t n)
+PASS void count_clips(conditioner *c, const float *restrict buf, size_t n)
 {
     const float hi = c->hi, lo = c->lo;
     uint32_t clipped = 0, top = 0;
@@ -112,7 +120,7 @@ static void count_clips(conditioner *c, const float *restrict buf, size_t n)
         c->peak = peak;
 }
 
-static void condition_tile(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
+PASS void tile_body(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
 {
     const float steps = c->steps;
     track_level(c, buf, n);
@@ -155,8 +163,39 @@ static void condition_tile(conditioner *c, float *restrict buf, size_t n, short 
     }
 }
 
+static void tile_base(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
+{
+    tile_body(c, buf, n, pcm);
+}
+
+/* AVX2 doubles the lanes and has the unsigned maximum that SSE2 emulates
+ * in three instructions: the passes ran 1.45 ns a sample with SSE2 on the
+ * 2-core development machine. No FMA: a contracted multiply-add would
+ * round differently from the plain build. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define HAVE_X86_TARGETS 1
+__attribute__((target("avx2"))) static void tile_avx2(conditioner *c, float *restrict buf,
+                                                      size_t n, short *restrict pcm)
+{
+    tile_body(c, buf, n, pcm);
+}
+#endif
+
+typedef void (*tile_fn)(conditioner *, float *restrict, size_t, short *restrict);
+
+static tile_fn tile_select(void)
+{
+#ifdef HAVE_X86_TARGETS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        return tile_avx2;
+#endif
+    return tile_base;
+}
+
 void condition_block(conditioner *c, float *restrict buf, size_t n, short *restrict pcm)
 {
+    const tile_fn tile = tile_select();
     for (size_t at = 0; at < n; at += TILE)
-        condition_tile(c, buf + at, n - at < TILE ? n - at : TILE, pcm ? pcm + at : NULL);
+        tile(c, buf + at, n - at < TILE ? n - at : TILE, pcm ? pcm + at : NULL);
 }
