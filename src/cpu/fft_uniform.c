@@ -47,9 +47,11 @@
  * enough to give each thread about four ranges, but not below 256. */
 #define MAX_BIN_CHUNK ((size_t)1024)
 #define MIN_BIN_CHUNK ((size_t)256)
-/* Frames of a call shared out a channel per task at once: bounds the output
- * planes (256 KiB a channel) whatever the plan's largest call. */
+/* Frames of a call shared out a channel per task at once: bound the output
+ * planes (256 KiB a channel, 8 MiB in all) whatever the plan's largest call
+ * and however many channels it has. */
 #define MAX_PLANE_FRAMES ((size_t)65536)
+#define MAX_PLANE_FLOATS ((size_t)1 << 21)
 
 
 typedef struct fft_state {
@@ -126,7 +128,9 @@ static size_t work_of(const gfir_plan *plan, const fft_state *st, size_t frames)
 /* The frames of the largest call that one task per channel filters at once. */
 static size_t stretch_frames(const gfir_plan *plan)
 {
-    return plan->block_frames < MAX_PLANE_FRAMES ? plan->block_frames : MAX_PLANE_FRAMES;
+    size_t frames = plan->block_frames < MAX_PLANE_FRAMES ? plan->block_frames : MAX_PLANE_FRAMES;
+    const size_t fit = MAX_PLANE_FLOATS / plan->channels;
+    return frames < fit ? frames : fit;
 }
 
 /* Worker threads (besides the caller) worth starting for this plan; see

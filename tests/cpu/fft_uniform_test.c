@@ -316,6 +316,40 @@ static void test_calls_by_channel(void **state)
     }
 }
 
+/* Many channels: the planes stay within 8 MiB (2^21 floats), so a call of
+ * 65536 frames of 64 channels goes in two stretches of 32768, and the
+ * output is still the one-thread plan's, bit for bit. */
+static void test_planes_bounded(void **state)
+{
+    enum { CH = 64, N = 65536 };
+    const size_t samples = (size_t)N * CH;
+    fft_case tc = {CH, 1, 513, N, N, WHOLE, 0, 1};
+    uint64_t rng = 21;
+    float taps[513];
+    float *x = malloc(samples * sizeof *x), *y1 = malloc(samples * sizeof *y1);
+    float *y2 = malloc(samples * sizeof *y2);
+    gfir_plan *one, *two;
+    (void)state;
+    assert_non_null(x);
+    assert_non_null(y1);
+    assert_non_null(y2);
+    test_fill(taps, 513, &rng);
+    test_fill(x, samples, &rng);
+    one = make_plan(&tc, taps);
+    tc.threads = 2;
+    two = make_plan(&tc, taps);
+    assert_int_equal(gfir_plan_execute(one, x, y1, N), GFIR_OK);
+    assert_int_equal(gfir_plan_execute(two, x, y2, N), GFIR_OK);
+    assert_int_equal(gf_cpu_fft_uniform_split_stretches(two), 2);
+    if (memcmp(y1, y2, samples * sizeof *y1) != 0)
+        fail_msg("64 channels: two threads differ from one");
+    gfir_plan_destroy(one);
+    gfir_plan_destroy(two);
+    free(x);
+    free(y1);
+    free(y2);
+}
+
 /* Calls too small to pay for waking a worker stay on the calling thread. */
 static void test_small_calls_stay(void **state)
 {
@@ -442,7 +476,7 @@ int main(void)
         cmocka_unit_test(test_channels),        cmocka_unit_test(test_long_filters),
         cmocka_unit_test(test_latency_is_block), cmocka_unit_test(test_flush_and_reset),
         cmocka_unit_test(test_wisdom_cache),    cmocka_unit_test(test_calls_by_channel),
-        cmocka_unit_test(test_small_calls_stay),
+        cmocka_unit_test(test_small_calls_stay), cmocka_unit_test(test_planes_bounded),
     };
     /* Measuring FFT algorithms would dominate the run time; the wisdom test
      * turns it back on for one small size. */
