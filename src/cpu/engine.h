@@ -15,4 +15,8 @@
 /* The host: always available, nothing to start. */
 extern const gf_backend gf_cpu_backend;
 
+/* For tests: the stretches of calls that a plan on the uniform FFT engine
+ * (fft_uniform.c) filtered a channel per task. */
+size_t gf_cpu_fft_uniform_split_stretches(const gfir_plan *plan);
+
 #endif

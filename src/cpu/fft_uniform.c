@@ -47,6 +47,11 @@
  * enough to give each thread about four ranges, but not below 256. */
 #define MAX_BIN_CHUNK ((size_t)1024)
 #define MIN_BIN_CHUNK ((size_t)256)
+/* Frames of a call shared out a channel per task at once: bound the output
+ * planes (256 KiB a channel, 8 MiB in all) whatever the plan's largest call
+ * and however many channels it has. */
+#define MAX_PLANE_FRAMES ((size_t)65536)
+#define MAX_PLANE_FLOATS ((size_t)1 << 21)
 
 
 typedef struct fft_state {
@@ -60,7 +65,8 @@ typedef struct fft_state {
     gf_fftw_pair fft;
     gf_cmac_fn mac;
     unsigned threads;        /* the caller's and the pool's */
-    gf_pool *pool;         /* NULL: every block on the calling thread */
+    gf_pool *pool;           /* NULL: every block on the calling thread */
+    int block_tasks;         /* a block alone is worth sharing out */
     const gfir_plan *plan;   /* for the pool's tasks */
     const float *task_h;     /* the filter the pool's multiply-accumulate tasks use */
     float *w;                /* P: the fade's weights for one stretch */
@@ -72,6 +78,14 @@ typedef struct fft_state {
     float *spec;             /* 2 x bstride: FFTW's interleaved spectrum */
     float *acc;              /* 2 x bstride: the output spectrum, split */
     float *yt;               /* 2P: the inverse FFT's output */
+    /* Calls shared out a channel per task (execute_by_channel): each
+     * channel's output plane, the stretch being filtered, and how many
+     * stretches went so (for tests). */
+    float *planes;           /* channels x plane_frames, or NULL */
+    size_t plane_frames;
+    const float *call_in;
+    size_t call_frames;
+    size_t split_stretches;
 } fft_state;
 
 /* ---- create, reset, destroy ----------------------------------------------- */
@@ -91,6 +105,7 @@ static void uniform_destroy(gfir_plan *plan)
     fftwf_free(st->spec);
     fftwf_free(st->acc);
     fftwf_free(st->yt);
+    fftwf_free(st->planes);
     free(st);
     plan->impl = NULL;
 }
@@ -103,21 +118,44 @@ static size_t log2_size(size_t n)
     return l;
 }
 
-/* Worker threads (besides the caller) worth starting for this plan; see
+/* The work of `frames` frames of every channel, in the unit of
  * GF_CPU_FFT_CHANNELS_MIN_WORK. */
+static size_t work_of(const gfir_plan *plan, const fft_state *st, size_t frames)
+{
+    return plan->channels * frames * (st->nparts + log2_size(2 * st->part));
+}
+
+/* The frames of the largest call that one task per channel filters at once. */
+static size_t stretch_frames(const gfir_plan *plan)
+{
+    size_t frames = plan->block_frames < MAX_PLANE_FRAMES ? plan->block_frames : MAX_PLANE_FRAMES;
+    const size_t fit = MAX_PLANE_FLOATS / plan->channels;
+    return frames < fit ? frames : fit;
+}
+
+/* Worker threads (besides the caller) worth starting for this plan; see
+ * GF_CPU_FFT_CHANNELS_MIN_WORK. Several channels share out a block, or a
+ * call of many blocks, whichever is larger. */
 static unsigned workers_wanted(const gfir_plan *plan, const fft_state *st)
 {
-    const size_t work = plan->channels * st->part * (st->nparts + log2_size(2 * st->part));
+    const size_t frames = st->part > stretch_frames(plan) ? st->part : stretch_frames(plan);
     if (st->threads < 2)
         return 0;
     if (plan->channels > 1)
-        return work >= GF_CPU_FFT_CHANNELS_MIN_WORK
+        return work_of(plan, st, frames) >= GF_CPU_FFT_CHANNELS_MIN_WORK
                    ? (plan->channels < st->threads ? plan->channels : st->threads) - 1
                    : 0;
+    return st->block_tasks ? st->threads - 1 : 0;
+}
+
+/* Whether one block's work pays for waking the workers. */
+static int block_tasks_pay(const gfir_plan *plan, const fft_state *st)
+{
+    const size_t work = work_of(plan, st, st->part);
+    if (plan->channels > 1)
+        return work >= GF_CPU_FFT_CHANNELS_MIN_WORK;
     return work >= GF_CPU_FFT_BINS_MIN_WORK && st->nparts >= GF_CPU_FFT_BINS_MIN_PARTS &&
-                   st->nbins > st->chunk
-               ? st->threads - 1
-               : 0;
+           st->nbins > st->chunk;
 }
 
 /* A filter's spectra, made by gf_fftw_floats. */
@@ -241,9 +279,17 @@ static gfir_status uniform_start(gfir_plan *plan)
     st->chunk = (st->chunk + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
     st->chunk = st->chunk < MIN_BIN_CHUNK ? MIN_BIN_CHUNK
                 : st->chunk > MAX_BIN_CHUNK ? MAX_BIN_CHUNK : st->chunk;
+    st->block_tasks = block_tasks_pay(plan, st);
     workers = workers_wanted(plan, st);
     if (workers && gf_pool_create(&st->pool, workers) != GFIR_OK)
         return gf_fail(plan, GFIR_ERR_NOMEM, "could not start %u worker threads", workers);
+    if (st->pool && plan->channels > 1 && !st->planes) {
+        st->plane_frames = stretch_frames(plan);
+        st->planes = gf_fftw_floats(plan->channels, st->plane_frames, 1);
+        if (!st->planes)
+            return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory for %u planes of %zu frames",
+                           plan->channels, st->plane_frames);
+    }
     return uniform_reset(plan);
 }
 
@@ -263,11 +309,12 @@ static gfir_status uniform_reset(gfir_plan *plan)
 
 /* ---- one block: three phases, each split into independent tasks ---------- */
 
-/* Phase 1, per channel: the new block's spectrum into the delay line. */
-static void block_forward(const fft_state *st, size_t c)
+/* Phase 1, per channel: the new block's spectrum into the delay line's
+ * slot `head`. */
+static void block_forward(const fft_state *st, size_t c, size_t head)
 {
     float *spec = st->spec + c * 2 * st->bstride;
-    float *xr = st->fdl + (c * st->nparts + st->head) * 2 * st->bstride, *xi = xr + st->bstride;
+    float *xr = st->fdl + (c * st->nparts + head) * 2 * st->bstride, *xi = xr + st->bstride;
     fftwf_execute_dft_r2c(st->fft.fwd, st->xin + c * 2 * st->part, (fftwf_complex *)spec);
     for (size_t k = 0; k < st->nbins; k++) {
         xr[k] = spec[2 * k];
@@ -326,13 +373,13 @@ static void block_slide(const fft_state *st, size_t c)
     memcpy(xin, xin + st->part, st->part * sizeof *xin);
 }
 
-static void block_channel(const gfir_plan *plan, const fft_state *st, size_t c)
+static void block_channel(const gfir_plan *plan, const fft_state *st, size_t c, size_t head)
 {
-    block_forward(st, c);
-    block_mac_all(plan, st, plan->filter->impl, c, st->head);
+    block_forward(st, c, head);
+    block_mac_all(plan, st, plan->filter->impl, c, head);
     block_inverse(st, c, st->outq);
     if (plan->incoming) {
-        block_mac_all(plan, st, plan->incoming->impl, c, st->head);
+        block_mac_all(plan, st, plan->incoming->impl, c, head);
         block_inverse(st, c, st->outq_new);
     }
     block_slide(st, c);
@@ -341,7 +388,15 @@ static void block_channel(const gfir_plan *plan, const fft_state *st, size_t c)
 static void channel_task(void *arg, size_t c)
 {
     const fft_state *st = arg;
-    block_channel(st->plan, st, c);
+    block_channel(st->plan, st, c, st->head);
+}
+
+/* The delay-line slot after `blocks` more blocks: the next block's spectrum
+ * goes in the slot of the oldest one. */
+static size_t head_after(const fft_state *st, size_t head, size_t blocks)
+{
+    blocks %= st->nparts;
+    return head >= blocks ? head - blocks : head + st->nparts - blocks;
 }
 
 static void mac_task(void *arg, size_t t)
@@ -362,7 +417,7 @@ static void block_parallel(const gfir_plan *plan, fft_state *st)
         gf_pool_run(st->pool, channel_task, st, plan->channels);
         return;
     }
-    block_forward(st, 0);
+    block_forward(st, 0, st->head);
     st->task_h = plan->filter->impl;
     gf_pool_run(st->pool, mac_task, st, chunks);
     block_inverse(st, 0, st->outq);
@@ -376,13 +431,80 @@ static void block_parallel(const gfir_plan *plan, fft_state *st)
 
 static void run_block(const gfir_plan *plan, fft_state *st)
 {
-    if (st->pool)
+    if (st->pool && st->block_tasks)
         block_parallel(plan, st);
     else
         for (size_t c = 0; c < plan->channels; c++)
-            block_channel(plan, st, c);
-    /* The next block's spectrum goes in the slot of the oldest one. */
-    st->head = st->head == 0 ? st->nparts - 1 : st->head - 1;
+            block_channel(plan, st, c, st->head);
+    st->head = head_after(st, st->head, 1);
+}
+
+/* ---- a call of many blocks: a task per channel ------------------------------ */
+
+/* One channel through the whole stretch st->call_in (NULL: silence) of
+ * st->call_frames frames, the blocks it completes included: channels are
+ * independent, so each runs the stretch alone and the call synchronises
+ * once rather than once a block. Its output goes to the channel's own
+ * plane: channels writing interleaved frames side by side would pass each
+ * cache line of the output between the cores. */
+static void stretch_task(void *arg, size_t c)
+{
+    const fft_state *st = arg;
+    const size_t ch = st->plan->channels, P = st->part, n = st->call_frames;
+    float *plane = st->planes + c * st->plane_frames;
+    size_t pos = st->pos, head = st->head;
+    for (size_t done = 0; done < n;) {
+        const size_t m = P - pos < n - done ? P - pos : n - done;
+        gf_frames_take(st->xin + c * 2 * P + P + pos, st->call_in ? st->call_in + done * ch : NULL,
+                       (unsigned)ch, (unsigned)c, m);
+        memcpy(plane + done, st->outq + c * P + pos, m * sizeof *plane);
+        pos += m;
+        done += m;
+        if (pos == P) {
+            block_channel(st->plan, st, c, head);
+            head = head_after(st, head, 1);
+            pos = 0;
+        }
+    }
+}
+
+/* Whether a call of n frames goes a task per channel: several channels, no
+ * fade (whose weights and two outputs the stretch loop below handles), and
+ * enough work to pay for waking the workers. */
+static int split_by_channel(const gfir_plan *plan, const fft_state *st, size_t n)
+{
+    return st->planes && !plan->incoming &&
+           work_of(plan, st, n < st->plane_frames ? n : st->plane_frames) >=
+               GF_CPU_FFT_CHANNELS_MIN_WORK;
+}
+
+/* The call in stretches of at most plane_frames, each filtered a channel per
+ * task into the planes, then interleaved into out (all of the stretch's
+ * input is read by then, which makes in == out safe). */
+static void execute_by_channel(const gfir_plan *plan, fft_state *st, const float *in, float *out,
+                               size_t n)
+{
+    const size_t ch = plan->channels, P = st->part;
+    while (n > 0) {
+        const size_t m = n < st->plane_frames ? n : st->plane_frames;
+        st->call_in = in;
+        st->call_frames = m;
+        gf_pool_run(st->pool, stretch_task, st, ch);
+        st->split_stretches++;
+        gf_frames_interleave(out, st->planes, st->plane_frames, (unsigned)ch, m);
+        st->head = head_after(st, st->head, (st->pos + m) / P);
+        st->pos = (st->pos + m) % P;
+        if (in)
+            in += m * ch;
+        out += m * ch;
+        n -= m;
+    }
+}
+
+size_t gf_cpu_fft_uniform_split_stretches(const gfir_plan *plan)
+{
+    const fft_state *st = plan->impl;
+    return st->split_stretches;
 }
 
 /* The outputs being handed out came from the last block, whose newest
@@ -418,6 +540,11 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
     unsigned csr = gf_ftz_enter();
     size_t done = 0;
 
+    if (split_by_channel(plan, st, n)) {
+        execute_by_channel(plan, st, in, out, n);
+        gf_ftz_leave(csr);
+        return GFIR_OK;
+    }
     while (n > 0) {
         size_t m = P - st->pos < n ? P - st->pos : n;
         /* All of this stretch's input is read before any of its output is

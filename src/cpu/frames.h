@@ -35,4 +35,23 @@ static inline void gf_frames_give(float *out, unsigned channels, unsigned c, con
             out[i * channels + c] = y[i];
 }
 
+/* n frames of `channels` planes, `stride` floats apart, interleaved into
+ * out. Stereo, the common case, gets a loop of its own that GCC vectorises
+ * (unpacks); the general one walks out in order. */
+static inline void gf_frames_interleave(float *restrict out, const float *restrict planes,
+                                        size_t stride, unsigned channels, size_t n)
+{
+    if (channels == 2) {
+        const float *restrict a = planes, *restrict b = planes + stride;
+        for (size_t i = 0; i < n; i++) {
+            out[2 * i] = a[i];
+            out[2 * i + 1] = b[i];
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (unsigned c = 0; c < channels; c++)
+            out[i * channels + c] = planes[c * stride + i];
+}
+
 #endif

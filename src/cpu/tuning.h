@@ -22,11 +22,16 @@
 
 /*
  * The uniform FFT engine's threads, measured with `cpu_fft_bench --threads`
- * (2-core development VM, the worker pool of pool.h). A plan's blocks all do
- * the same work, channels * P * (K + log2(2P)), so the choice is made once, at
- * create; plans below these thresholds start no threads and their blocks take
- * no locks.
- * - Several channels: a task per channel. Stereo 2^20-tap filters at blocks
+ * (2-core development VM, the worker pool of pool.h). The work of F frames is
+ * channels * F * (K + log2(2P)); whether threads start is decided once, at
+ * create, from the most work one synchronisation can cover (a block of P
+ * frames, or a call of up to max_block_frames, capped at 65536); plans below
+ * these thresholds start no threads and their blocks take no locks.
+ * - Several channels: a task per channel. A call of many blocks whose work
+ *   reaches GF_CPU_FFT_CHANNELS_MIN_WORK runs each channel through all its
+ *   blocks as one task (one wake-up a call: files, whose calls are 65536
+ *   frames while a 255-tap filter's blocks are 256); otherwise a block that
+ *   reaches it is shared out alone. Stereo 2^20-tap filters at blocks
  *   of 4096 and more ran 2x faster on two threads in every run; from about
  *   2^17 (65536 taps at any block size) gains of 1.1-1.4x showed in some
  *   runs, within this shared machine's run-to-run noise of about 30%.

@@ -15,6 +15,7 @@
  * (the first and last ones, and random ones between), each an exact float64
  * sum, which keeps the test to seconds.
  */
+#include "cpu/engine.h"
 #include "cpu/tuning.h"
 #include "gfir.h"
 #include "test_util.h"
@@ -249,6 +250,129 @@ static void test_long_filters(void **state)
     check(&tc, 1e-4);
 }
 
+/* Large calls of several channels: with threads each channel runs the whole
+ * call (many blocks) as one task, writing its own plane; the output must be
+ * bit for bit the one-thread plan's, which runs the very same arithmetic a
+ * block at a time, and within 1e-5 of float64 (in place too, and with calls
+ * of every size, so stretches and blocks mix). A plan on one thread never
+ * splits, and nor do the small calls below the work threshold. */
+static void test_calls_by_channel(void **state)
+{
+    static const struct {
+        unsigned channels, filter_channels;
+        size_t ntaps, frames, max_block;
+        enum chunking chunking;
+        int in_place;
+    } cases[] = {
+        {2, 1, 255, 200003, 65536, WHOLE, 0},   /* P 256: 256 blocks a call */
+        {2, 2, 4095, 150001, 65536, RANDOM, 1}, /* P 4096, calls of 0 to 5000 frames */
+        {3, 3, 4000, 70001, 20000, WHOLE, 0},  /* calls of the 20000-frame block */
+        {2, 2, 70000, 140001, 65536, WHOLE, 1}, /* P 32768: two blocks a call */
+        {5, 1, 513, 90001, 30011, WHOLE, 1},
+    };
+    (void)state;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const unsigned ch = cases[k].channels;
+        fft_case tc = {ch, cases[k].filter_channels, cases[k].ntaps, cases[k].frames,
+                       cases[k].max_block, cases[k].chunking, cases[k].in_place, 1};
+        uint64_t rng = 0x6A09E667F3BCC909ULL + k, rng1, rng2;
+        float *taps = malloc(tc.ntaps * tc.filter_channels * sizeof *taps);
+        float *x = malloc(tc.frames * ch * sizeof *x), *y1, *y2;
+        gfir_plan *one, *two;
+        size_t total, latency;
+        double err;
+        assert_non_null(taps);
+        assert_non_null(x);
+        test_fill(taps, tc.ntaps * tc.filter_channels, &rng);
+        test_fill(x, tc.frames * ch, &rng);
+        one = make_plan(&tc, taps);
+        tc.threads = 2;
+        two = make_plan(&tc, taps);
+        latency = gfir_plan_latency(one);
+        total = tc.frames + latency;
+        y1 = malloc(total * ch * sizeof *y1);
+        y2 = malloc(total * ch * sizeof *y2);
+        assert_non_null(y1);
+        assert_non_null(y2);
+        rng1 = rng2 = rng;
+        stream(one, &tc, x, y1, total, &rng1);
+        stream(two, &tc, x, y2, total, &rng2);
+        assert_int_equal(gf_cpu_fft_uniform_split_stretches(one), 0);
+        if (gf_cpu_fft_uniform_split_stretches(two) == 0)
+            fail_msg("case %zu: no call was shared out a channel per task", k);
+        if (memcmp(y1, y2, total * ch * sizeof *y1) != 0)
+            fail_msg("case %zu: two threads differ from one", k);
+        err = compare(&tc, x, taps, y2, latency, &rng);
+        if (!(err < 1e-5))
+            fail_msg("case %zu: rel L2 %.3g >= 1e-5", k, err);
+        printf("  ch=%u ntaps=%zu P=%zu: %zu stretches by channel, rel L2 %.2e\n", ch, tc.ntaps,
+               latency, gf_cpu_fft_uniform_split_stretches(two), err);
+        gfir_plan_destroy(one);
+        gfir_plan_destroy(two);
+        free(taps);
+        free(x);
+        free(y1);
+        free(y2);
+    }
+}
+
+/* Many channels: the planes stay within 8 MiB (2^21 floats), so a call of
+ * 65536 frames of 64 channels goes in two stretches of 32768, and the
+ * output is still the one-thread plan's, bit for bit. */
+static void test_planes_bounded(void **state)
+{
+    enum { CH = 64, N = 65536 };
+    const size_t samples = (size_t)N * CH;
+    fft_case tc = {CH, 1, 513, N, N, WHOLE, 0, 1};
+    uint64_t rng = 21;
+    float taps[513];
+    float *x = malloc(samples * sizeof *x), *y1 = malloc(samples * sizeof *y1);
+    float *y2 = malloc(samples * sizeof *y2);
+    gfir_plan *one, *two;
+    (void)state;
+    assert_non_null(x);
+    assert_non_null(y1);
+    assert_non_null(y2);
+    test_fill(taps, 513, &rng);
+    test_fill(x, samples, &rng);
+    one = make_plan(&tc, taps);
+    tc.threads = 2;
+    two = make_plan(&tc, taps);
+    assert_int_equal(gfir_plan_execute(one, x, y1, N), GFIR_OK);
+    assert_int_equal(gfir_plan_execute(two, x, y2, N), GFIR_OK);
+    assert_int_equal(gf_cpu_fft_uniform_split_stretches(two), 2);
+    if (memcmp(y1, y2, samples * sizeof *y1) != 0)
+        fail_msg("64 channels: two threads differ from one");
+    gfir_plan_destroy(one);
+    gfir_plan_destroy(two);
+    free(x);
+    free(y1);
+    free(y2);
+}
+
+/* Calls too small to pay for waking a worker stay on the calling thread. */
+static void test_small_calls_stay(void **state)
+{
+    fft_case tc = {2, 1, 255, 20001, 65536, SEVENS, 0, 2};
+    uint64_t rng = 5;
+    float taps[255], *x = malloc(tc.frames * 2 * sizeof *x), *y;
+    gfir_plan *plan;
+    size_t total;
+    (void)state;
+    assert_non_null(x);
+    test_fill(taps, 255, &rng);
+    test_fill(x, tc.frames * 2, &rng);
+    plan = make_plan(&tc, taps);
+    total = tc.frames + gfir_plan_latency(plan);
+    y = malloc(total * 2 * sizeof *y);
+    assert_non_null(y);
+    stream(plan, &tc, x, y, total, &rng);
+    assert_int_equal(gf_cpu_fft_uniform_split_stretches(plan), 0);
+    gfir_plan_destroy(plan);
+    free(x);
+    free(y);
+}
+
 /* A 2^20-tap filter with the default block: latency is one block. */
 static void test_latency_is_block(void **state)
 {
@@ -351,7 +475,8 @@ int main(void)
         cmocka_unit_test(test_partition_sizes), cmocka_unit_test(test_chunkings),
         cmocka_unit_test(test_channels),        cmocka_unit_test(test_long_filters),
         cmocka_unit_test(test_latency_is_block), cmocka_unit_test(test_flush_and_reset),
-        cmocka_unit_test(test_wisdom_cache),
+        cmocka_unit_test(test_wisdom_cache),    cmocka_unit_test(test_calls_by_channel),
+        cmocka_unit_test(test_small_calls_stay), cmocka_unit_test(test_planes_bounded),
     };
     /* Measuring FFT algorithms would dominate the run time; the wisdom test
      * turns it back on for one small size. */

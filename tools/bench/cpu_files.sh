@@ -61,14 +61,22 @@ for n in map(int, sys.argv[2:]):
     wavfile.write(f"{sys.argv[1]}/taps{n}.wav", 48000, h.astype(np.float32))
 EOF
 
-# Median wall time in seconds of RUNS runs of a command.
+# Median wall time in seconds of RUNS runs of a command; with `cpu` first,
+# "WALL CPU": the median run's wall time and its user + system time (on a
+# shared machine CPU time tells the work apart from the waiting).
 median_time() {
-    local t times=() TIMEFORMAT=%R
+    local t times=() TIMEFORMAT='%R %U %S' want=wall
+    if [ "$1" = cpu ]; then
+        want=cpu
+        shift
+    fi
     for ((r = 0; r < runs; r++)); do
         t=$( { time "$@" >/dev/null 2>&1; } 2>&1)
         times+=("$t")
     done
-    printf '%s\n' "${times[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+    printf '%s\n' "${times[@]}" | sort -g | awk -v want=$want '
+        {w[NR] = $1; c[NR] = $2 + $3}
+        END {m = int((NR + 1) / 2); if (want == "cpu") printf "%s %.2f\n", w[m], c[m]; else print w[m]}'
 }
 
 # Largest difference in LSB of a 16-bit WAV from the rounded float64
@@ -108,15 +116,15 @@ EOF
 
 ffmpeg=$(command -v ffmpeg || true)
 [ -n "$ffmpeg" ] || echo "cpu_files.sh: no ffmpeg here (apt-get install ffmpeg): its column stays empty" >&2
-floor=$(median_time sox "$work/in.wav" "$work/copy.wav")
-echo "cpu_files.sh: ${seconds} s stereo, copy floor ${floor} s; $runs runs each" >&2
+read -r floor cfloor < <(median_time cpu sox "$work/in.wav" "$work/copy.wav")
+echo "cpu_files.sh: ${seconds} s stereo, copy floor ${floor} s (CPU ${cfloor} s); $runs runs each" >&2
 
 rows=""
 verdict=ok
 for n in "${taps_list[@]}"; do
     t=$work/taps$n.txt
-    tg=$(median_time "$gfir" "$work/in.wav" "$work/gfir.wav" --taps "$t" --backend cpu \
-         --no-dither -q)
+    read -r tg cg < <(median_time cpu "$gfir" "$work/in.wav" "$work/gfir.wav" --taps "$t" \
+                      --backend cpu --no-dither -q)
     ts=$(median_time sox -D "$work/in.wav" "$work/sox.wav" fir "$t")
     tf=- fdiff=-
     if [ -n "$ffmpeg" ]; then
@@ -136,23 +144,26 @@ for n in "${taps_list[@]}"; do
     [ "$tf" != - ] && best=$(awk -v a="$ts" -v b="$tf" 'BEGIN {print (a < b) ? a : b}')
     speedup=$(awk -v a="$best" -v b="$tg" 'BEGIN {printf "%.2f", a / b}')
     overfloor=$(awk -v a="$tg" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')
-    row="| $n | $kernel | $tg | $ts | $tf | ${speedup}x | ${overfloor}x | $gdiff | $sdiff | $fdiff |"
+    row="| $n | $kernel | $tg | $cg | $ts | $tf | ${speedup}x | ${overfloor}x | $gdiff | $sdiff | $fdiff |"
     echo "$row" >&2
     rows+="$row"$'\n'
 done
 
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
 section=$(cat <<EOF
 ## CPU, files: gfir against sox fir and ffmpeg afir
 
 ${seconds} s stereo 48 kHz 16-bit WAV (pink noise), Kaiser low-pass filters;
 median of $runs runs, wall time in seconds. $model, $(nproc) CPUs, load average
-at the start $load; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
-Copy floor (\`sox in.wav out.wav\`): $floor s. gfir's output: $verdict. Error:
-largest difference from the rounded float64 convolution, first 30 s, in LSB.
+at the start $load, at the end $load_end; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
+Copy floor (\`sox in.wav out.wav\`): $floor s (CPU, user + system: $cfloor s).
+gfir's output: $verdict. gfir CPU: user + system time of its median run,
+which on two cores may reach twice the wall time. Error: largest difference
+from the rounded float64 convolution, first 30 s, in LSB.
 
-| taps | gfir kernel | gfir --backend cpu | sox fir | ffmpeg afir | faster peer / gfir | gfir / floor | gfir error | sox error | ffmpeg error |
-|---|---|---|---|---|---|---|---|---|---|
+| taps | gfir kernel | gfir --backend cpu | gfir CPU | sox fir | ffmpeg afir | faster peer / gfir | gfir / floor | gfir error | sox error | ffmpeg error |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${rows%$'\n'}
 
 Made by \`bash tools/bench/cpu_files.sh $seconds $runs\`.

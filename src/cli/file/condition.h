@@ -19,6 +19,7 @@ typedef struct conditioner {
     uint64_t rng;
     uint64_t clipped;           /* samples clipped so far */
     float peak;                 /* largest magnitude among them */
+    float level;                /* largest magnitude of them all, before clipping */
     uint64_t seen;              /* samples conditioned so far */
     uint64_t nonfinite;         /* NaN or infinite samples so far (not counted as clipped) */
     uint64_t first_nonfinite;   /* the first one's index among all samples */
