@@ -487,7 +487,7 @@ static void schemes(void)
         double ns[MAX_CANDIDATES];
         size_t order[MAX_CANDIDATES];
         gf_nu_scheme rule;
-        gf_cpu_fft_nonuniform_scheme(ntaps, &rule);
+        gf_cpu_fft_nonuniform_scheme(ntaps, 256, &rule);
         for (size_t i = 0; i < n; i++) {
             ns[i] = measure(NONUNIFORM, ntaps, 256, 2, 0, &cand[i]);
             order[i] = i;

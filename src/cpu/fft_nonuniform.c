@@ -123,10 +123,11 @@ static int lay_levels(nu_state *st, const gf_nu_scheme *scheme, size_t ntaps)
     st->nlevels = 0;
     for (size_t i = 0; i <= scheme->nlevels; i++) {
         const size_t part = i ? scheme->sizes[i - 1] : n;
-        const size_t offset = i ? 2 * part : n;
+        const size_t first = i ? 2 * part : n;
+        const size_t offset = i ? first : 0;
         size_t end = i < scheme->nlevels ? 2 * scheme->sizes[i] : ntaps;
         nu_level *lv = &st->level[st->nlevels];
-        if (offset >= ntaps)
+        if (first >= ntaps)
             break;
         if (end > ntaps)
             end = ntaps;
@@ -230,7 +231,7 @@ static size_t nu_latency(const gfir_plan *plan)
 static gfir_status nu_create(gfir_plan *plan)
 {
     gf_nu_scheme scheme;
-    gf_cpu_fft_nonuniform_scheme(plan->ntaps, &scheme);
+    gf_cpu_fft_nonuniform_scheme(plan->ntaps, plan->block_frames, &scheme);
     return gf_cpu_fft_nonuniform_create_scheme(plan, &scheme);
 }
 
@@ -367,12 +368,13 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const gf_nu_sch
     }
     for (size_t l = 0; l < st->nlevels; l++) {
         nu_level *lv = &st->level[l];
-        if (!gf_sliced_make(&lv->fft, lv->part)) {
+        /* The first level's block is never spread: one FFTW transform. */
+        if (!(lv->sync ? gf_sliced_make_whole : gf_sliced_make)(&lv->fft, lv->part)) {
             nu_destroy(plan);
             return gf_fail(plan, GFIR_ERR_NOMEM, "FFTW could not plan a real FFT of size %zu",
                            2 * lv->part);
         }
-        if (!list_units(lv))
+        if (!lv->sync && !list_units(lv))
             goto nomem;
         if (gf_sliced_scratch_floats(&lv->fft) > scratch)
             scratch = gf_sliced_scratch_floats(&lv->fft);
@@ -431,6 +433,9 @@ static gfir_status nu_reset(gfir_plan *plan)
             path->done[l] = lv->nunits;
             path->start[l] = 0;
         }
+        /* The zeros before the input are every window's. */
+        path->sync_made = 0;
+        path->sync_done = SIZE_MAX;
     }
     st->now = 0;
     return GFIR_OK;

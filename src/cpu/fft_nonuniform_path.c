@@ -109,6 +109,61 @@ static double behind(const nu_level *lv, const nu_path *path, size_t l, size_t t
     return path->done[l] < lv->nunits ? target - lv->units[path->done[l]].cost_before : 0.0;
 }
 
+/* ---- the first level, at the start of a segment ---------------------------------- */
+
+/* The first level's spectrum of the window ending at frame `end`, into the
+ * slot of the oldest. */
+static void sync_forward(const nu_state *st, nu_path *path, size_t end)
+{
+    const nu_level *lv = &st->level[0];
+    const size_t bs = lv->bstride;
+    size_t *newest = &path->in->newest[0];
+    float *re;
+    *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
+    re = path->in->fdl[0] + *newest * 2 * bs;
+    gf_sliced_forward(&lv->fft, 0, path->in->ring + ring_index(st, end, 2 * lv->part),
+                      path->in->work[0], path->scratch, re, re + bs);
+    path->sync_made = end;
+}
+
+/* The first level's output block for the grid block now starting, with tap
+ * set flt: from partition 0 (the head's taps) on when the newest window
+ * holds the block's own input (a whole segment), else from partition 1. */
+static void sync_block(const nu_state *st, const nu_path *path, const nu_filter *flt, int whole,
+                       float *acc, float *block)
+{
+    const nu_level *lv = &st->level[0];
+    const size_t bs = lv->bstride, j0 = whole ? 0 : 1, count = lv->nparts - j0;
+    const size_t first = path->in->newest[0];
+    const size_t before_wrap = lv->nslots - first < count ? lv->nslots - first : count;
+    const float *h = flt->spectra[0] + j0 * 2 * bs, *x = path->in->fdl[0];
+    memset(acc, 0, 2 * bs * sizeof *acc);
+    st->mac(acc, acc + bs, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, bs);
+    if (count > before_wrap)
+        st->mac(acc, acc + bs, h + before_wrap * 2 * bs, x, bs, 2 * bs, count - before_wrap, bs);
+    gf_sliced_inverse(&lv->fft, 0, acc, acc + bs, path->scratch, block);
+}
+
+/* A segment starts at frame t, m frames of its input in the ring: the first
+ * level makes the output block of the grid block t lies in, once. A whole
+ * block's segment transforms its own input too and takes the head's taps
+ * in the frequency domain; a shorter one leaves them to the direct head. */
+static void sync_begin(const nu_state *st, nu_path *path, size_t t, int whole)
+{
+    const size_t b = t & ~(st->grid - 1);
+    nu_output *out = path->out;
+    if (path->sync_done == b)
+        return;
+    if (path->sync_made != b)
+        sync_forward(st, path, b);
+    if (whole)
+        sync_forward(st, path, b + st->grid);
+    sync_block(st, path, path->filter, whole, out->acc[0], out->block[0][0]);
+    if (path->incoming)
+        sync_block(st, path, path->incoming, whole, out->acc_new[0], out->block_new[0][0]);
+    path->sync_done = b;
+}
+
 /*
  * Frame t ends a segment: blocks complete, and the levels' work catches up
  * with the time that has passed. The catching up is shared between the
@@ -120,12 +175,7 @@ static void advance(const nu_state *st, nu_path *path, size_t t)
 {
     for (size_t l = 0; l < st->nlevels; l++) {
         const nu_level *lv = &st->level[l];
-        if ((t & (lv->part - 1)) == 0) {
-            if (lv->sync) {
-                start_block(st, path, l, t);
-                finish_block(st, path, l);
-                continue;
-            }
+        if (!lv->sync && (t & (lv->part - 1)) == 0) {
             finish_block(st, path, l);
             start_block(st, path, l, t);
         }
@@ -153,12 +203,16 @@ static void advance(const nu_state *st, nu_path *path, size_t t)
 }
 
 /* A segment's m outputs from frame t into y: flt's head over the history
- * ending at h + head_taps - 1, plus every level's block being read. */
+ * ending at h + head_taps - 1 (unless the first level took it: whole),
+ * plus every level's block being read. */
 static void segment_output(const nu_state *st, const nu_path *path, const nu_filter *flt,
                            float *const block[][2], const float *h, size_t t, size_t m,
-                           float *y)
+                           int whole, float *y)
 {
-    st->conv(h, flt->head, st->head_taps, y, m);
+    if (whole)
+        memset(y, 0, m * sizeof *y);
+    else
+        st->conv(h, flt->head, st->head_taps, y, m);
     for (size_t l = 0; l < st->nlevels; l++) {
         const size_t P = st->level[l].part;
         const float *b = block[l][path->out->cur[l]] + P + (t & (P - 1));
@@ -183,9 +237,12 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
         if (idx < st->mirror_len)
             memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
         const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
-        segment_output(st, path, path->filter, path->out->block, h, t, m, y);
+        const int whole = st->nlevels > 0 && m == st->grid;
+        if (st->nlevels > 0)
+            sync_begin(st, path, t, whole);
+        segment_output(st, path, path->filter, path->out->block, h, t, m, whole, y);
         if (path->incoming) {
-            segment_output(st, path, path->incoming, path->out->block_new, h, t, m,
+            segment_output(st, path, path->incoming, path->out->block_new, h, t, m, whole,
                            path->out->y_new);
             gf_fade_weights(st->plan, t - st->now, m, path->w);
         }
@@ -202,19 +259,24 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
 
 /* ---- crossfades ----------------------------------------------------------------------- */
 
-/* The incoming filter's share of what the path holds: at every level the
- * block being read (the first level's was made from its newest windows at
- * the last boundary; a spread level's from the windows of the block
- * before the one in flight, one slot on), then the units the block in
- * flight has done. */
+/* The incoming filter's share of what the path holds: the first level's
+ * block when the call starts inside a grid block (a shorter segment's,
+ * from the window ending at the block's start; at a boundary the next
+ * segment makes it for both filters), at every other level the block being
+ * read (from the windows of the block before the one in flight, one slot
+ * on), then the units the block in flight has done. */
 void gf_nu_path_catch_up(const nu_state *st, nu_path *path)
 {
     nu_output *out = path->out;
+    if (st->nlevels > 0 && (st->now & (st->grid - 1)) != 0)
+        sync_block(st, path, path->incoming, 0, out->acc_new[0], out->block_new[0][0]);
     for (size_t l = 0; l < st->nlevels; l++) {
         const nu_level *lv = &st->level[l];
         const size_t newest = path->in->newest[l];
-        const size_t made_from = lv->sync ? newest : (newest + 1) % lv->nslots;
+        const size_t made_from = (newest + 1) % lv->nslots;
         const int cur = out->cur[l];
+        if (lv->sync)
+            continue;
         for (size_t u = 0; u < lv->nunits; u++) {
             const nu_unit *un = &lv->units[u];
             if (un->kind == UNIT_MAC)
@@ -222,8 +284,6 @@ void gf_nu_path_catch_up(const nu_state *st, nu_path *path)
             else if (un->kind == UNIT_INVERSE)
                 unit_inverse(st, path, l, un, out->acc_new[l], out->block_new[l][cur]);
         }
-        if (lv->sync)
-            continue;
         for (size_t u = 0; u < path->done[l]; u++) {
             const nu_unit *un = &lv->units[u];
             if (un->kind == UNIT_MAC)

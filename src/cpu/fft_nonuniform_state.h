@@ -24,7 +24,10 @@ typedef struct nu_unit {
     double cost_before;    /* of the units before this one */
 } nu_unit;
 
-/* One level's shape and the work of one of its blocks, shared by every path. */
+/* One level's shape and the work of one of its blocks, shared by every path.
+ * The first level (sync) starts at tap 0: its partition 0 is the head's
+ * taps, which a segment of a whole grid block takes in the frequency domain
+ * and a shorter one from the direct head. */
 typedef struct nu_level {
     size_t part;           /* P */
     size_t offset;         /* first tap */
@@ -78,6 +81,10 @@ typedef struct nu_path {
     float *w;                               /* one segment's crossfade weights */
     size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
     size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
+    /* The first level works at the start of a segment: the frame its
+     * newest spectrum's window ends at, and the grid block whose output
+     * it has made (SIZE_MAX: none since the reset). */
+    size_t sync_made, sync_done;
 } nu_path;
 
 typedef struct nu_state {

@@ -87,17 +87,25 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
 /* ---- the zero-latency FFT engine: scheme, break-even, cost ------------------- */
 
 /*
- * Head 128 (the first level's partitions too, from tap 128), then levels of
- * 1024, 8192 and 65536, each once the filter is longer than 4 times its
- * partition: a level starts at twice its size, so the one before it then
- * holds 14 partitions (the first 15) and this one at least 3.
+ * Head N (the first level's partitions too, from tap 0: a segment of a
+ * whole grid block takes the head's taps in the frequency domain, a shorter
+ * one from the direct head), then levels of 8 N, 8192 and 65536, each once
+ * the filter is longer than 4 times its partition: a level starts at twice
+ * its size, so the one before it then holds 14 partitions beyond the first
+ * level's and this one at least 3. N is 256 for calls of 256 frames and
+ * more, else 128: a whole 256-frame segment costs one transform of 512
+ * where a head of 128 cost 128 direct multiply-adds a frame and a level of
+ * its own, while a call shorter than N pays the direct head on every frame,
+ * which past 256 taps (7 ns a frame) outweighs what larger heads save;
+ * plugins and live callers give max_block_frames, not the calls' sizes.
  *
- * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
- * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
- * level up to 65536), whose fastest schemes came within 10% of each other,
- * then the thresholds timed side by side with `cpu_nupc_bench --compare TAPS
- * SCHEME... --runs 5` (2-core development VM, AMD EPYC, 2026-11-23, shared
- * and busy; medians, thread CPU time; ns a frame and channel):
+ * First chosen with `cpu_nupc_bench --schemes` (stereo, one thread,
+ * 256-frame blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or
+ * 32 per level up to 65536), whose fastest schemes came within 10% of each
+ * other, then the thresholds timed side by side with `cpu_nupc_bench
+ * --compare TAPS SCHEME... --runs 5` (2-core development VM, AMD EPYC,
+ * 2026-11-23, shared and busy; medians, thread CPU time; ns a frame and
+ * channel):
  *     4096 taps    128 11.8, 128,1024 13.7 (64,256,1024 16.5)
  *     8192         128 19.0, 128,1024 14.7
  *     32768        128,1024 21.3, 128,1024,8192 21.5
@@ -105,21 +113,37 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
  *     262144       128,1024,8192 32.0, with 65536 36.4
  *     524288       128,1024,8192 60.6, with 65536 43.0
  *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
+ * With the head in the frequency domain, heads of 256 (2026-11-26, same
+ * command and machine, busier: figures about 1.5 times the above):
+ *     4096 taps    128 16.1, 256 12.6, 256,2048 11.7, 256,1024 16.2
+ *     16384        128,1024 24.9, 256,2048 20.3, 256,1024 22.0
+ *     65536        128,1024,8192 39.2, 256,2048 35.7, 256,2048,8192 33.9
+ *     262144       128,1024,8192 52.2, 256,2048,16384 43.6, with 65536 52.7
+ *     2^20         128,1024,8192,65536 73.4, 256,2048,16384,65536 72.4,
+ *                  256,2048,16384 87.0
+ * and against 256,2048,8192, taken: under FFTW_ESTIMATE (FFTW 3.3.10) the
+ * four-step transforms of 16384 and up allocate inside fftwf_execute_dft (a
+ * malloc counter around gf_sliced_forward; lv2_realtime_test caught it), and
+ * a level of 16384 would bring that to filters from 65536 taps:
+ *     16384        128,1024 24.7, 256,2048 20.3
+ *     262144       128,1024,8192 52.6, 256,2048,8192 51.9, 256,2048,16384 45.2
+ *     2^20         128,1024,8192,65536 78.1, 256,2048,8192,65536 73.7
  * The cost model behind it (Wefers): every level costs one forward and one
  * inverse transform per frame, about what the uniform engine's whole
  * transform costs (2.5 to 4 ns a frame here), and every partition one
  * multiply-accumulate per bin (0.2 ns from the L2 cache, several times that
- * from memory); a head of 128 rather than 64 costs 64 direct multiply-adds a
- * frame (about 1.3 ns) but saves a level. Partitions stay at 65536 and below,
- * as in the uniform engine, whose longer transforms were no faster.
+ * from memory). Partitions stay at 65536 and below, as in the uniform
+ * engine, whose longer transforms were no faster.
  */
 #define SCHEME_HEAD ((size_t)128)
+#define SCHEME_HEAD_LARGE ((size_t)256)
 
-void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
+void gf_cpu_fft_nonuniform_scheme(size_t ntaps, size_t block_frames, gf_nu_scheme *scheme)
 {
-    static const size_t sizes[] = {1024, 8192, 65536};
+    const size_t head = block_frames >= SCHEME_HEAD_LARGE ? SCHEME_HEAD_LARGE : SCHEME_HEAD;
+    const size_t sizes[] = {8 * head, 8192, 65536};
     memset(scheme, 0, sizeof *scheme);
-    scheme->head = SCHEME_HEAD;
+    scheme->head = head;
     for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
         scheme->sizes[scheme->nlevels++] = sizes[i];
 }
@@ -178,7 +202,10 @@ double gf_cpu_fft_nonuniform_ns(size_t ntaps)
 {
     gf_nu_scheme s;
     double ns;
-    gf_cpu_fft_nonuniform_scheme(ntaps, &s);
+    /* The figures were fitted to the scheme of 128-frame calls; larger
+     * calls' heads of 256 run faster than this says (by up to a third at
+     * 4096 taps), which leaves the model on the safe side. */
+    gf_cpu_fft_nonuniform_scheme(ntaps, SCHEME_HEAD, &s);
     ns = 0.02 * (double)(ntaps < s.head ? ntaps : s.head);
     for (size_t i = 0; i <= s.nlevels && ntaps > s.head; i++) {
         const size_t part = i ? s.sizes[i - 1] : s.head, first = i ? 2 * part : part;

@@ -78,8 +78,8 @@ typedef struct gf_nu_scheme {
     size_t sizes[GF_NU_MAX_LEVELS];
 } gf_nu_scheme;
 
-/* The scheme the engine uses for ntaps taps. */
-void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme);
+/* The scheme the engine uses for ntaps taps in calls of up to block_frames. */
+void gf_cpu_fft_nonuniform_scheme(size_t ntaps, size_t block_frames, gf_nu_scheme *scheme);
 
 /* 1 when the non-uniform engine beats the direct one for this shape (both add
  * no latency). */
