@@ -18,9 +18,12 @@
  *
  * Calls are cut into segments that end on the first level's block
  * boundaries (multiples of N frames). In each segment: the input enters the
- * ring, the head is convolved directly, the levels' current output blocks are
- * added, and the output leaves; then every level whose block just completed
- * starts it (the first level also finishes it at once), and the levels
+ * ring; the first level makes its output block for the grid block once, at
+ * its first segment (from the head's taps on when the segment is the whole
+ * block, whose input is then all there; else from its second partition,
+ * and the head is convolved directly); the levels' current output blocks
+ * are added, and the output leaves; then every larger level whose block
+ * just completed starts it, and the levels
  * advance their blocks' work, lists of units (transform slices and
  * multiply-accumulates over ranges of bins and partitions), until together
  * they have done the share of their slack that has elapsed (advance()).

@@ -21,9 +21,10 @@
  * faster per frame even for 2^20 taps (they leave the L2 cache), while the
  * delay line's memory, 16 bytes per tap and channel, does not depend on P.
  * Plans whose latency budget (max_latency_frames) fits no partition get the
- * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a direct
- * head and growing partitions, which costs three to four times as much per
- * frame as this engine at its best partition (tools/cpu_nupc_bench --table).
+ * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a head
+ * and growing partitions, which costs two to four times as much per frame
+ * as this engine at its best partition (tools/bench/cpu_nupc.sh,
+ * docs/BENCHMARKS.md).
  */
 #define MIN_PARTITION ((size_t)64)
 #define MAX_PARTITION ((size_t)32768)
