@@ -32,12 +32,14 @@
  * one, each output keeps a second set of accumulators and output blocks,
  * every multiply-accumulate and inverse unit runs for both filters (the
  * forward transforms are the input's and run once), and the segment's
- * output mixes the two heads and blocks. A swap's first call makes the
- * incoming filter's share of what is in flight at once: every level's block
- * being read, from the windows it was made from, and the units the block
- * in flight has done. A level's delay line has one slot more than it has
- * partitions so that the block being read's windows all survive the
- * forward transform of the block in flight.
+ * output mixes the two heads and blocks. The incoming filter's share of
+ * what is in flight is not made at once (at 2^20 taps that is a thousand
+ * 64-frame calls' work): from the swap on, every block a level starts is
+ * made for both filters, and the fade begins once those are the blocks
+ * being read, up to two of the longest partitions later (nu_fade_begin,
+ * gf_nu_path_swap). A level's delay line has one slot more than it has
+ * partitions, so the first level's whole-block segments can keep their own
+ * window beside the ones the partitions read.
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/fft_nonuniform_state.h"
@@ -446,15 +448,17 @@ static gfir_status nu_reset(gfir_plan *plan)
 
 /* ---- crossfades ---------------------------------------------------------------------- */
 
+/* No work at once: the fade waits until the incoming filter's blocks are
+ * being read (gf_nu_path_swap), at most two of the longest partitions. */
 static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
-    unsigned csr = gf_ftz_enter();
+    size_t from = st->now;
     for (unsigned c = 0; c < plan->channels; c++) {
-        st->paths[c].incoming = path_set(plan, plan->incoming, c);
-        gf_nu_path_catch_up(st, &st->paths[c]);
+        const size_t f = gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c));
+        from = f > from ? f : from;
     }
-    gf_ftz_leave(csr);
+    plan->fade_delay = plan->fade_wait = from - st->now;
     return GFIR_OK;
 }
 
@@ -510,7 +514,6 @@ const gf_engine gf_cpu_fft_zero_latency_engine = {
     .applies = nu_applies,
     .latency = nu_latency,
     .cost_s = gf_cpu_fft_zero_latency_seconds,
-    .swap_max_taps = GF_CPU_NU_SWAP_MAX_TAPS,
     .create = nu_create,
     .start = nu_start,
     .prepare = nu_prepare,

@@ -58,25 +58,26 @@ static void unit_inverse(const nu_state *st, nu_path *path, size_t l, const nu_u
     gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, path->scratch, block);
 }
 
-/* A unit of the block in flight: for the path's filter and, during a
- * crossfade, the incoming one. */
+/* A unit of the block in flight: for the path's filter and, after a swap,
+ * the incoming one where the block is one of those made for both. */
 static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u)
 {
     nu_output *out = path->out;
     const size_t newest = path->in->newest[l];
     const int next = !out->cur[l];
+    const int both = path->incoming && path->start[l] >= path->since[l];
     switch (u->kind) {
     case UNIT_FORWARD:
         unit_forward(st, path, l, u);
         break;
     case UNIT_MAC:
         unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
-        if (path->incoming)
+        if (both)
             unit_mac(st, path, l, u, path->incoming, newest, out->acc_new[l]);
         break;
     case UNIT_INVERSE:
         unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
-        if (path->incoming)
+        if (both)
             unit_inverse(st, path, l, u, out->acc_new[l], out->block_new[l][next]);
         break;
     }
@@ -238,15 +239,16 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
             memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
         const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
         const int whole = st->nlevels > 0 && m == st->grid;
+        const int mixing = path->incoming && st->plan->fade_wait == 0;
         if (st->nlevels > 0)
             sync_begin(st, path, t, whole);
         segment_output(st, path, path->filter, path->out->block, h, t, m, whole, y);
-        if (path->incoming) {
+        if (mixing) {
             segment_output(st, path, path->incoming, path->out->block_new, h, t, m, whole,
                            path->out->y_new);
             gf_fade_weights(st->plan, t - st->now, m, path->w);
         }
-        gf_frames_give(out, channels, (unsigned)c, y, path->incoming ? path->out->y_new : NULL,
+        gf_frames_give(out, channels, (unsigned)c, y, mixing ? path->out->y_new : NULL,
                        path->w, m);
         t += m;
         if (in)
@@ -259,38 +261,36 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
 
 /* ---- crossfades ----------------------------------------------------------------------- */
 
-/* The incoming filter's share of what the path holds: the first level's
- * block when the call starts inside a grid block (a shorter segment's,
- * from the window ending at the block's start; at a boundary the next
- * segment makes it for both filters), at every other level the block being
- * read (from the windows of the block before the one in flight, one slot
- * on), then the units the block in flight has done. */
-void gf_nu_path_catch_up(const nu_state *st, nu_path *path)
+/*
+ * A swap at frame now = st->now. Rather than make the incoming filter's
+ * share of the blocks in flight at once (at 2^20 taps a thousand normal
+ * calls' work in one), the path makes the incoming filter's output for
+ * every block from here on, in the calls' own time, and the fade begins
+ * once those are the blocks being read: the first level's grid block from
+ * the next boundary (its block is made at the segment that starts it, for
+ * both filters after the swap), a larger level's from the first block that
+ * starts at or after now (and has done no unit yet), which is read from
+ * one partition later.
+ */
+size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming)
 {
-    nu_output *out = path->out;
-    if (st->nlevels > 0 && (st->now & (st->grid - 1)) != 0)
-        sync_block(st, path, path->incoming, 0, out->acc_new[0], out->block_new[0][0]);
+    const size_t now = st->now;
+    size_t from = now;
+    path->incoming = incoming;
     for (size_t l = 0; l < st->nlevels; l++) {
         const nu_level *lv = &st->level[l];
-        const size_t newest = path->in->newest[l];
-        const size_t made_from = (newest + 1) % lv->nslots;
-        const int cur = out->cur[l];
+        const size_t P = lv->part;
+        size_t s = (now + P - 1) & ~(P - 1), read;
         if (lv->sync)
-            continue;
-        for (size_t u = 0; u < lv->nunits; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, path, l, un, path->incoming, made_from, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, path, l, un, out->acc_new[l], out->block_new[l][cur]);
+            read = s;
+        else {
+            if (s == now && path->start[l] == now && path->done[l] > 0)
+                s += P;
+            read = s + P;
         }
-        for (size_t u = 0; u < path->done[l]; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, path, l, un, path->incoming, newest, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, path, l, un, out->acc_new[l], out->block_new[l][!cur]);
-        }
+        path->since[l] = s;
+        if (read > from)
+            from = read;
     }
+    return from;
 }
-

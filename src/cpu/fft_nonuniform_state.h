@@ -74,7 +74,7 @@ typedef struct nu_output {
 typedef struct nu_path {
     nu_input *in;
     const nu_filter *filter;
-    const nu_filter *incoming;              /* during a crossfade, else NULL */
+    const nu_filter *incoming;              /* from a swap to the fade's end, else NULL */
     nu_output *out;
     unsigned channel;
     float *scratch;                         /* for one slice at a time */
@@ -85,6 +85,9 @@ typedef struct nu_path {
      * newest spectrum's window ends at, and the grid block whose output
      * it has made (SIZE_MAX: none since the reset). */
     size_t sync_made, sync_done;
+    /* After a swap: the first block of each level made for the incoming
+     * filter too (those before it run the current filter alone). */
+    size_t since[GF_NU_MAX_LEVELS + 1];
 } nu_path;
 
 typedef struct nu_state {
@@ -112,7 +115,9 @@ typedef struct nu_state {
  * input is read before its output is written, which makes in == out safe. */
 void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const float *in,
                     float *out, size_t n);
-/* A swap's first call: the incoming filter's share of what the path holds. */
-void gf_nu_path_catch_up(const nu_state *st, nu_path *path);
+/* A swap's first call, at frame st->now: the path makes the incoming
+ * filter's blocks from the next of each level on; returns the frame from
+ * which they are the ones being read, the fade's first. */
+size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming);
 
 #endif

@@ -45,13 +45,6 @@
  * calling thread and take no lock. */
 #define GF_CPU_NU_PARALLEL_MIN_FRAMES ((size_t)4096)
 
-/* The zero-latency FFT engine's plans take swaps up to this many taps. Its
- * first call after a swap makes the new filter's share of every level's
- * block in flight at once: `cpu_nupc_bench --swaps` (stereo, 64- and
- * 256-frame calls, 2-core development VM, 2026-11-23) measured that call at
- * more than a short period's time beyond 65536 taps, while a new plan
- * spreads its work over the calls as it fills its history. */
-#define GF_CPU_NU_SWAP_MAX_TAPS ((size_t)65536)
 
 /* ---- the uniform FFT engine ------------------------------------------------- */
 
