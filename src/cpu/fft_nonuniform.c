@@ -438,9 +438,15 @@ static gfir_status nu_reset(gfir_plan *plan)
             path->done[l] = lv->nunits;
             path->start[l] = 0;
         }
-        /* The zeros before the input are every window's. */
+        /* The zeros before the input are every window's, and the first
+         * block's partitions from 2 on are made (zero). */
         path->sync_made = 0;
         path->sync_done = SIZE_MAX;
+        path->sync_ahead = 0;
+        if (st->nlevels > 0) {
+            memset(out->acc[0], 0, 2 * st->level[0].bstride * sizeof *out->acc[0]);
+            memset(out->acc_new[0], 0, 2 * st->level[0].bstride * sizeof *out->acc_new[0]);
+        }
     }
     st->now = 0;
     return GFIR_OK;

@@ -127,22 +127,62 @@ static void sync_forward(const nu_state *st, nu_path *path, size_t end)
     path->sync_made = end;
 }
 
-/* The first level's output block for the grid block now starting, with tap
- * set flt: from partition 0 (the head's taps) on when the newest window
- * holds the block's own input (a whole segment), else from partition 1. */
-static void sync_block(const nu_state *st, const nu_path *path, const nu_filter *flt, int whole,
-                       float *acc, float *block)
+/* acc += sum over partitions j in [j0, j1) of flt's partition j times the
+ * first level's spectrum of the window ending at frame end - j N: the
+ * grid block whose outputs end at frame `end`. */
+static void sync_mac(const nu_state *st, const nu_path *path, const nu_filter *flt, size_t j0,
+                     size_t j1, size_t end, float *acc)
 {
     const nu_level *lv = &st->level[0];
-    const size_t bs = lv->bstride, j0 = whole ? 0 : 1, count = lv->nparts - j0;
-    const size_t first = path->in->newest[0];
+    const size_t bs = lv->bstride, count = j1 - j0;
+    /* windows are made in order, one slot back each: the newest is sync_made's */
+    const size_t first =
+        (path->in->newest[0] + (path->sync_made + j0 * st->grid - end) / st->grid) % lv->nslots;
     const size_t before_wrap = lv->nslots - first < count ? lv->nslots - first : count;
     const float *h = flt->spectra[0] + j0 * 2 * bs, *x = path->in->fdl[0];
-    memset(acc, 0, 2 * bs * sizeof *acc);
+    if (count == 0)
+        return;
     st->mac(acc, acc + bs, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, bs);
     if (count > before_wrap)
         st->mac(acc, acc + bs, h + before_wrap * 2 * bs, x, bs, 2 * bs, count - before_wrap, bs);
-    gf_sliced_inverse(&lv->fft, 0, acc, acc + bs, path->scratch, block);
+}
+
+/*
+ * The first level's partitions from 2 on read windows that end a block or
+ * more before the grid block they are for, so their share of the next
+ * block's accumulator is made during this one, at the ends of its
+ * segments, in proportion to the frames passed (t is such an end, b the
+ * block): a 64-frame call then carries half of a 128-frame block's
+ * multiply-accumulate rather than all or none of it. For both filters
+ * where the next block is one made for both (after a swap).
+ */
+static void sync_ahead(const nu_state *st, nu_path *path, size_t b, size_t t)
+{
+    const nu_level *lv = &st->level[0];
+    const size_t N = st->grid, ahead = lv->nparts > 2 ? lv->nparts - 2 : 0;
+    const size_t want = (ahead * (t - b) + N - 1) / N;
+    if (want <= path->sync_ahead)
+        return;
+    sync_mac(st, path, path->filter, 2 + path->sync_ahead, 2 + want, b + 2 * N,
+             path->out->acc[0]);
+    if (path->incoming && b + N >= path->since[0])
+        sync_mac(st, path, path->incoming, 2 + path->sync_ahead, 2 + want, b + 2 * N,
+                 path->out->acc_new[0]);
+    path->sync_ahead = want;
+}
+
+/* The first level's output block for grid block b with tap set flt, into
+ * block; acc holds partitions 2 on already: partition 1 (the window ending
+ * at b) joins them, and partition 0 (the head's taps, with the window of
+ * the block's own input) when the segment is the whole block. acc is
+ * cleared for the next block's partitions. */
+static void sync_block(const nu_state *st, const nu_path *path, const nu_filter *flt, size_t b,
+                       int whole, float *acc, float *block)
+{
+    const nu_level *lv = &st->level[0];
+    sync_mac(st, path, flt, whole ? 0 : 1, 2, b + st->grid, acc);
+    gf_sliced_inverse(&lv->fft, 0, acc, acc + lv->bstride, path->scratch, block);
+    memset(acc, 0, 2 * lv->bstride * sizeof *acc);
 }
 
 /* A segment starts at frame t, m frames of its input in the ring: the first
@@ -151,18 +191,21 @@ static void sync_block(const nu_state *st, const nu_path *path, const nu_filter 
  * in the frequency domain; a shorter one leaves them to the direct head. */
 static void sync_begin(const nu_state *st, nu_path *path, size_t t, int whole)
 {
-    const size_t b = t & ~(st->grid - 1);
+    const size_t N = st->grid, b = t & ~(N - 1);
     nu_output *out = path->out;
     if (path->sync_done == b)
         return;
     if (path->sync_made != b)
         sync_forward(st, path, b);
     if (whole)
-        sync_forward(st, path, b + st->grid);
-    sync_block(st, path, path->filter, whole, out->acc[0], out->block[0][0]);
-    if (path->incoming)
-        sync_block(st, path, path->incoming, whole, out->acc_new[0], out->block_new[0][0]);
+        sync_forward(st, path, b + N);
+    sync_block(st, path, path->filter, b, whole, out->acc[0], out->block[0][0]);
+    if (path->incoming && b >= path->since[0])
+        sync_block(st, path, path->incoming, b, whole, out->acc_new[0], out->block_new[0][0]);
+    else
+        memset(out->acc_new[0], 0, 2 * st->level[0].bstride * sizeof *out->acc_new[0]);
     path->sync_done = b;
+    path->sync_ahead = 0;
 }
 
 /*
@@ -255,6 +298,8 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
             in += m * channels;
         out += m * channels;
         n -= m;
+        if (st->nlevels > 0)
+            sync_ahead(st, path, path->sync_done, t);
         advance(st, path, t);
     }
 }
@@ -281,9 +326,11 @@ size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incom
         const nu_level *lv = &st->level[l];
         const size_t P = lv->part;
         size_t s = (now + P - 1) & ~(P - 1), read;
-        if (lv->sync)
+        if (lv->sync) {
+            /* its next block's partitions from 2 on are made a block ahead */
+            s += P;
             read = s;
-        else {
+        } else {
             if (s == now && path->start[l] == now && path->done[l] > 0)
                 s += P;
             read = s + P;

@@ -85,6 +85,7 @@ typedef struct nu_path {
      * newest spectrum's window ends at, and the grid block whose output
      * it has made (SIZE_MAX: none since the reset). */
     size_t sync_made, sync_done;
+    size_t sync_ahead;                      /* of the next block's partitions from 2 on */
     /* After a swap: the first block of each level made for the incoming
      * filter too (those before it run the current filter alone). */
     size_t since[GF_NU_MAX_LEVELS + 1];
