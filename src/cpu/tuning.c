@@ -93,12 +93,17 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
  * one from the direct head), then levels of 8 N, 8192 and 65536, each once
  * the filter is longer than 4 times its partition: a level starts at twice
  * its size, so the one before it then holds 14 partitions beyond the first
- * level's and this one at least 3. N is 256 for calls of 256 frames and
- * more, else 128: a whole 256-frame segment costs one transform of 512
- * where a head of 128 cost 128 direct multiply-adds a frame and a level of
- * its own, while a call shorter than N pays the direct head on every frame,
- * which past 256 taps (7 ns a frame) outweighs what larger heads save;
- * plugins and live callers give max_block_frames, not the calls' sizes.
+ * level's and this one at least 3 (sizes not above the last are skipped).
+ * N follows max_block_frames: 128 below 256, 256 from there, 1024 from
+ * 16384 and 4096 from 65536, and at most half the filter. A whole segment
+ * costs one transform of 2N where a head of 128 cost 128 direct
+ * multiply-adds a frame and a level of its own, while frames in a segment
+ * shorter than N (a call shorter than N, or the ends of a call that does
+ * not start on the grid) pay the direct head: 7 ns a frame at 256, 115 at
+ * 4096. Plugins and live callers give max_block_frames, not the calls'
+ * sizes, and hosts' maxima reach 8192 where their calls are 256 or less, so
+ * heads grow only for the blocks of offline callers (gfir.h's default is
+ * 4096, which keeps 256), whose calls fill them.
  *
  * First chosen with `cpu_nupc_bench --schemes` (stereo, one thread,
  * 256-frame blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or
@@ -129,6 +134,12 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
  *     16384        128,1024 24.7, 256,2048 20.3
  *     262144       128,1024,8192 52.6, 256,2048,8192 51.9, 256,2048,16384 45.2
  *     2^20         128,1024,8192,65536 78.1, 256,2048,8192,65536 73.7
+ * and in calls of 65536 frames (the same command with its call size
+ * changed, one run each):
+ *     4096 taps    256 11.2, 1024 7.7, 2048 10.5
+ *     65536        256,2048,8192 33.0, 1024,8192 22.0, 2048,16384 23.3, 4096 13.0
+ *     262144       256,2048,8192 48.8, 1024,8192 38.4, 4096,32768 29.0
+ *     2^20         256,2048,8192,65536 71.2, 1024,8192,65536 58.9, 4096,65536 53.9
  * The cost model behind it (Wefers): every level costs one forward and one
  * inverse transform per frame, about what the uniform engine's whole
  * transform costs (2.5 to 4 ns a frame here), and every partition one
@@ -137,16 +148,28 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
  * engine, whose longer transforms were no faster.
  */
 #define SCHEME_HEAD ((size_t)128)
-#define SCHEME_HEAD_LARGE ((size_t)256)
+
+static size_t scheme_head(size_t ntaps, size_t block_frames)
+{
+    size_t head = block_frames >= 65536   ? 4096
+                  : block_frames >= 16384 ? 1024
+                  : block_frames >= 256   ? 256
+                                          : SCHEME_HEAD;
+    /* the first level holds the head's partition and at least one more */
+    while (head > SCHEME_HEAD && 2 * head > ntaps)
+        head /= 2;
+    return head;
+}
 
 void gf_cpu_fft_nonuniform_scheme(size_t ntaps, size_t block_frames, gf_nu_scheme *scheme)
 {
-    const size_t head = block_frames >= SCHEME_HEAD_LARGE ? SCHEME_HEAD_LARGE : SCHEME_HEAD;
+    const size_t head = scheme_head(ntaps, block_frames);
     const size_t sizes[] = {8 * head, 8192, 65536};
     memset(scheme, 0, sizeof *scheme);
     scheme->head = head;
     for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
-        scheme->sizes[scheme->nlevels++] = sizes[i];
+        if (sizes[i] > (scheme->nlevels ? scheme->sizes[scheme->nlevels - 1] : head))
+            scheme->sizes[scheme->nlevels++] = sizes[i];
 }
 
 /*

@@ -179,7 +179,8 @@ static void test_short_filters(void **state)
 }
 
 /* 32769 taps (the third level's first, one-tap partitions), 65537 and 2^20,
- * every chunking, several cycles of the longest partition. */
+ * every chunking, several cycles of the longest partition; the large
+ * blocks' heads. */
 static void test_long_filters(void **state)
 {
     (void)state;
@@ -189,6 +190,14 @@ static void test_long_filters(void **state)
     }
     for (int how = WHOLE; how <= RANDOM; how++) {
         nu_case tc = {2, 2, 65537, 65537 + 40000, 4096, (enum chunking)how, how & 1, 1, NULL};
+        check_case(&tc);
+    }
+    /* heads of 1024 (blocks from 16384) and 4096 (from 65536), on and just
+     * past twice their length, where they begin */
+    for (int how = WHOLE; how <= RANDOM; how++) {
+        const size_t ntaps = how & 1 ? 8193 : 2048;
+        nu_case tc = {2, 2, ntaps, ntaps + 50000, how & 2 ? 65536 : 16384, (enum chunking)how,
+                      how & 1, 1, NULL};
         check_case(&tc);
     }
     for (int how = WHOLE; how <= RANDOM; how++) {
