@@ -1,7 +1,7 @@
 /*
  * fft_nonuniform_path.c - the zero-latency FFT engine's work on one path
  * (fft_nonuniform.c's opening comment): a call's segments, the levels'
- * blocks and their units spread over the calls, and a swap's catch-up.
+ * blocks and their units spread over the calls, and the start of a swap.
  */
 #include "cpu/fft_nonuniform_state.h"
 #include "cpu/fft_sliced.h"
