@@ -22,8 +22,8 @@
  * delay line's memory, 16 bytes per tap and channel, does not depend on P.
  * Plans whose latency budget (max_latency_frames) fits no partition get the
  * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a head
- * and growing partitions, which costs two to four times as much per frame
- * as this engine at its best partition (tools/bench/cpu_nupc.sh,
+ * and growing partitions, which costs 1.1 to 3.5 times as much per frame as
+ * this engine at its best partition (tools/bench/cpu_nupc.sh,
  * docs/BENCHMARKS.md).
  */
 #define MIN_PARTITION ((size_t)64)

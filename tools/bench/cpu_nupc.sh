@@ -82,8 +82,22 @@ swap, 64-frame calls: largest $swap64, $(verdict "$swap64" 2).
 
 How to read it: the uniform engine's figures are the cost of FFT convolution
 when latency is allowed, so the ratio in the last column is what zero latency
-costs: the direct head and the small partitions' transforms, each of which
-costs about what the uniform engine's whole transform does per frame. Where a
-plan's latency budget covers a partition, the uniform engine is used.
+costs. The engine's head grows with the plan's block (128 below 256 frames,
+256, 1024 from 16384, 4096 from 65536) and a call that holds a whole block of
+it takes the head in the frequency domain, so in 65536-frame calls filters up
+to 65536 taps run within 1.2 times the uniform engine. What perf shows for
+the rest (\`perf record\` on \`cpu_nupc_bench --compare\`, 2026-11-26): at
+2^20 taps in 256-frame calls the complex multiply-accumulate (src/cpu/cmac.c)
+takes 43% of the cycles and FFTW with the four-step transforms' own loops
+35%; every level below the longest partition holds up to 14 partitions (the
+scheme's factor of 8) and a forward and an inverse transform per frame, work
+the uniform engine at P 65536 does not have. At 4096
+taps the first level's 16 partitions of 256 take 39% (cmac) where the uniform
+engine has one of 4096. A swap's calls: the crossfade runs both filters'
+heads, multiply-accumulates and inverse transforms (the forward ones are
+shared), 1.5 to 2.5 times a call's work on average in the table above, and
+its worst calls (those that also carry a first-level block or a level's last
+units) 1.5 to 2.2 times the worst call with no swap.
+Where a plan's latency budget covers a partition, the uniform engine is used.
 MD
 echo "cpu_nupc.sh: wrote the cpu-nupc section of docs/BENCHMARKS.md" >&2
