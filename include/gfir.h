@@ -326,9 +326,10 @@ GFIR_API void gfir_plan_destroy(gfir_plan *plan);
  * the swap, where that call makes the new filter's share of the work in
  * flight: the uniform FFT engine remakes one block of its partition, the
  * CUDA delay line one block's tail, the direct engines and CUDA's lanes
- * nothing extra. The CPU's zero-latency FFT engine would have to make the
- * new filter's share of every level's block at once (at 2^20 taps, a
- * thousand 64-frame calls' work in one), so it makes the new filter's
+ * nothing extra, the CPU's zero-latency FFT engine its first level's block.
+ * Its larger levels' share would be too much for one call (at 2^20 taps, a
+ * thousand 64-frame calls' work), so where it has them (from 4097 taps in
+ * calls under 256 frames, from longer filters in larger ones) it makes the new filter's
  * blocks in the calls' own time instead and begins the fade once they are
  * the ones being read: up to twice its longest partition (at most 131072
  * frames) after the swap, the old filter's output alone until then, and

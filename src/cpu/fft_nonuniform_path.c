@@ -306,16 +306,37 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
 
 /* ---- crossfades ----------------------------------------------------------------------- */
 
+/* The first level's share of a swap, made at once: it is one block's work
+ * (what a call that starts a block does anyway). Inside a block, the
+ * incoming filter's block being read and as much of the next block's
+ * partitions from 2 on as the current filter has made; at a boundary, all
+ * of the next block's partitions from 2 on. */
+static void sync_swap(const nu_state *st, nu_path *path)
+{
+    const nu_level *lv = &st->level[0];
+    const size_t N = st->grid, now = st->now, b = now & ~(N - 1);
+    float *acc = path->out->acc_new[0];
+    memset(acc, 0, 2 * lv->bstride * sizeof *acc);
+    if (now != b) {
+        sync_mac(st, path, path->incoming, 1, lv->nparts, b + N, acc);
+        gf_sliced_inverse(&lv->fft, 0, acc, acc + lv->bstride, path->scratch,
+                          path->out->block_new[0][0]);
+        memset(acc, 0, 2 * lv->bstride * sizeof *acc);
+        sync_mac(st, path, path->incoming, 2, 2 + path->sync_ahead, b + 2 * N, acc);
+    } else
+        sync_mac(st, path, path->incoming, 2, lv->nparts, b + N, acc);
+}
+
 /*
  * A swap at frame now = st->now. Rather than make the incoming filter's
  * share of the blocks in flight at once (at 2^20 taps a thousand normal
  * calls' work in one), the path makes the incoming filter's output for
  * every block from here on, in the calls' own time, and the fade begins
- * once those are the blocks being read: the first level's grid block from
- * the next boundary (its block is made at the segment that starts it, for
- * both filters after the swap), a larger level's from the first block that
- * starts at or after now (and has done no unit yet), which is read from
- * one partition later.
+ * once those are the blocks being read: a larger level's from the first
+ * block that starts at or after now (and has done no unit yet), which is
+ * read from one partition later. The first level's share is one block's
+ * work and is made at once (sync_swap), so a plan with no larger level
+ * fades from now.
  */
 size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming)
 {
@@ -327,9 +348,9 @@ size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incom
         const size_t P = lv->part;
         size_t s = (now + P - 1) & ~(P - 1), read;
         if (lv->sync) {
-            /* its next block's partitions from 2 on are made a block ahead */
-            s += P;
-            read = s;
+            sync_swap(st, path);
+            s = now & ~(P - 1);
+            read = now;
         } else {
             if (s == now && path->start[l] == now && path->done[l] > 0)
                 s += P;
