@@ -119,8 +119,9 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
  *     262144       128,1024,8192 32.0, with 65536 36.4
  *     524288       128,1024,8192 60.6, with 65536 43.0
  *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
- * With the head in the frequency domain, heads of 256 (2026-11-26, same
- * command and machine, busier: figures about 1.5 times the above):
+ * With the head in the frequency domain, heads of 256 (2026-11-26, the
+ * same command on a 2-core Intel Xeon VM under a load average of 4 to 9:
+ * compare within a row only):
  *     4096 taps    128 16.1, 256 12.6, 256,2048 11.7, 256,1024 16.2
  *     16384        128,1024 24.9, 256,2048 20.3, 256,1024 22.0
  *     65536        128,1024,8192 39.2, 256,2048 35.7, 256,2048,8192 33.9
