@@ -377,8 +377,8 @@ GFIR_API void gfir_plan_destroy(gfir_plan *plan);
  *   while ((old = gfir_plan_retired(plan)))
  *       gfir_filter_destroy(old);
  *
- * From the first output frame of the call after the swap, output k of the
- * fade (k = 0, 1, ...) is exactly (1 - w_k) y_old + w_k y_new, where y_old
+ * From the fade's first output frame, output k of the fade (k = 0, 1,
+ * ...) is exactly (1 - w_k) y_old + w_k y_new, where y_old
  * and y_new are what the old and the new filter make of the same input
  * history (the new one as if it had always been there), and w_k = 0.5 -
  * 0.5 cos(pi (k + 0.5) / crossfade_frames) for k < crossfade_frames, then
@@ -391,18 +391,21 @@ GFIR_API void gfir_plan_destroy(gfir_plan *plan);
  * the filters' complex spectra, which some convolvers do per block,
  * gives these outputs exactly, so it is not a mode of its own.
  *
- * Every engine of every backend swaps this way, routed plans included.
- * The library decides whether a filter can be swapped into a plan:
- * gfir_filter_create() refuses one that cannot (see there), and the host
- * then makes a plan of its own for it and crossfades between the two plans
- * with gfir_crossfade_weight(). The first call after a swap does the new
- * filter's share of the work in flight: the uniform FFT engine remakes one
- * block of its partition, the CUDA delay line one block's tail, the
- * direct engines and CUDA's lanes nothing extra. The CPU's zero-latency
- * FFT engine computes the new filter's share of every level's block at
- * once, which past 65536 taps can exceed a short period
- * (tools/cpu_nupc_bench --swaps measures it), so its plans beyond that
- * take no swaps.
+ * Every engine of every backend swaps this way, routed plans included, at
+ * any filter length. The fade's first frame is the first of the call after
+ * the swap, where that call makes the new filter's share of the work in
+ * flight: the uniform FFT engine remakes one block of its partition, the
+ * CUDA delay line one block's tail, the direct engines and CUDA's lanes
+ * nothing extra, the CPU's zero-latency FFT engine its first level's block.
+ * Its larger levels' share would be too much for one call (at 2^20 taps, a
+ * thousand 64-frame calls' work), so where it has them (from 4097 taps in
+ * calls under 256 frames, from longer filters in larger ones) it makes the new filter's
+ * blocks in the calls' own time instead and begins the fade once they are
+ * the ones being read: up to twice its longest partition (at most 131072
+ * frames) after the swap, the old filter's output alone until then, and
+ * no call doing more than a call of the fade does
+ * (tools/cpu_nupc_bench --swaps measures it). Until the fade has ended,
+ * another swap answers GFIR_ERR_BUSY.
  */
 typedef struct gfir_filter gfir_filter;
 
@@ -420,12 +423,12 @@ typedef struct gfir_filter gfir_filter;
  *
  * On success *filter is set and GFIR_OK returned; on failure *filter is
  * NULL and GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above the plan's, a tap
- * not finite), GFIR_ERR_UNSUPPORTED (the plan's engine cannot take a new
- * filter within a call's deadline), GFIR_ERR_NOMEM or GFIR_ERR_DEVICE
- * returned, and gfir_plan_error_detail(NULL) says why on this thread. After
- * GFIR_ERR_TAPS for a longer filter or GFIR_ERR_UNSUPPORTED, the filter
- * cannot be swapped into this plan: a host that wants it makes a new plan
- * for it. The caller owns the
+ * not finite), GFIR_ERR_NOMEM or GFIR_ERR_DEVICE returned, and
+ * gfir_plan_error_detail(NULL) says why on this thread. After
+ * GFIR_ERR_TAPS for a longer filter, the filter cannot be swapped into
+ * this plan: a host that wants it makes a new plan for it (and may
+ * crossfade between the two plans with gfir_crossfade_weight()). The
+ * caller owns the
  * filter until it swaps it in: every filter is either swapped in or freed
  * with gfir_filter_destroy().
  */

@@ -11,11 +11,11 @@
  *   cpu_nupc_bench --calls [RUNS]       the spread of one call's time at
  *                                       calls of 64 and 256 frames, stereo:
  *                                       mean, 99th percentile and worst
- *   cpu_nupc_bench --swaps [RUNS]       the first call after a filter swap
- *                                       (gfir_plan_swap), which makes the new
- *                                       filter's share of the work in flight,
- *                                       against the other calls, at every
- *                                       point of the engine's cycle
+ *   cpu_nupc_bench --swaps [RUNS]       the calls from a filter swap
+ *                                       (gfir_plan_swap) to its fade's end,
+ *                                       which make the new filter's blocks
+ *                                       and crossfade, against the calls
+ *                                       with no swap: mean and worst
  *   cpu_nupc_bench --crossover [RUNS]   per call size, the tap count from
  *                                       which the engine beats direct (mono):
  *                                       the crossover table of
@@ -252,53 +252,72 @@ done:
 static const size_t table_taps[] = {4096, 16384, 65536, 262144, 1048576};
 #define NTABLE (sizeof table_taps / sizeof table_taps[0])
 
-/* ---- --swaps: the call after a swap ---------------------------------------------------- */
+/* ---- --swaps: the calls of a swap ------------------------------------------------------ */
 
 typedef struct swap_stats {
-    double mean_us;             /* calls with no swap before them */
+    double mean_us;             /* calls with no swap running */
     double swap_mean_us, swap_max_us;
+    size_t frames;              /* from the swap to the fade's end */
 } swap_stats;
 
+#define SWAP_FADE 2400
+
 /*
- * Calls of `call` frames through a cycle of the longest partition, a swap
- * (crossfade 0: the fade begins and ends in that call) before every other
- * one, between the plan's filter and `other`, which come back through
- * gfir_plan_retired in turn. As in call_stats_of, each call keeps its
- * least time over RUNS cycles.
+ * The calls of `call` frames from a swap (a crossfade of SWAP_FADE frames,
+ * 50 ms at 48 kHz) until its fade has ended, between the plan's filter and
+ * `other`, which come back through gfir_plan_retired in turn: the engine
+ * makes the incoming filter's blocks in those calls before the fade
+ * begins. Each swap starts a third of the way into the cycle of the
+ * longest partition, with blocks of every level in flight, so every run
+ * sees the same calls, and each call keeps its least time over RUNS swaps
+ * (as in call_stats_of).
  */
 static swap_stats swap_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsigned channels,
                                 gfir_filter *other)
 {
-    const size_t cycle = cycle_frames(ntaps), ncalls = cycle / call;
+    const size_t cycle = cycle_frames(ntaps), most = (3 * cycle + SWAP_FADE) / call + 2;
     const double clock_us = clock_cost_us();
     float *in = malloc(call * channels * sizeof *in), *out = malloc(call * channels * sizeof *out);
-    double *t = malloc(ncalls * sizeof *t), sum[2] = {0.0, 0.0};
-    swap_stats s = {-1.0, -1.0, -1.0};
+    double *t = malloc(most * sizeof *t);
+    size_t ncalls = 0, frames = 0;
+    swap_stats s = {-1.0, -1.0, -1.0, 0};
     if (!in || !out || !t)
         goto done;
+    s.mean_us = call_stats_of(plan, ntaps, call, channels).mean_us;
     fill(in, call * channels);
     warm_up(plan, ntaps, call, in, out);
-    for (int r = 0; r < runs; r++)
-        for (size_t i = 0; i < ncalls; i++) {
-            double t0, us;
-            if (i % 2 == 0 && gfir_plan_swap(plan, other, 0) != GFIR_OK)
-                goto done;
-            t0 = now_s();
+    for (int r = 0; r < runs; r++) {
+        gfir_filter *back = NULL;
+        size_t i = 0;
+        /* to a third of the cycle: warm_up and the runs end on its boundary */
+        for (size_t f = 0; f < cycle / 3 / call * call; f += call)
+            gfir_plan_execute(plan, in, out, call);
+        if (gfir_plan_swap(plan, other, SWAP_FADE) != GFIR_OK)
+            goto done;
+        for (; !back && i < most; i++) {
+            const double t0 = now_s();
+            double us;
             gfir_plan_execute(plan, in, out, call);
             us = (now_s() - t0) * 1e6 - clock_us;
-            if (i % 2 == 0)
-                other = gfir_plan_retired(plan);
-            if (r == 0 || us < t[i])
+            back = gfir_plan_retired(plan);
+            if (r == 0 || i >= ncalls || us < t[i])
                 t[i] = us;
         }
+        if (!back)
+            goto done;
+        other = back;
+        ncalls = r == 0 || i < ncalls ? i : ncalls;
+        frames = i * call;
+        for (size_t f = (cycle / 3 / call + i) * call; f % cycle; f += call)
+            gfir_plan_execute(plan, in, out, call);
+    }
+    s.swap_mean_us = 0.0;
     s.swap_max_us = 0.0;
     for (size_t i = 0; i < ncalls; i++) {
-        sum[i % 2] += t[i];
-        if (i % 2 == 0 && t[i] > s.swap_max_us)
-            s.swap_max_us = t[i];
+        s.swap_mean_us += t[i] / (double)ncalls;
+        s.swap_max_us = t[i] > s.swap_max_us ? t[i] : s.swap_max_us;
     }
-    s.swap_mean_us = sum[0] / (double)((ncalls + 1) / 2);
-    s.mean_us = sum[1] / (double)(ncalls / 2);
+    s.frames = frames;
 done:
     gfir_filter_destroy(other);
     free(in);
@@ -310,8 +329,9 @@ done:
 static void swaps(void)
 {
     static const size_t sizes[] = {64, 256};
-    printf("| taps | call frames | mean us | after a swap: mean us | worst us | worst/mean |\n");
-    printf("|---|---|---|---|---|---|\n");
+    printf("| taps | call frames | mean us | swap to fade's end, frames | its calls: mean us |"
+           " worst us | worst / mean with no swap |\n");
+    printf("|---|---|---|---|---|---|---|\n");
     for (size_t t = 0; t < NTABLE; t++) {
         float *taps = malloc(table_taps[t] * sizeof *taps);
         if (!taps)
@@ -321,15 +341,14 @@ static void swaps(void)
             gfir_plan *plan = make(NONUNIFORM, table_taps[t], sizes[c], 2, 0, NULL);
             gfir_filter *other = NULL;
             swap_stats s;
-            char why[256];
-            /* past the engine's swap limit too: this measures why it exists */
-            if (!plan || gf_filter_prepare(plan, taps, &other, why, sizeof why) != GFIR_OK) {
+            if (!plan || gfir_filter_create(&other, plan, taps, table_taps[t]) != GFIR_OK) {
                 gfir_plan_destroy(plan);
                 continue;
             }
             s = swap_stats_of(plan, table_taps[t], sizes[c], 2, other);
-            printf("| %zu | %zu | %.2f | %.2f | %.2f | %.1f |\n", table_taps[t], sizes[c],
-                   s.mean_us, s.swap_mean_us, s.swap_max_us, s.swap_max_us / s.mean_us);
+            printf("| %zu | %zu | %.2f | %zu | %.2f | %.2f | %.2f |\n", table_taps[t], sizes[c],
+                   s.mean_us, s.frames, s.swap_mean_us, s.swap_max_us,
+                   s.swap_max_us / s.mean_us);
             fflush(stdout);
             gfir_plan_destroy(plan);
         }
@@ -487,7 +506,7 @@ static void schemes(void)
         double ns[MAX_CANDIDATES];
         size_t order[MAX_CANDIDATES];
         gf_nu_scheme rule;
-        gf_cpu_fft_nonuniform_scheme(ntaps, &rule);
+        gf_cpu_fft_nonuniform_scheme(ntaps, 256, &rule);
         for (size_t i = 0; i < n; i++) {
             ns[i] = measure(NONUNIFORM, ntaps, 256, 2, 0, &cand[i]);
             order[i] = i;

@@ -67,10 +67,6 @@ typedef struct gf_engine {
      * since theirs is a measured win over it (their break-even), which
      * outranks the cost model where the two disagree. */
     int fallback;
-    /* Plans longer than this take no new filter (gfir_filter_create says
-     * GFIR_ERR_UNSUPPORTED): the first call after a swap would exceed a
-     * call's deadline. 0: any plan takes swaps. */
-    size_t swap_max_taps;
     /* 1 when it runs a routed plan's paths itself (plan->route); otherwise
      * the plan layer runs them as channels. */
     int takes_paths;
@@ -90,7 +86,13 @@ typedef struct gf_engine {
     /* The first call after a swap, before execute: makes plan->incoming's
      * share of the work the engine holds in flight for plan->filter (output
      * already computed for frames still to be handed out), so that from the
-     * next output frame on both filters' outputs exist. Allocation-free. */
+     * next output frame on both filters' outputs exist. An engine whose
+     * share would not fit one call's deadline may instead set
+     * plan->fade_delay and plan->fade_wait to the frames it needs to make
+     * the incoming filter's output in its calls' own time: the core then
+     * runs that many frames with plan->incoming set and fade_wait above 0
+     * (the old filter's output alone, no block crossing the wait's end)
+     * before the fade's first frame. Allocation-free. */
     gfir_status (*fade_begin)(gfir_plan *plan);
     /* The crossfade is over (or cut short by reset, convolve_device or
      * set_taps_device, which clear the history): plan->incoming becomes the

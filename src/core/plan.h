@@ -55,12 +55,18 @@ struct gfir_plan {
      * too, and the output is their crossfade until fade_pos reaches
      * fade_len, when incoming becomes the filter and the old one goes to
      * `retired`. During an engine's execute with incoming set, the core
-     * guarantees fade_begun and that the call ends within the fade. */
+     * guarantees fade_begun and that the call ends within the fade, and
+     * within the wait before it. */
     unsigned long long id;       /* tells plans apart for gfir_plan_swap */
     gfir_filter *filter;
     gfir_filter *incoming;
     size_t fade_len, fade_pos;   /* frames of output */
     int fade_begun;              /* the engine's fade_begin has run */
+    /* Frames of output from the swap to the fade's first, as fade_begin
+     * set them (0 for most engines: the call after the swap), and those of
+     * them still to run: the old filter's output alone, while the engine
+     * makes the incoming one's. */
+    size_t fade_delay, fade_wait;
     _Atomic(gfir_filter *) retired;  /* a stack: pushed by this plan's thread, popped by any */
 };
 

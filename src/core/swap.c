@@ -128,11 +128,6 @@ gfir_status gfir_filter_create(gfir_filter **filter, const gfir_plan *plan, cons
         return gf_detail(why, whylen, GFIR_ERR_TAPS,
                          "ntaps is %zu; a new filter for this plan has 1 to %zu", ntaps,
                          plan->ntaps);
-    if (plan->engine->swap_max_taps && plan->ntaps > plan->engine->swap_max_taps)
-        return gf_detail(why, whylen, GFIR_ERR_UNSUPPORTED,
-                         "the plan's engine (%s) takes no new filter beyond %zu taps within a "
-                         "call's deadline; this plan has %zu: make a plan for the filter",
-                         plan->engine->name, plan->engine->swap_max_taps, plan->ntaps);
     sets = plan->route ? plan->route->sets : plan->filter_channels;
     for (size_t i = 0; i < ntaps * sets; i++)
         if (!isfinite(taps[i])) {
@@ -166,6 +161,8 @@ gfir_status gfir_plan_swap(gfir_plan *plan, gfir_filter *filter, size_t crossfad
     plan->fade_len = crossfade_frames;
     plan->fade_pos = 0;
     plan->fade_begun = 0;
+    plan->fade_delay = 0;
+    plan->fade_wait = 0;
     return GFIR_OK;
 }
 
@@ -208,6 +205,7 @@ void gf_fade_finish(gfir_plan *plan)
     if (!plan->incoming)
         return;
     plan->engine->fade_end(plan);
+    plan->fade_wait = 0;
     retire(plan, plan->filter);
     plan->filter = plan->incoming;
     plan->incoming = NULL;
@@ -222,6 +220,11 @@ gfir_status gf_fade_step(gfir_plan *plan, size_t *n)
         if (st != GFIR_OK)
             return st;
         plan->fade_begun = 1;
+    }
+    if (plan->fade_wait > 0) {
+        if (*n > plan->fade_wait)
+            *n = plan->fade_wait;
+        return GFIR_OK;
     }
     if (plan->fade_pos == plan->fade_len)
         gf_fade_finish(plan);
@@ -249,6 +252,10 @@ void gf_fade_advance(gfir_plan *plan, size_t n)
 {
     if (!plan->incoming)
         return;
+    if (plan->fade_wait > 0) {
+        plan->fade_wait -= n;
+        return;
+    }
     plan->fade_pos += n;
     if (plan->fade_pos == plan->fade_len)
         gf_fade_finish(plan);

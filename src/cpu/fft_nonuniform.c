@@ -18,9 +18,12 @@
  *
  * Calls are cut into segments that end on the first level's block
  * boundaries (multiples of N frames). In each segment: the input enters the
- * ring, the head is convolved directly, the levels' current output blocks are
- * added, and the output leaves; then every level whose block just completed
- * starts it (the first level also finishes it at once), and the levels
+ * ring; the first level makes its output block for the grid block once, at
+ * its first segment (from the head's taps on when the segment is the whole
+ * block, whose input is then all there; else from its second partition,
+ * and the head is convolved directly); the levels' current output blocks
+ * are added, and the output leaves; then every larger level whose block
+ * just completed starts it, and the levels
  * advance their blocks' work, lists of units (transform slices and
  * multiply-accumulates over ranges of bins and partitions), until together
  * they have done the share of their slack that has elapsed (advance()).
@@ -29,12 +32,14 @@
  * one, each output keeps a second set of accumulators and output blocks,
  * every multiply-accumulate and inverse unit runs for both filters (the
  * forward transforms are the input's and run once), and the segment's
- * output mixes the two heads and blocks. A swap's first call makes the
- * incoming filter's share of what is in flight at once: every level's block
- * being read, from the windows it was made from, and the units the block
- * in flight has done. A level's delay line has one slot more than it has
- * partitions so that the block being read's windows all survive the
- * forward transform of the block in flight.
+ * output mixes the two heads and blocks. The incoming filter's share of
+ * what is in flight is not made at once (at 2^20 taps that is a thousand
+ * 64-frame calls' work): from the swap on, every block a level starts is
+ * made for both filters, and the fade begins once those are the blocks
+ * being read, up to two of the longest partitions later (nu_fade_begin,
+ * gf_nu_path_swap). A level's delay line has one slot more than it has
+ * partitions, so the first level's whole-block segments can keep their own
+ * window beside the ones the partitions read.
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/fft_nonuniform_state.h"
@@ -123,10 +128,11 @@ static int lay_levels(nu_state *st, const gf_nu_scheme *scheme, size_t ntaps)
     st->nlevels = 0;
     for (size_t i = 0; i <= scheme->nlevels; i++) {
         const size_t part = i ? scheme->sizes[i - 1] : n;
-        const size_t offset = i ? 2 * part : n;
+        const size_t first = i ? 2 * part : n;
+        const size_t offset = i ? first : 0;
         size_t end = i < scheme->nlevels ? 2 * scheme->sizes[i] : ntaps;
         nu_level *lv = &st->level[st->nlevels];
-        if (offset >= ntaps)
+        if (first >= ntaps)
             break;
         if (end > ntaps)
             end = ntaps;
@@ -230,7 +236,7 @@ static size_t nu_latency(const gfir_plan *plan)
 static gfir_status nu_create(gfir_plan *plan)
 {
     gf_nu_scheme scheme;
-    gf_cpu_fft_nonuniform_scheme(plan->ntaps, &scheme);
+    gf_cpu_fft_nonuniform_scheme(plan->ntaps, plan->block_frames, &scheme);
     return gf_cpu_fft_nonuniform_create_scheme(plan, &scheme);
 }
 
@@ -367,12 +373,13 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const gf_nu_sch
     }
     for (size_t l = 0; l < st->nlevels; l++) {
         nu_level *lv = &st->level[l];
-        if (!gf_sliced_make(&lv->fft, lv->part)) {
+        /* The first level's block is never spread: one FFTW transform. */
+        if (!(lv->sync ? gf_sliced_make_whole : gf_sliced_make)(&lv->fft, lv->part)) {
             nu_destroy(plan);
             return gf_fail(plan, GFIR_ERR_NOMEM, "FFTW could not plan a real FFT of size %zu",
                            2 * lv->part);
         }
-        if (!list_units(lv))
+        if (!lv->sync && !list_units(lv))
             goto nomem;
         if (gf_sliced_scratch_floats(&lv->fft) > scratch)
             scratch = gf_sliced_scratch_floats(&lv->fft);
@@ -431,6 +438,15 @@ static gfir_status nu_reset(gfir_plan *plan)
             path->done[l] = lv->nunits;
             path->start[l] = 0;
         }
+        /* The zeros before the input are every window's, and the first
+         * block's partitions from 2 on are made (zero). */
+        path->sync_made = 0;
+        path->sync_done = SIZE_MAX;
+        path->sync_ahead = 0;
+        if (st->nlevels > 0) {
+            memset(out->acc[0], 0, 2 * st->level[0].bstride * sizeof *out->acc[0]);
+            memset(out->acc_new[0], 0, 2 * st->level[0].bstride * sizeof *out->acc_new[0]);
+        }
     }
     st->now = 0;
     return GFIR_OK;
@@ -438,15 +454,17 @@ static gfir_status nu_reset(gfir_plan *plan)
 
 /* ---- crossfades ---------------------------------------------------------------------- */
 
+/* No work at once: the fade waits until the incoming filter's blocks are
+ * being read (gf_nu_path_swap), at most two of the longest partitions. */
 static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
-    unsigned csr = gf_ftz_enter();
+    size_t from = st->now;
     for (unsigned c = 0; c < plan->channels; c++) {
-        st->paths[c].incoming = path_set(plan, plan->incoming, c);
-        gf_nu_path_catch_up(st, &st->paths[c]);
+        const size_t f = gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c));
+        from = f > from ? f : from;
     }
-    gf_ftz_leave(csr);
+    plan->fade_delay = plan->fade_wait = from - st->now;
     return GFIR_OK;
 }
 
@@ -502,7 +520,6 @@ const gf_engine gf_cpu_fft_zero_latency_engine = {
     .applies = nu_applies,
     .latency = nu_latency,
     .cost_s = gf_cpu_fft_zero_latency_seconds,
-    .swap_max_taps = GF_CPU_NU_SWAP_MAX_TAPS,
     .create = nu_create,
     .start = nu_start,
     .prepare = nu_prepare,

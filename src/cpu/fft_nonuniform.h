@@ -3,10 +3,15 @@
  * partitioned overlap-save (Gardner 1995; partition sizes after Garcia 2002
  * and Wefers 2015), with FFTW.
  *
- * The filter is cut into a direct head and levels of growing partitions:
- *     taps [0, N)              direct convolution, inside every call
- *     taps [N, 2 P2)           partitions of N, computed in the call whose
- *                              input completes their block (no slack needed)
+ * The filter is cut into a head and levels of growing partitions:
+ *     taps [0, N)              the head: in a segment that holds a whole
+ *                              grid block of N frames, partition 0 of the
+ *                              first level, transformed with the block's
+ *                              own input; in a shorter one, direct
+ *                              convolution
+ *     taps [N, 2 P2)           partitions of N, computed at the start of
+ *                              the first segment of each grid block (no
+ *                              slack needed)
  *     taps [2 PL, 2 PL+1)      partitions of PL, one level per size PL > N
  * A level of partitions PL starts at tap 2 PL, so the block its input
  * completes at frame b is due at b + PL: its transforms (cut into slices,

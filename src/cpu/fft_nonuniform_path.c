@@ -1,7 +1,7 @@
 /*
  * fft_nonuniform_path.c - the zero-latency FFT engine's work on one path
  * (fft_nonuniform.c's opening comment): a call's segments, the levels'
- * blocks and their units spread over the calls, and a swap's catch-up.
+ * blocks and their units spread over the calls, and the start of a swap.
  */
 #include "cpu/fft_nonuniform_state.h"
 #include "cpu/fft_sliced.h"
@@ -58,25 +58,26 @@ static void unit_inverse(const nu_state *st, nu_path *path, size_t l, const nu_u
     gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, path->scratch, block);
 }
 
-/* A unit of the block in flight: for the path's filter and, during a
- * crossfade, the incoming one. */
+/* A unit of the block in flight: for the path's filter and, after a swap,
+ * the incoming one where the block is one of those made for both. */
 static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u)
 {
     nu_output *out = path->out;
     const size_t newest = path->in->newest[l];
     const int next = !out->cur[l];
+    const int both = path->incoming && path->start[l] >= path->since[l];
     switch (u->kind) {
     case UNIT_FORWARD:
         unit_forward(st, path, l, u);
         break;
     case UNIT_MAC:
         unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
-        if (path->incoming)
+        if (both)
             unit_mac(st, path, l, u, path->incoming, newest, out->acc_new[l]);
         break;
     case UNIT_INVERSE:
         unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
-        if (path->incoming)
+        if (both)
             unit_inverse(st, path, l, u, out->acc_new[l], out->block_new[l][next]);
         break;
     }
@@ -109,6 +110,104 @@ static double behind(const nu_level *lv, const nu_path *path, size_t l, size_t t
     return path->done[l] < lv->nunits ? target - lv->units[path->done[l]].cost_before : 0.0;
 }
 
+/* ---- the first level, at the start of a segment ---------------------------------- */
+
+/* The first level's spectrum of the window ending at frame `end`, into the
+ * slot of the oldest. */
+static void sync_forward(const nu_state *st, nu_path *path, size_t end)
+{
+    const nu_level *lv = &st->level[0];
+    const size_t bs = lv->bstride;
+    size_t *newest = &path->in->newest[0];
+    float *re;
+    *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
+    re = path->in->fdl[0] + *newest * 2 * bs;
+    gf_sliced_forward(&lv->fft, 0, path->in->ring + ring_index(st, end, 2 * lv->part),
+                      path->in->work[0], path->scratch, re, re + bs);
+    path->sync_made = end;
+}
+
+/* acc += sum over partitions j in [j0, j1) of flt's partition j times the
+ * first level's spectrum of the window ending at frame end - j N: the
+ * grid block whose outputs end at frame `end`. */
+static void sync_mac(const nu_state *st, const nu_path *path, const nu_filter *flt, size_t j0,
+                     size_t j1, size_t end, float *acc)
+{
+    const nu_level *lv = &st->level[0];
+    const size_t bs = lv->bstride, count = j1 - j0;
+    /* windows are made in order, one slot back each: the newest is sync_made's */
+    const size_t first =
+        (path->in->newest[0] + (path->sync_made + j0 * st->grid - end) / st->grid) % lv->nslots;
+    const size_t before_wrap = lv->nslots - first < count ? lv->nslots - first : count;
+    const float *h = flt->spectra[0] + j0 * 2 * bs, *x = path->in->fdl[0];
+    if (count == 0)
+        return;
+    st->mac(acc, acc + bs, h, x + first * 2 * bs, bs, 2 * bs, before_wrap, bs);
+    if (count > before_wrap)
+        st->mac(acc, acc + bs, h + before_wrap * 2 * bs, x, bs, 2 * bs, count - before_wrap, bs);
+}
+
+/*
+ * The first level's partitions from 2 on read windows that end a block or
+ * more before the grid block they are for, so their share of the next
+ * block's accumulator is made during this one, at the ends of its
+ * segments, in proportion to the frames passed (t is such an end, b the
+ * block): a 64-frame call then carries half of a 128-frame block's
+ * multiply-accumulate rather than all or none of it. For both filters
+ * where the next block is one made for both (after a swap).
+ */
+static void sync_ahead(const nu_state *st, nu_path *path, size_t b, size_t t)
+{
+    const nu_level *lv = &st->level[0];
+    const size_t N = st->grid, ahead = lv->nparts > 2 ? lv->nparts - 2 : 0;
+    const size_t want = (ahead * (t - b) + N - 1) / N;
+    if (want <= path->sync_ahead)
+        return;
+    sync_mac(st, path, path->filter, 2 + path->sync_ahead, 2 + want, b + 2 * N,
+             path->out->acc[0]);
+    if (path->incoming && b + N >= path->since[0])
+        sync_mac(st, path, path->incoming, 2 + path->sync_ahead, 2 + want, b + 2 * N,
+                 path->out->acc_new[0]);
+    path->sync_ahead = want;
+}
+
+/* The first level's output block for grid block b with tap set flt, into
+ * block; acc holds partitions 2 on already: partition 1 (the window ending
+ * at b) joins them, and partition 0 (the head's taps, with the window of
+ * the block's own input) when the segment is the whole block. acc is
+ * cleared for the next block's partitions. */
+static void sync_block(const nu_state *st, const nu_path *path, const nu_filter *flt, size_t b,
+                       int whole, float *acc, float *block)
+{
+    const nu_level *lv = &st->level[0];
+    sync_mac(st, path, flt, whole ? 0 : 1, 2, b + st->grid, acc);
+    gf_sliced_inverse(&lv->fft, 0, acc, acc + lv->bstride, path->scratch, block);
+    memset(acc, 0, 2 * lv->bstride * sizeof *acc);
+}
+
+/* A segment starts at frame t, m frames of its input in the ring: the first
+ * level makes the output block of the grid block t lies in, once. A whole
+ * block's segment transforms its own input too and takes the head's taps
+ * in the frequency domain; a shorter one leaves them to the direct head. */
+static void sync_begin(const nu_state *st, nu_path *path, size_t t, int whole)
+{
+    const size_t N = st->grid, b = t & ~(N - 1);
+    nu_output *out = path->out;
+    if (path->sync_done == b)
+        return;
+    if (path->sync_made != b)
+        sync_forward(st, path, b);
+    if (whole)
+        sync_forward(st, path, b + N);
+    sync_block(st, path, path->filter, b, whole, out->acc[0], out->block[0][0]);
+    if (path->incoming && b >= path->since[0])
+        sync_block(st, path, path->incoming, b, whole, out->acc_new[0], out->block_new[0][0]);
+    else
+        memset(out->acc_new[0], 0, 2 * st->level[0].bstride * sizeof *out->acc_new[0]);
+    path->sync_done = b;
+    path->sync_ahead = 0;
+}
+
 /*
  * Frame t ends a segment: blocks complete, and the levels' work catches up
  * with the time that has passed. The catching up is shared between the
@@ -120,12 +219,7 @@ static void advance(const nu_state *st, nu_path *path, size_t t)
 {
     for (size_t l = 0; l < st->nlevels; l++) {
         const nu_level *lv = &st->level[l];
-        if ((t & (lv->part - 1)) == 0) {
-            if (lv->sync) {
-                start_block(st, path, l, t);
-                finish_block(st, path, l);
-                continue;
-            }
+        if (!lv->sync && (t & (lv->part - 1)) == 0) {
             finish_block(st, path, l);
             start_block(st, path, l, t);
         }
@@ -153,12 +247,16 @@ static void advance(const nu_state *st, nu_path *path, size_t t)
 }
 
 /* A segment's m outputs from frame t into y: flt's head over the history
- * ending at h + head_taps - 1, plus every level's block being read. */
+ * ending at h + head_taps - 1 (unless the first level took it: whole),
+ * plus every level's block being read. */
 static void segment_output(const nu_state *st, const nu_path *path, const nu_filter *flt,
                            float *const block[][2], const float *h, size_t t, size_t m,
-                           float *y)
+                           int whole, float *y)
 {
-    st->conv(h, flt->head, st->head_taps, y, m);
+    if (whole)
+        memset(y, 0, m * sizeof *y);
+    else
+        st->conv(h, flt->head, st->head_taps, y, m);
     for (size_t l = 0; l < st->nlevels; l++) {
         const size_t P = st->level[l].part;
         const float *b = block[l][path->out->cur[l]] + P + (t & (P - 1));
@@ -183,54 +281,84 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
         if (idx < st->mirror_len)
             memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
         const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
-        segment_output(st, path, path->filter, path->out->block, h, t, m, y);
-        if (path->incoming) {
-            segment_output(st, path, path->incoming, path->out->block_new, h, t, m,
+        const int whole = st->nlevels > 0 && m == st->grid;
+        const int mixing = path->incoming && st->plan->fade_wait == 0;
+        if (st->nlevels > 0)
+            sync_begin(st, path, t, whole);
+        segment_output(st, path, path->filter, path->out->block, h, t, m, whole, y);
+        if (mixing) {
+            segment_output(st, path, path->incoming, path->out->block_new, h, t, m, whole,
                            path->out->y_new);
             gf_fade_weights(st->plan, t - st->now, m, path->w);
         }
-        gf_frames_give(out, channels, (unsigned)c, y, path->incoming ? path->out->y_new : NULL,
+        gf_frames_give(out, channels, (unsigned)c, y, mixing ? path->out->y_new : NULL,
                        path->w, m);
         t += m;
         if (in)
             in += m * channels;
         out += m * channels;
         n -= m;
+        if (st->nlevels > 0)
+            sync_ahead(st, path, path->sync_done, t);
         advance(st, path, t);
     }
 }
 
 /* ---- crossfades ----------------------------------------------------------------------- */
 
-/* The incoming filter's share of what the path holds: at every level the
- * block being read (the first level's was made from its newest windows at
- * the last boundary; a spread level's from the windows of the block
- * before the one in flight, one slot on), then the units the block in
- * flight has done. */
-void gf_nu_path_catch_up(const nu_state *st, nu_path *path)
+/* The first level's share of a swap, made at once: it is one block's work
+ * (what a call that starts a block does anyway). Inside a block, the
+ * incoming filter's block being read and as much of the next block's
+ * partitions from 2 on as the current filter has made; at a boundary, all
+ * of the next block's partitions from 2 on. */
+static void sync_swap(const nu_state *st, nu_path *path)
 {
-    nu_output *out = path->out;
-    for (size_t l = 0; l < st->nlevels; l++) {
-        const nu_level *lv = &st->level[l];
-        const size_t newest = path->in->newest[l];
-        const size_t made_from = lv->sync ? newest : (newest + 1) % lv->nslots;
-        const int cur = out->cur[l];
-        for (size_t u = 0; u < lv->nunits; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, path, l, un, path->incoming, made_from, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, path, l, un, out->acc_new[l], out->block_new[l][cur]);
-        }
-        if (lv->sync)
-            continue;
-        for (size_t u = 0; u < path->done[l]; u++) {
-            const nu_unit *un = &lv->units[u];
-            if (un->kind == UNIT_MAC)
-                unit_mac(st, path, l, un, path->incoming, newest, out->acc_new[l]);
-            else if (un->kind == UNIT_INVERSE)
-                unit_inverse(st, path, l, un, out->acc_new[l], out->block_new[l][!cur]);
-        }
-    }
+    const nu_level *lv = &st->level[0];
+    const size_t N = st->grid, now = st->now, b = now & ~(N - 1);
+    float *acc = path->out->acc_new[0];
+    memset(acc, 0, 2 * lv->bstride * sizeof *acc);
+    if (now != b) {
+        sync_mac(st, path, path->incoming, 1, lv->nparts, b + N, acc);
+        gf_sliced_inverse(&lv->fft, 0, acc, acc + lv->bstride, path->scratch,
+                          path->out->block_new[0][0]);
+        memset(acc, 0, 2 * lv->bstride * sizeof *acc);
+        sync_mac(st, path, path->incoming, 2, 2 + path->sync_ahead, b + 2 * N, acc);
+    } else
+        sync_mac(st, path, path->incoming, 2, lv->nparts, b + N, acc);
 }
 
+/*
+ * A swap at frame now = st->now. Rather than make the incoming filter's
+ * share of the blocks in flight at once (at 2^20 taps a thousand normal
+ * calls' work in one), the path makes the incoming filter's output for
+ * every block from here on, in the calls' own time, and the fade begins
+ * once those are the blocks being read: a larger level's from the first
+ * block that starts at or after now (and has done no unit yet), which is
+ * read from one partition later. The first level's share is one block's
+ * work and is made at once (sync_swap), so a plan with no larger level
+ * fades from now.
+ */
+size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming)
+{
+    const size_t now = st->now;
+    size_t from = now;
+    path->incoming = incoming;
+    for (size_t l = 0; l < st->nlevels; l++) {
+        const nu_level *lv = &st->level[l];
+        const size_t P = lv->part;
+        size_t s = (now + P - 1) & ~(P - 1), read;
+        if (lv->sync) {
+            sync_swap(st, path);
+            s = now & ~(P - 1);
+            read = now;
+        } else {
+            if (s == now && path->start[l] == now && path->done[l] > 0)
+                s += P;
+            read = s + P;
+        }
+        path->since[l] = s;
+        if (read > from)
+            from = read;
+    }
+    return from;
+}

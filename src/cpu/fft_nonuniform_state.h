@@ -24,7 +24,10 @@ typedef struct nu_unit {
     double cost_before;    /* of the units before this one */
 } nu_unit;
 
-/* One level's shape and the work of one of its blocks, shared by every path. */
+/* One level's shape and the work of one of its blocks, shared by every path.
+ * The first level (sync) starts at tap 0: its partition 0 is the head's
+ * taps, which a segment of a whole grid block takes in the frequency domain
+ * and a shorter one from the direct head. */
 typedef struct nu_level {
     size_t part;           /* P */
     size_t offset;         /* first tap */
@@ -71,13 +74,21 @@ typedef struct nu_output {
 typedef struct nu_path {
     nu_input *in;
     const nu_filter *filter;
-    const nu_filter *incoming;              /* during a crossfade, else NULL */
+    const nu_filter *incoming;              /* from a swap to the fade's end, else NULL */
     nu_output *out;
     unsigned channel;
     float *scratch;                         /* for one slice at a time */
     float *w;                               /* one segment's crossfade weights */
     size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
     size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
+    /* The first level works at the start of a segment: the frame its
+     * newest spectrum's window ends at, and the grid block whose output
+     * it has made (SIZE_MAX: none since the reset). */
+    size_t sync_made, sync_done;
+    size_t sync_ahead;                      /* of the next block's partitions from 2 on */
+    /* After a swap: the first block of each level made for the incoming
+     * filter too (those before it run the current filter alone). */
+    size_t since[GF_NU_MAX_LEVELS + 1];
 } nu_path;
 
 typedef struct nu_state {
@@ -105,7 +116,9 @@ typedef struct nu_state {
  * input is read before its output is written, which makes in == out safe. */
 void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const float *in,
                     float *out, size_t n);
-/* A swap's first call: the incoming filter's share of what the path holds. */
-void gf_nu_path_catch_up(const nu_state *st, nu_path *path);
+/* A swap's first call, at frame st->now: the path makes the incoming
+ * filter's blocks from the next of each level on; returns the frame from
+ * which they are the ones being read, the fade's first. */
+size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming);
 
 #endif

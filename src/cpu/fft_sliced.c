@@ -233,12 +233,12 @@ static int make_steps(gf_sliced_fft *f)
     return ok;
 }
 
-int gf_sliced_make(gf_sliced_fft *f, size_t part)
+static int make(gf_sliced_fft *f, size_t part, int whole)
 {
     memset(f, 0, sizeof *f);
     f->part = part;
     select_loops(f);
-    if (part < GF_SLICED_MIN_PART) {
+    if (whole || part < GF_SLICED_MIN_PART) {
         if (make_whole(f))
             return 1;
         gf_sliced_destroy(f);
@@ -256,6 +256,16 @@ int gf_sliced_make(gf_sliced_fft *f, size_t part)
         return 1;
     gf_sliced_destroy(f);
     return 0;
+}
+
+int gf_sliced_make(gf_sliced_fft *f, size_t part)
+{
+    return make(f, part, 0);
+}
+
+int gf_sliced_make_whole(gf_sliced_fft *f, size_t part)
+{
+    return make(f, part, 1);
 }
 
 size_t gf_sliced_count(const gf_sliced_fft *f)

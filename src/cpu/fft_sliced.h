@@ -67,6 +67,9 @@ typedef struct gf_sliced_fft {
 /* Plans the transforms of 2 * part reals (part a power of two, at least 16).
  * 1 on success; on failure nothing is left to destroy. */
 int gf_sliced_make(gf_sliced_fft *f, size_t part);
+/* The same as one slice at any size, FFTW's whole real transforms: for
+ * work that is never spread (the non-uniform engine's first level). */
+int gf_sliced_make_whole(gf_sliced_fft *f, size_t part);
 /* Destroys what make made; a zeroed struct is allowed. */
 void gf_sliced_destroy(gf_sliced_fft *f);
 

@@ -21,9 +21,10 @@
  * faster per frame even for 2^20 taps (they leave the L2 cache), while the
  * delay line's memory, 16 bytes per tap and channel, does not depend on P.
  * Plans whose latency budget (max_latency_frames) fits no partition get the
- * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a direct
- * head and growing partitions, which costs three to four times as much per
- * frame as this engine at its best partition (tools/cpu_nupc_bench --table).
+ * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a head
+ * and growing partitions, which costs 1.1 to 3.5 times as much per frame as
+ * this engine at its best partition (tools/bench/cpu_nupc.sh,
+ * docs/BENCHMARKS.md).
  */
 #define MIN_PARTITION ((size_t)64)
 #define MAX_PARTITION ((size_t)32768)
@@ -87,17 +88,30 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
 /* ---- the zero-latency FFT engine: scheme, break-even, cost ------------------- */
 
 /*
- * Head 128 (the first level's partitions too, from tap 128), then levels of
- * 1024, 8192 and 65536, each once the filter is longer than 4 times its
- * partition: a level starts at twice its size, so the one before it then
- * holds 14 partitions (the first 15) and this one at least 3.
+ * Head N (the first level's partitions too, from tap 0: a segment of a
+ * whole grid block takes the head's taps in the frequency domain, a shorter
+ * one from the direct head), then levels of 8 N, 8192 and 65536, each once
+ * the filter is longer than 4 times its partition: a level starts at twice
+ * its size, so the one before it then holds 14 partitions beyond the first
+ * level's and this one at least 3 (sizes not above the last are skipped).
+ * N follows max_block_frames: 128 below 256, 256 from there, 1024 from
+ * 16384 and 4096 from 65536, and at most half the filter. A whole segment
+ * costs one transform of 2N where a head of 128 cost 128 direct
+ * multiply-adds a frame and a level of its own, while frames in a segment
+ * shorter than N (a call shorter than N, or the ends of a call that does
+ * not start on the grid) pay the direct head: 7 ns a frame at 256, 115 at
+ * 4096. Plugins and live callers give max_block_frames, not the calls'
+ * sizes, and hosts' maxima reach 8192 where their calls are 256 or less, so
+ * heads grow only for the blocks of offline callers (gfir.h's default is
+ * 4096, which keeps 256), whose calls fill them.
  *
- * Chosen with `cpu_nupc_bench --schemes` (stereo, one thread, 256-frame
- * blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or 32 per
- * level up to 65536), whose fastest schemes came within 10% of each other,
- * then the thresholds timed side by side with `cpu_nupc_bench --compare TAPS
- * SCHEME... --runs 5` (2-core development VM, AMD EPYC, 2026-11-23, shared
- * and busy; medians, thread CPU time; ns a frame and channel):
+ * First chosen with `cpu_nupc_bench --schemes` (stereo, one thread,
+ * 256-frame blocks; every head of 64 or 128 with sizes growing by 4, 8, 16 or
+ * 32 per level up to 65536), whose fastest schemes came within 10% of each
+ * other, then the thresholds timed side by side with `cpu_nupc_bench
+ * --compare TAPS SCHEME... --runs 5` (2-core development VM, AMD EPYC,
+ * 2026-11-23, shared and busy; medians, thread CPU time; ns a frame and
+ * channel):
  *     4096 taps    128 11.8, 128,1024 13.7 (64,256,1024 16.5)
  *     8192         128 19.0, 128,1024 14.7
  *     32768        128,1024 21.3, 128,1024,8192 21.5
@@ -105,23 +119,58 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
  *     262144       128,1024,8192 32.0, with 65536 36.4
  *     524288       128,1024,8192 60.6, with 65536 43.0
  *     2^20         128,1024,8192,65536 51.9 (64,256,...,65536 64.0)
+ * With the head in the frequency domain, heads of 256 (2026-11-26, the
+ * same command on a 2-core Intel Xeon VM under a load average of 4 to 9:
+ * compare within a row only):
+ *     4096 taps    128 16.1, 256 12.6, 256,2048 11.7, 256,1024 16.2
+ *     16384        128,1024 24.9, 256,2048 20.3, 256,1024 22.0
+ *     65536        128,1024,8192 39.2, 256,2048 35.7, 256,2048,8192 33.9
+ *     262144       128,1024,8192 52.2, 256,2048,16384 43.6, with 65536 52.7
+ *     2^20         128,1024,8192,65536 73.4, 256,2048,16384,65536 72.4,
+ *                  256,2048,16384 87.0
+ * and against 256,2048,8192, taken: under FFTW_ESTIMATE (FFTW 3.3.10) the
+ * four-step transforms of 16384 and up allocate inside fftwf_execute_dft (a
+ * malloc counter around gf_sliced_forward; lv2_realtime_test caught it), and
+ * a level of 16384 would bring that to filters from 65536 taps:
+ *     16384        128,1024 24.7, 256,2048 20.3
+ *     262144       128,1024,8192 52.6, 256,2048,8192 51.9, 256,2048,16384 45.2
+ *     2^20         128,1024,8192,65536 78.1, 256,2048,8192,65536 73.7
+ * and in calls of 65536 frames (the same command with its call size
+ * changed, one run each):
+ *     4096 taps    256 11.2, 1024 7.7, 2048 10.5
+ *     65536        256,2048,8192 33.0, 1024,8192 22.0, 2048,16384 23.3, 4096 13.0
+ *     262144       256,2048,8192 48.8, 1024,8192 38.4, 4096,32768 29.0
+ *     2^20         256,2048,8192,65536 71.2, 1024,8192,65536 58.9, 4096,65536 53.9
  * The cost model behind it (Wefers): every level costs one forward and one
  * inverse transform per frame, about what the uniform engine's whole
  * transform costs (2.5 to 4 ns a frame here), and every partition one
  * multiply-accumulate per bin (0.2 ns from the L2 cache, several times that
- * from memory); a head of 128 rather than 64 costs 64 direct multiply-adds a
- * frame (about 1.3 ns) but saves a level. Partitions stay at 65536 and below,
- * as in the uniform engine, whose longer transforms were no faster.
+ * from memory). Partitions stay at 65536 and below, as in the uniform
+ * engine, whose longer transforms were no faster.
  */
 #define SCHEME_HEAD ((size_t)128)
 
-void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme)
+static size_t scheme_head(size_t ntaps, size_t block_frames)
 {
-    static const size_t sizes[] = {1024, 8192, 65536};
+    size_t head = block_frames >= 65536   ? 4096
+                  : block_frames >= 16384 ? 1024
+                  : block_frames >= 256   ? 256
+                                          : SCHEME_HEAD;
+    /* the first level holds the head's partition and at least one more */
+    while (head > SCHEME_HEAD && 2 * head > ntaps)
+        head /= 2;
+    return head;
+}
+
+void gf_cpu_fft_nonuniform_scheme(size_t ntaps, size_t block_frames, gf_nu_scheme *scheme)
+{
+    const size_t head = scheme_head(ntaps, block_frames);
+    const size_t sizes[] = {8 * head, 8192, 65536};
     memset(scheme, 0, sizeof *scheme);
-    scheme->head = SCHEME_HEAD;
+    scheme->head = head;
     for (size_t i = 0; i < 3 && ntaps > 4 * sizes[i]; i++)
-        scheme->sizes[scheme->nlevels++] = sizes[i];
+        if (sizes[i] > (scheme->nlevels ? scheme->sizes[scheme->nlevels - 1] : head))
+            scheme->sizes[scheme->nlevels++] = sizes[i];
 }
 
 /*
@@ -178,7 +227,10 @@ double gf_cpu_fft_nonuniform_ns(size_t ntaps)
 {
     gf_nu_scheme s;
     double ns;
-    gf_cpu_fft_nonuniform_scheme(ntaps, &s);
+    /* The figures were fitted to the scheme of 128-frame calls; larger
+     * calls' heads of 256 run faster than this says (by up to a third at
+     * 4096 taps), which leaves the model on the safe side. */
+    gf_cpu_fft_nonuniform_scheme(ntaps, SCHEME_HEAD, &s);
     ns = 0.02 * (double)(ntaps < s.head ? ntaps : s.head);
     for (size_t i = 0; i <= s.nlevels && ntaps > s.head; i++) {
         const size_t part = i ? s.sizes[i - 1] : s.head, first = i ? 2 * part : part;

@@ -50,13 +50,6 @@
  * calling thread and take no lock. */
 #define GF_CPU_NU_PARALLEL_MIN_FRAMES ((size_t)4096)
 
-/* The zero-latency FFT engine's plans take swaps up to this many taps. Its
- * first call after a swap makes the new filter's share of every level's
- * block in flight at once: `cpu_nupc_bench --swaps` (stereo, 64- and
- * 256-frame calls, 2-core development VM, 2026-11-23) measured that call at
- * more than a short period's time beyond 65536 taps, while a new plan
- * spreads its work over the calls as it fills its history. */
-#define GF_CPU_NU_SWAP_MAX_TAPS ((size_t)65536)
 
 /* ---- the uniform FFT engine ------------------------------------------------- */
 
@@ -83,8 +76,8 @@ typedef struct gf_nu_scheme {
     size_t sizes[GF_NU_MAX_LEVELS];
 } gf_nu_scheme;
 
-/* The scheme the engine uses for ntaps taps. */
-void gf_cpu_fft_nonuniform_scheme(size_t ntaps, gf_nu_scheme *scheme);
+/* The scheme the engine uses for ntaps taps in calls of up to block_frames. */
+void gf_cpu_fft_nonuniform_scheme(size_t ntaps, size_t block_frames, gf_nu_scheme *scheme);
 
 /* 1 when the non-uniform engine beats the direct one for this shape (both add
  * no latency). */

@@ -6,6 +6,11 @@
  *     out[i] = (1 - w) y_old[i - latency] + w y_new[i - latency],
  *     w = 0.5 - 0.5 cos(pi (k + 0.5) / L) at frame k of a fade of L frames,
  * y_f the whole signal convolved with filter f along the plan's paths.
+ * An engine may start the fade later than the swap (core/plan.h's
+ * fade_delay: the CPU zero-latency engine makes the new filter's blocks
+ * first), the old filter's output alone until then: the reference follows
+ * the delay the plan reports, and a swap that finds the previous one still
+ * running is retried at the next call.
  * Each new filter has a random length up to the plan's (zero-padded), a
  * second swap during a fade must answer GFIR_ERR_BUSY, and every old filter
  * comes back through gfir_plan_retired and is destroyed. Relative L2 error
@@ -16,6 +21,7 @@
 #ifndef GF_TEST_SWAP_CHECK_H
 #define GF_TEST_SWAP_CHECK_H
 
+#include "core/plan.h"
 #include "gfir.h"
 #include "test_util.h"
 
@@ -52,6 +58,7 @@ typedef struct swap_run {
     size_t nfilters;            /* the first filter, then one per swap */
     float *taps;                /* nfilters x sets x ntaps, zero-padded */
     size_t *at, *fade;          /* per filter: its swap's frame and crossfade */
+    size_t *delay;              /* per filter: frames from its swap to its fade */
     float *x, *y;
     size_t latency;
 } swap_run;
@@ -124,18 +131,20 @@ static inline const float *swap_given(const swap_case *tc, const swap_run *r, si
 static inline void swap_stream(const swap_case *tc, swap_run *r, uint64_t *rng)
 {
     const unsigned in_ch = tc->inputs, out_ch = swap_outputs(tc);
-    const size_t per = tc->sets * tc->ntaps, nswaps = (tc->frames - 1) / tc->every;
+    const size_t per = tc->sets * tc->ntaps;
     float *tmp = malloc(per * sizeof *tmp);
-    size_t n0, retired = 0;
+    size_t n0, retired = 0, made = 1, nswaps;
+    gfir_filter *pending = NULL;
     gfir_plan *plan;
 
-    r->nfilters = 1 + nswaps;
+    r->nfilters = 1 + (tc->frames - 1) / tc->every;
     r->taps = malloc(r->nfilters * per * sizeof *r->taps);
     r->at = calloc(r->nfilters, sizeof *r->at);
     r->fade = calloc(r->nfilters, sizeof *r->fade);
+    r->delay = calloc(r->nfilters, sizeof *r->delay);
     r->x = malloc(tc->frames * in_ch * sizeof *r->x);
     r->y = malloc(tc->frames * out_ch * sizeof *r->y);
-    assert_true(tmp && r->taps && r->at && r->fade && r->x && r->y);
+    assert_true(tmp && r->taps && r->at && r->fade && r->delay && r->x && r->y);
     test_fill(r->x, tc->frames * in_ch, rng);
     swap_new_taps(tc, r, 0, &n0, rng);
     plan = swap_plan(tc, r->taps);
@@ -143,27 +152,37 @@ static inline void swap_stream(const swap_case *tc, swap_run *r, uint64_t *rng)
 
     for (size_t pos = 0, next = 1; pos < tc->frames;) {
         size_t n;
-        if (next < r->nfilters && pos == next * tc->every) {
-            gfir_filter *f = NULL, *extra = NULL;
-            size_t nt;
+        int swapped = 0;
+        if (next < r->nfilters && pos >= next * tc->every) {
             gfir_status st;
-            swap_new_taps(tc, r, next, &nt, rng);
-            r->at[next] = pos;
-            r->fade[next] = swap_draw(rng, tc->fade_min, tc->fade_max);
-            st = gfir_filter_create(&f, plan, swap_given(tc, r, next, nt, tmp), nt);
-            if (st != GFIR_OK)
-                fail_msg("%s: gfir_filter_create: %s", tc->name, gfir_plan_error_detail(NULL));
-            assert_int_equal(gfir_plan_swap(plan, f, r->fade[next]), GFIR_OK);
-            /* a second swap while this one's fade runs changes nothing */
-            if (r->fade[next] > 0 && next % 16 == 1) {
-                assert_int_equal(gfir_filter_create(&extra, plan, tmp, nt), GFIR_OK);
-                assert_int_equal(gfir_plan_swap(plan, extra, 1), GFIR_ERR_BUSY);
-                gfir_filter_destroy(extra);
+            if (!pending) {
+                size_t nt;
+                gfir_filter *extra = NULL;
+                swap_new_taps(tc, r, next, &nt, rng);
+                r->fade[next] = swap_draw(rng, tc->fade_min, tc->fade_max);
+                st = gfir_filter_create(&pending, plan, swap_given(tc, r, next, nt, tmp), nt);
+                if (st != GFIR_OK)
+                    fail_msg("%s: gfir_filter_create: %s", tc->name,
+                             gfir_plan_error_detail(NULL));
+                /* a second swap while a fade runs (or waits) changes nothing */
+                if (plan->incoming) {
+                    assert_int_equal(gfir_filter_create(&extra, plan, tmp, nt), GFIR_OK);
+                    assert_int_equal(gfir_plan_swap(plan, extra, 1), GFIR_ERR_BUSY);
+                    gfir_filter_destroy(extra);
+                }
             }
-            next++;
+            /* while the last swap's fade runs or waits: busy, retried next call */
+            st = gfir_plan_swap(plan, pending, r->fade[next]);
+            if (st == GFIR_OK) {
+                r->at[next] = pos;
+                pending = NULL;
+                swapped = 1;
+                next++;
+            } else
+                assert_int_equal(st, GFIR_ERR_BUSY);
         }
         n = swap_draw(rng, 1, tc->max_call);
-        if (next < r->nfilters && pos + n > next * tc->every)
+        if (next < r->nfilters && pos < next * tc->every && pos + n > next * tc->every)
             n = next * tc->every - pos;
         if (pos + n > tc->frames)
             n = tc->frames - pos;
@@ -171,10 +190,18 @@ static inline void swap_stream(const swap_case *tc, swap_run *r, uint64_t *rng)
                                                             r->y + pos * out_ch, n) != GFIR_OK)
             fail_msg("%s: execute at frame %zu: %s", tc->name, pos,
                      gfir_plan_error_detail(plan));
+        /* the call after a swap began it: the engine has set its delay */
+        if (swapped)
+            r->delay[next - 1] = plan->fade_delay;
         pos += n;
         for (gfir_filter *old; (old = gfir_plan_retired(plan)) != NULL; retired++)
             gfir_filter_destroy(old);
+        made = next;
     }
+    gfir_filter_destroy(pending);
+    /* filters whose swap never came before the end are not in the signal */
+    nswaps = made - 1;
+    r->nfilters = made;
     /* every fade but possibly the last has ended, and its old filter came back */
     assert_true(retired + 1 >= nswaps);
     gfir_plan_destroy(plan);
@@ -247,7 +274,7 @@ static inline void swap_compare(const swap_case *tc, const swap_run *r, uint64_t
             /* half inside fades (a random swap's first frames), half anywhere */
             const size_t g = r->nfilters > 1 ? swap_draw(rng, 1, r->nfilters - 1) : 0;
             i = s % 2 && r->nfilters > 1 && r->fade[g]
-                    ? r->at[g] + swap_draw(rng, 0, r->fade[g] - 1)
+                    ? r->at[g] + r->delay[g] + swap_draw(rng, 0, r->fade[g] - 1)
                     : swap_draw(rng, 0, frames - 1);
             if (i >= frames)
                 i = frames - 1;
@@ -260,16 +287,19 @@ static inline void swap_compare(const swap_case *tc, const swap_run *r, uint64_t
                 swap_reversed(tc, r, f - 1, hr_old);
             cached = f;
         }
-        const int fading = f > 0 && i - r->at[f] < r->fade[f];
-        const double w = fading ? 0.5 - 0.5 * cos(3.14159265358979323846 *
-                                                  ((double)(i - r->at[f]) + 0.5) /
-                                                  (double)r->fade[f])
-                                : 1.0;
+        /* before its fade (the engine's delay) the old filter alone */
+        const int waiting = f > 0 && i - r->at[f] < r->delay[f];
+        const size_t k = waiting ? 0 : i - r->at[f] - r->delay[f];
+        const int fading = f > 0 && !waiting && k < r->fade[f];
+        const double w = waiting  ? 0.0
+                         : fading ? 0.5 - 0.5 * cos(3.14159265358979323846 * ((double)k + 0.5) /
+                                                    (double)r->fade[f])
+                                  : 1.0;
         for (unsigned o = 0; o < out_ch; o++) {
             double v = 0.0;
             if (i >= P) {
-                v = swap_y(tc, hr_new, xpad, o, i - P);
-                if (fading)
+                v = w > 0.0 ? swap_y(tc, hr_new, xpad, o, i - P) : 0.0;
+                if (w < 1.0)
                     v = (1.0 - w) * swap_y(tc, hr_old, xpad, o, i - P) + w * v;
             }
             const double d = (double)r->y[i * out_ch + o] - v;
@@ -308,6 +338,7 @@ static inline void swap_run_free(swap_run *r)
     free(r->taps);
     free(r->at);
     free(r->fade);
+    free(r->delay);
     free(r->x);
     free(r->y);
 }

@@ -210,9 +210,9 @@ static void test_swaps(void **state)
     for (size_t k = 0; k < 4; k++)
         for (size_t t = 0; t < 2; t++)
             run_swaps(kernels[k], budgets[k], taps[t], 256, 30000);
-    /* the zero-latency engine's long partitions, in flight at each swap: the
-     * longest plan it takes swaps for (GF_CPU_NU_SWAP_MAX_TAPS), with the
-     * levels of 1024 and 8192 that 65537 taps have too */
+    /* the zero-latency engine's long partitions, in flight at each swap,
+     * whose blocks are made for the incoming filter over the calls before
+     * its fade begins: levels of 1024 and 8192 */
     run_swaps(GFIR_KERNEL_FFT, 0, 65536, 64, 3 * 65536);
 }
 

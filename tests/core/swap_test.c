@@ -291,13 +291,19 @@ static void test_reset_and_flush(void **state)
         assert_int_equal(gfir_plan_execute(plan, x, out, N), GFIR_OK);
         assert_int_equal(gfir_plan_swap(plan, fa, L), GFIR_OK);
         assert_int_equal(gfir_plan_flush(plan, out + N, NT), GFIR_OK);
+        /* every engine fades from the next frame here, the zero-latency one
+         * too: 300 taps are its first level alone, whose share it makes at
+         * once (only larger levels make the fade wait) */
+        const size_t D = plan->fade_delay;
+        assert_int_equal(D, 0);
         test_reference(xx, N + NT, 1, a, NT, 1, ya);
         double full[N + NT], ybb[N + NT];
         test_reference(xx, N + NT, 1, b, NT, 1, ybb);
         for (size_t i = 0; i < N + NT; i++) {
             const double w =
-                i < N ? 0.0
-                      : 0.5 - 0.5 * cos(3.14159265358979323846 * ((double)(i - N) + 0.5) / L);
+                i < N + D ? 0.0
+                          : 0.5 - 0.5 * cos(3.14159265358979323846 *
+                                            ((double)(i - N - D) + 0.5) / L);
             full[i] = i >= P ? (1.0 - w) * ybb[i - P] + w * ya[i - P] : 0.0;
         }
         assert_true(test_rel_l2(out, full, N + NT) < SWAP_TOLERANCE);
@@ -305,32 +311,23 @@ static void test_reset_and_flush(void **state)
     }
 }
 
-/* The library decides whether a filter can be swapped in: a zero-latency
- * FFT plan past the engine's limit refuses any with GFIR_ERR_UNSUPPORTED
- * (a host then makes a plan for it), one at the limit takes one. */
-static void test_swap_limit(void **state)
+/* The zero-latency engine takes swaps at any length, 2^20 taps in 64-frame
+ * calls of odd sizes included: it makes the new filter's blocks over the
+ * calls before the fade begins, at most two of its longest partitions
+ * (65536 frames) after the swap, and the output is the crossfade from there
+ * against float64 (sampled: 2^20-tap sums). */
+static void test_long_swaps(void **state)
 {
     (void)state;
-    const size_t limit = 65536;
-    float *h = calloc(limit + 1, sizeof *h);
-    gfir_filter *f = NULL;
-    assert_non_null(h);
-    h[0] = 1.0f;
-    for (size_t ntaps = limit; ntaps <= limit + 1; ntaps++) {
-        gfir_plan *plan = mono_plan(GFIR_KERNEL_FFT, 0, h, ntaps);
-        assert_string_equal(plan->engine->name, "cpu-fft-zero-latency");
-        const gfir_status st = gfir_filter_create(&f, plan, h, 100);
-        if (ntaps == limit) {
-            assert_int_equal(st, GFIR_OK);
-            assert_int_equal(gfir_plan_swap(plan, f, 10), GFIR_OK);
-        } else {
-            assert_int_equal(st, GFIR_ERR_UNSUPPORTED);
-            assert_null(f);
-            assert_true(strstr(gfir_plan_error_detail(NULL), "make a plan") != NULL);
-        }
-        gfir_plan_destroy(plan);
-    }
-    free(h);
+    swap_case tc = cpu_case("fft zero latency, mono, 2^20 taps, 64-frame calls",
+                            GFIR_KERNEL_FFT, (size_t)1 << 20, 64);
+    tc.every = 140001;
+    tc.fade_min = 1;
+    tc.fade_max = 9000;
+    tc.frames = 4 * tc.every + 50000;
+    tc.max_call = 97;
+    tc.sampled = 1;
+    swap_check(&tc);
 }
 
 static void test_refusals(void **state)
@@ -431,9 +428,10 @@ static void test_made_on_another_thread(void **state)
         r.taps = taps;
         r.at = calloc(COUNT + 1, sizeof *r.at);
         r.fade = calloc(COUNT + 1, sizeof *r.fade);
+        r.delay = calloc(COUNT + 1, sizeof *r.delay);
         r.x = malloc(N * sizeof *r.x);
         r.y = malloc(N * sizeof *r.y);
-        assert_true(r.at && r.fade && r.x && r.y);
+        assert_true(r.at && r.fade && r.delay && r.x && r.y);
         test_fill(r.x, N, &rng);
         tc.budget = budgets[k];
         tc.frames = N;
@@ -453,16 +451,20 @@ static void test_made_on_another_thread(void **state)
                 sched_yield();
                 f = atomic_load(&m.box);
             }
+            int swapped = 0;
             if (f) {
                 gfir_status st = gfir_plan_swap(m.plan, f, L);
                 if (st == GFIR_OK) {
                     r.at[r.nfilters] = pos;
                     r.fade[r.nfilters++] = L;
                     atomic_store(&m.box, NULL);
+                    swapped = 1;
                 } else
                     assert_int_equal(st, GFIR_ERR_BUSY);
             }
             assert_int_equal(gfir_plan_execute(m.plan, r.x + pos, r.y + pos, CALL), GFIR_OK);
+            if (swapped)
+                r.delay[r.nfilters - 1] = m.plan->fade_delay;
             for (gfir_filter *old; (old = gfir_plan_retired(m.plan)) != NULL;)
                 gfir_filter_destroy(old);
         }
@@ -488,7 +490,7 @@ int main(void)
         cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_reset_and_flush),
         cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_swap_limit),
+        cmocka_unit_test(test_long_swaps),
         cmocka_unit_test(test_made_on_another_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,22 +160,27 @@ static void check_case(const nu_case *tc)
 }
 
 /* Short filters, where the direct head and the first levels do everything,
- * on and around the head's length (128) and where the second level begins
- * (past 4096 taps), in every chunking. */
+ * on and around the heads' lengths (128 for calls below 256 frames, 256
+ * from there) and where the second level begins (past 4096 and 8192 taps),
+ * in every chunking: whole grid blocks take the head in the frequency
+ * domain, shorter segments directly, and 997-frame calls mix the two. */
 static void test_short_filters(void **state)
 {
     (void)state;
-    static const size_t ntaps[] = {1, 2, 63, 64, 65, 127, 128, 129, 1000, 4096, 4097};
+    static const size_t ntaps[] = {1,   2,   63,  64,   65,   127,  128,  129,
+                                   255, 256, 257, 513, 1000, 4096, 4097, 8193};
+    static const size_t blocks[] = {128, 1024};
     for (size_t t = 0; t < sizeof ntaps / sizeof ntaps[0]; t++)
         for (int how = WHOLE; how <= RANDOM; how++) {
-            nu_case tc = {2, how & 1 ? 2 : 1, ntaps[t], ntaps[t] + 2500, 1024,
+            nu_case tc = {2, how & 1 ? 2 : 1, ntaps[t], ntaps[t] + 2500, blocks[(t + how) % 2],
                           (enum chunking)how, how & 2 ? 1 : 0, 1, NULL};
             check_case(&tc);
         }
 }
 
 /* 32769 taps (the third level's first, one-tap partitions), 65537 and 2^20,
- * every chunking, several cycles of the longest partition. */
+ * every chunking, several cycles of the longest partition; the large
+ * blocks' heads. */
 static void test_long_filters(void **state)
 {
     (void)state;
@@ -185,6 +190,14 @@ static void test_long_filters(void **state)
     }
     for (int how = WHOLE; how <= RANDOM; how++) {
         nu_case tc = {2, 2, 65537, 65537 + 40000, 4096, (enum chunking)how, how & 1, 1, NULL};
+        check_case(&tc);
+    }
+    /* heads of 1024 (blocks from 16384) and 4096 (from 65536), on and just
+     * past twice their length, where they begin */
+    for (int how = WHOLE; how <= RANDOM; how++) {
+        const size_t ntaps = how & 1 ? 8193 : 2048;
+        nu_case tc = {2, 2, ntaps, ntaps + 50000, how & 2 ? 65536 : 16384, (enum chunking)how,
+                      how & 1, 1, NULL};
         check_case(&tc);
     }
     for (int how = WHOLE; how <= RANDOM; how++) {

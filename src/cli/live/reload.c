@@ -293,8 +293,8 @@ static int make_change(live_reload *r, const cli_design *d)
                          d->outputs == 1 ? "" : "s", r->outputs);
     r->new_ntaps = d->ntaps;
     r->new_delay = d->delay_frames;
-    /* the library says whether the running plan takes the filter (gfir.h);
-     * a longer one, another layout or a refusal gets a plan of its own */
+    /* every engine takes a filter as long as its plan's in the plan's
+     * layout (gfir.h); a longer one or another layout gets a plan of its own */
     r->new_plan = d->ntaps > r->plan_ntaps || !same_layout(r, d);
     if (!r->new_plan) {
         float *taps = taps_for_plan(d, r->plan_sets);
@@ -303,11 +303,9 @@ static int make_change(live_reload *r, const cli_design *d)
             return cli_error("out of memory for %zu taps", d->ntaps);
         st = gfir_filter_create(&r->change.filter, r->plan, taps, d->ntaps);
         free(taps);
-        if (st != GFIR_OK && st != GFIR_ERR_UNSUPPORTED)
+        if (st != GFIR_OK)
             return cli_error("%s", gfir_plan_error_detail(NULL));
-        r->new_plan = st == GFIR_ERR_UNSUPPORTED;
-        if (!r->new_plan)
-            return 0;
+        return 0;
     }
     if (cli_live_plan(r->o, d, r->block, &r->change.plan))
         return 1;
