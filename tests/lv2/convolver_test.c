@@ -114,6 +114,55 @@ static double expected(const epoch *ep, size_t nep, const float *const *x, unsig
     return (1 - w) * convolve(&ep[e - 1], x, inputs, o, i) + w * now;
 }
 
+/* Where the fade from epoch a to b begins, found from the output: the CPU's
+ * zero-latency engine begins it once the new filter's blocks are the ones
+ * read, up to twice its longest partition (at most 131072 frames) after the
+ * swap (gfir.h, gfir_plan_swap), so the swap's frame alone does not say.
+ * The incoming weight w (what y is of the way from the old output to the
+ * new, both channels) rises from 0 to 1 across the fade: the frame where it
+ * crosses one half, found by bisection, and the fade's shape around it give
+ * the start. Checked by the caller against every sample it draws. */
+static double weight_at(const epoch *a, const epoch *b, const float *const *x,
+                        float *const *y, size_t i)
+{
+    double num = 0, den = 0;
+    for (size_t j = i; j < i + 8; j++)
+        for (unsigned o = 0; o < 2; o++) {
+            const double old = convolve(a, x, 2, o, j), d = convolve(b, x, 2, o, j) - old;
+            num += (y[o][j] - old) * d;
+            den += d * d;
+        }
+    return num / den;
+}
+
+static size_t fade_start(const epoch *a, const epoch *b, const float *const *x,
+                         float *const *y, size_t swapped, size_t frames)
+{
+    size_t lo = swapped, hi = swapped + 2 * 65536 + FADE, best = swapped;
+    double best_err = INFINITY;
+    hi = hi < frames - 8 ? hi : frames - 8;
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (weight_at(a, b, x, y, mid) < 0.5)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* w crosses 1/2 at k = FADE / 2 - 1/2: the start is near hi - FADE / 2 */
+    for (size_t s = hi - FADE / 2 - 64; s <= hi - FADE / 2 + 64; s++) {
+        double err = 0;
+        for (size_t j = hi - 256; j < hi + 256; j += 32) {
+            double w = 0; /* weight_at's frames, each weighted as it is */
+            for (size_t k = j; k < j + 8; k++)
+                w += fade_weight(k - s) / 8;
+            err += (weight_at(a, b, x, y, j) - w) * (weight_at(a, b, x, y, j) - w);
+        }
+        if (err < best_err)
+            best_err = err, best = s;
+    }
+    return best;
+}
+
 static double rel_error(const host *h, const epoch *ep, size_t nep, float *const *x,
                         float *const *y, size_t from, size_t frames, double wet, double dry,
                         double gain)
@@ -361,6 +410,8 @@ static void test_long_ir_backend_cuda(void **state)
     stream(&h, x, y, done, FRAMES, &rng, 0, &at);
     assert_string_equal(h.notified_path, b.path);
     ep[1] = (epoch){&b, at, 0, 1};
+    ep[1].start = fade_start(&ep[0], &ep[1], (const float *const *)x, y, at, FRAMES);
+    printf("swapped at frame %zu, the fade begins %zu frames later\n", at, ep[1].start - at);
     for (int s = 0; s < SAMPLES; s++) {
         const size_t from = s % 4 ? ep[0].start : ep[1].start;
         const size_t span = s % 4 ? FRAMES - from : FADE + NTAPS;
