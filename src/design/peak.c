@@ -388,25 +388,21 @@ static void transform_set(void *arg, size_t s)
     fftwf_execute_dft_r2c(job->plan, in, bins);
 }
 
-/* Sets transformed on as many threads as there are sets and processors:
- * one set's transform is a pass over memory that no thread splits. */
-static void transform_all(gf_spectra *sp, const float *taps, unsigned nsets, fftwf_plan plan)
+/* Sets transformed on the pool's threads, one set a task: one set's
+ * transform is a pass over memory that no thread splits. */
+static void transform_all(gf_spectra *sp, const float *taps, unsigned nsets, fftwf_plan plan,
+                          gf_pool *pool)
 {
     transform_job job = {sp, taps, plan};
-    unsigned cpus = gf_cpu_count(), workers = (nsets < cpus ? nsets : cpus) - 1;
-    gf_pool *pool = NULL;
-    if (workers && gf_pool_create(&pool, workers) != GFIR_OK)
-        pool = NULL;
     if (pool) {
         gf_pool_run(pool, transform_set, &job, nsets);
-        gf_pool_destroy(pool);
     } else {
         for (unsigned s = 0; s < nsets; s++)
             transform_set(&job, s);
     }
 }
 
-gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets)
+gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_pool *pool)
 {
     gf_spectra *sp = calloc(1, sizeof *sp);
     fftwf_plan plan = NULL;
@@ -423,7 +419,7 @@ gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets)
     sp->bins = fftwf_alloc_complex(sp->stride * nsets);
     if (!sp->bins || !(plan = gf_fftw_r2c_once((int)sp->m_points, (float *)sp->bins, sp->bins)))
         goto fail;
-    transform_all(sp, taps, nsets, plan);
+    transform_all(sp, taps, nsets, plan, pool);
     gf_fftw_plan_destroy(plan);
     interpolator_init(sp);
     return sp;

@@ -7,6 +7,8 @@
 #ifndef GF_DESIGN_PEAK_H
 #define GF_DESIGN_PEAK_H
 
+#include "cpu/pool.h"
+
 #include <stddef.h>
 
 /* What gf_peak found: peak, a value the sum of magnitudes reaches (to the
@@ -21,13 +23,14 @@ typedef struct gf_peak_result {
 } gf_peak_result;
 
 /* The transforms of nsets sets of ntaps taps (one after another in taps),
- * or NULL without memory. */
+ * a set a task on pool's threads (NULL: the caller's alone), or NULL
+ * without memory. */
 typedef struct gf_spectra gf_spectra;
-gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets);
+gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_pool *pool);
 void gf_spectra_free(gf_spectra *sp);
 
 /* max over w of sum_i |gains[i]| |H_{sets[i]}(e^{jw})| for i < n.
- * 0 (GFIR_OK), or GFIR_ERR_NOMEM. */
+ * 0 (GFIR_OK), or GFIR_ERR_NOMEM. Several calls may run at once. */
 int gf_spectra_peak(const gf_spectra *sp, const unsigned *sets, const double *gains, unsigned n,
                     gf_peak_result *out);
 

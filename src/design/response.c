@@ -61,7 +61,7 @@ double gfir_response_peak(const float *taps, size_t ntaps)
         return GFIR_ERR_NULL;
     if (ntaps == 0 || ntaps > GFIR_MAX_TAPS)
         return GFIR_ERR_TAPS;
-    if (!(sp = gf_spectra_make(taps, ntaps, 1)))
+    if (!(sp = gf_spectra_make(taps, ntaps, 1, NULL)))
         return GFIR_ERR_NOMEM;
     st = gf_spectra_peak(sp, &first, &one, 1, &r);
     gf_spectra_free(sp);

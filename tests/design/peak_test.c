@@ -111,7 +111,7 @@ static void check_peak(const char *what, const float *taps, size_t ntaps)
     const unsigned set = 0;
     const double one = 1, want = reference_peak(taps, ntaps, &set, &one, 1);
     const double got = gfir_response_peak(taps, ntaps);
-    gf_spectra *sp = gf_spectra_make(taps, ntaps, 1);
+    gf_spectra *sp = gf_spectra_make(taps, ntaps, 1, NULL);
     gf_peak_result r;
     assert_non_null(sp);
     assert_int_equal(gf_spectra_peak(sp, &set, &one, 1, &r), GFIR_OK);
@@ -193,17 +193,16 @@ static void test_flat(void **state)
 }
 
 /* Outputs of several paths: the peak of the sum of their magnitudes, and
- * the energy, against the references; with paths NULL, the loudest set. */
-static void test_loudness(void **state)
+ * the energy, against the references; with paths NULL, the loudest set.
+ * Beyond 16384 taps the sets and outputs run on threads. */
+static void loudness_case(size_t ntaps, uint64_t seed)
 {
-    const size_t ntaps = 3001;
     const unsigned nsets = 3;
     float *taps = malloc(nsets * ntaps * sizeof *taps);
-    uint64_t rng = 0x9ea40002;
+    uint64_t rng = seed;
     const gfir_path paths[] = {{0, 0, 0, 0.5f}, {1, 0, 1, -1.25f}, {0, 1, 2, 2.0f}};
     const unsigned out0[] = {0, 1}, out1[] = {2}, each[] = {0, 1, 2};
     const double g0[] = {0.5, -1.25}, g1[] = {2.0}, ones[] = {1, 1, 1};
-    (void)state;
     assert_non_null(taps);
     test_fill(taps, nsets * ntaps, &rng);
     /* set 1 narrow-band, so the sum's peak is not any one set's */
@@ -235,6 +234,13 @@ static void test_loudness(void **state)
         fail_msg("sets: peak %.9g, want %.9g", got, want);
     assert_true(gfir_filter_loudness(taps, ntaps, nsets, NULL, 0, GFIR_NORMALIZE_NONE) == 1.0);
     free(taps);
+}
+
+static void test_loudness(void **state)
+{
+    (void)state;
+    loudness_case(3001, 0x9ea40002);
+    loudness_case(20011, 0x9ea40003);
 }
 
 static void test_errors(void **state)

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Times what --normalize costs on a long impulse response: a 20-second
+# stereo file through a 30-second stereo room at 48 kHz (1.44 million taps a
+# channel, one to one), with the default (--normalize peak), with
+# --normalize energy and with --normalize none, the three interleaved so a
+# shared machine's load falls on all alike. Writes the normalize section of
+# docs/BENCHMARKS.md with the machine, date and commit.
+#   bash tools/bench/normalize.sh [RUNS]
+#     RUNS  timed runs per command after one warm-up each; the median is
+#           reported (default 5)
+#   GFIR_BUILD_DIR  build directory (default: build)
+#   GFIR_BASELINE   another gfir executable (an older build, say) timed the
+#                   same way, in rows of its own
+# The room is Gaussian noise under a 2-second exponential decay and the
+# input noise, both from a fixed seed. The target (issue 28): the default at
+# most 1.1 times --normalize none.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+build=${GFIR_BUILD_DIR:-build}
+runs=${1:-5}
+baseline=${GFIR_BASELINE:-}
+
+# The system Python has NumPy and SciPy from Debian; a pyenv shim may not.
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    GFIR_BUILD_DIR=$build bash tools/setup.sh --tests
+fi
+cmake --build "$build" >/dev/null
+gfir=$(realpath "$build/gfir")
+[ -x "$gfir" ] || { echo "normalize.sh: no CLI at $gfir" >&2; exit 1; }
+[ -z "$baseline" ] || baseline=$(realpath "$baseline")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$py" - "$work" <<'EOF'
+import sys
+import numpy as np
+from scipy.io import wavfile
+rate, frames = 48000, 30 * 48000
+rng = np.random.default_rng(20261126)
+decay = np.exp(-np.arange(frames) / (2.0 * rate))[:, None]
+room = rng.standard_normal((frames, 2)) * decay * 0.3
+wavfile.write(f"{sys.argv[1]}/room2.wav", rate, room.astype(np.float32))
+x = rng.standard_normal((20 * rate, 2)) * 0.1
+wavfile.write(f"{sys.argv[1]}/in.wav", rate, x.astype(np.float32))
+EOF
+
+# One run's wall time in seconds: exe, then --normalize's value (- for the
+# default).
+one_time() {
+    local exe=$1 mode=$2 TIMEFORMAT=%R args=()
+    [ "$mode" = - ] || args=(--normalize "$mode")
+    rm -f "$work/out.wav"
+    { time "$exe" "$work/in.wav" "$work/out.wav" --ir "$work/room2.wav" "${args[@]}" -q \
+        >/dev/null; } 2>&1
+}
+
+median() {
+    sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+exes=("$gfir")
+[ -z "$baseline" ] || exes+=("$baseline")
+modes=(- energy none)
+declare -A times
+for exe in "${exes[@]}"; do
+    for mode in "${modes[@]}"; do
+        one_time "$exe" "$mode" >/dev/null       # warm-up: page cache, FFTW wisdom
+    done
+done
+for ((r = 0; r < runs; r++)); do
+    for exe in "${exes[@]}"; do
+        for mode in "${modes[@]}"; do
+            times[$exe$mode]+="$(one_time "$exe" "$mode") "
+        done
+    done
+done
+
+rows=""
+for exe in "${exes[@]}"; do
+    name=gfir
+    [ "$exe" = "$gfir" ] || name="baseline"
+    none=$(printf '%s\n' ${times[${exe}none]} | median)
+    for mode in "${modes[@]}"; do
+        t=$(printf '%s\n' ${times[$exe$mode]} | median)
+        label="--normalize $mode"
+        [ "$mode" != - ] || label="default (--normalize peak)"
+        ratio=$(awk -v a="$t" -v b="$none" 'BEGIN {printf "%.2f", a / b}')
+        row="| $name | $label | $t | ${ratio}x |"
+        echo "$row" >&2
+        rows+="$row"$'\n'
+    done
+done
+
+model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+section=$(cat <<EOF
+## --normalize on a long impulse response
+
+A 20-second stereo file through a 30-second stereo room at 48 kHz (1.44
+million taps a channel, one to one, \`--align full\`: 50 s out), CPU
+backend; median of $runs runs after one warm-up, the three commands
+interleaved; wall time in seconds. $model, $(nproc) CPUs, load average at
+the start $load; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
+Baseline: ${baseline:-none}. Target: the default at most 1.10x
+\`--normalize none\`.
+
+| build | command | seconds | / none |
+|---|---|---|---|
+${rows%$'\n'}
+
+Made by \`bash tools/bench/normalize.sh $runs\`.
+EOF
+)
+echo "$section" | "$py" tools/bench/put-section.py docs/BENCHMARKS.md normalize
+echo "normalize.sh: wrote the normalize section of docs/BENCHMARKS.md" >&2
