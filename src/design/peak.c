@@ -253,28 +253,44 @@ static double grid_value(const group *g, size_t k)
     return v;
 }
 
+/* The largest of n non-negative floats: their bits order as unsigned
+ * integers do, and that reduction vectorises where a float one may not. */
+static float largest_of(const float *v, size_t n)
+{
+    uint32_t top = 0;
+    float out;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t u;
+        memcpy(&u, &v[k], sizeof u);
+        top = u > top ? u : top;
+    }
+    memcpy(&out, &top, sizeof out);
+    return out;
+}
+
 /* The grid's sums of magnitudes, in float (a scan, not a result), into
- * vals; the largest weighted bin of any set into *largest. */
+ * vals; the sum over the sets of each one's largest weighted bin (what
+ * bounds any interpolated value's dropped terms) into *largest. */
 static void grid_values(const group *g, float *vals, double *largest)
 {
     const gf_spectra *sp = g->sp;
     const size_t points = sp->m_points / 2 + 1;
-    float top = 0;
-    for (size_t k = 0; k < points; k++)
-        vals[k] = 0;
+    *largest = 0;
     for (unsigned j = 0; j < g->n; j++) {
         const float *b = sp->bins[(size_t)g->sets[j] * sp->stride];
         const float gain = (float)fabs(g->gains[j]);
-        float most = 0;
+        uint32_t top = 0;
+        float most;
         for (size_t k = 0; k < points; k++) {
-            const float a = b[2 * k] * b[2 * k] + b[2 * k + 1] * b[2 * k + 1];
-            most = a > most ? a : most;
-            vals[k] += gain * sqrtf(a);
+            const float a = gain * sqrtf(b[2 * k] * b[2 * k] + b[2 * k + 1] * b[2 * k + 1]);
+            uint32_t u;
+            memcpy(&u, &a, sizeof u);
+            top = u > top ? u : top;
+            vals[k] = j ? vals[k] + a : a;
         }
-        most = gain * sqrtf(most);
-        top = most > top ? most : top;
+        memcpy(&most, &top, sizeof most);
+        *largest += most;
     }
-    *largest = top;
 }
 
 /* The grid's points whose float value is within a float's rounding of
@@ -306,8 +322,9 @@ static double grid_best(const group *g, float *vals, double *largest)
     const size_t points = g->sp->m_points / 2 + 1;
     size_t top = 0;
     grid_values(g, vals, largest);
-    for (size_t k = 1; k < points; k++)
-        top = vals[k] > vals[top] ? k : top;
+    const float most = largest_of(vals, points);
+    while (top + 1 < points && vals[top] != most)
+        top++;
     return grid_value(g, top);
 }
 
@@ -328,7 +345,7 @@ static int refine(group *g, gf_peak_result *out)
     wc->store = malloc(PEAK_CACHED * PEAK_WEIGHTS * sizeof *wc->store);
     out->evaluations = 0;
     best = grid_best(g, vals, &largest);
-    g->eps = largest * g->n * dropped_share(sp);
+    g->eps = largest * dropped_share(sp);
     /* level s: every point within pi / M / 2^s of a sample */
     for (int level = 0;; level++) {
         const double r = pi / (double)sp->m_points / (double)(1L << level);

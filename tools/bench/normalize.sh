@@ -48,18 +48,21 @@ x = rng.standard_normal((20 * rate, 2)) * 0.1
 wavfile.write(f"{sys.argv[1]}/in.wav", rate, x.astype(np.float32))
 EOF
 
-# One run's wall time in seconds: exe, then --normalize's value (- for the
-# default).
+# One run's wall and CPU (user + system) times in seconds, as "wall,cpu":
+# exe, then --normalize's value (- for the default).
 one_time() {
-    local exe=$1 mode=$2 TIMEFORMAT=%R args=()
+    local exe=$1 mode=$2 TIMEFORMAT='%R %U %S' args=() t
     [ "$mode" = - ] || args=(--normalize "$mode")
     rm -f "$work/out.wav"
-    { time "$exe" "$work/in.wav" "$work/out.wav" --ir "$work/room2.wav" "${args[@]}" -q \
-        >/dev/null; } 2>&1
+    t=$( { time "$exe" "$work/in.wav" "$work/out.wav" --ir "$work/room2.wav" "${args[@]}" -q \
+        >/dev/null; } 2>&1)
+    awk '{printf "%.3f,%.3f", $1, $2 + $3}' <<<"$t"
 }
 
+# The median of field 1 (wall) or 2 (CPU) of the "wall,cpu" words read.
 median() {
-    sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+    tr ' ' '\n' | awk -F, -v f="$1" 'NF {print $f}' | sort -g |
+        awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -84,13 +87,16 @@ rows=""
 for exe in "${exes[@]}"; do
     name=gfir
     [ "$exe" = "$gfir" ] || name="baseline"
-    none=$(printf '%s\n' ${times[${exe}none]} | median)
+    none=$(median 1 <<<"${times[${exe}none]}")
+    none_cpu=$(median 2 <<<"${times[${exe}none]}")
     for mode in "${modes[@]}"; do
-        t=$(printf '%s\n' ${times[$exe$mode]} | median)
+        t=$(median 1 <<<"${times[$exe$mode]}")
+        cpu=$(median 2 <<<"${times[$exe$mode]}")
         label="--normalize $mode"
         [ "$mode" != - ] || label="default (--normalize peak)"
         ratio=$(awk -v a="$t" -v b="$none" 'BEGIN {printf "%.2f", a / b}')
-        row="| $name | $label | $t | ${ratio}x |"
+        cpu_ratio=$(awk -v a="$cpu" -v b="$none_cpu" 'BEGIN {printf "%.2f", a / b}')
+        row="| $name | $label | $t | ${ratio}x | $cpu | ${cpu_ratio}x |"
         echo "$row" >&2
         rows+="$row"$'\n'
     done
@@ -103,13 +109,14 @@ section=$(cat <<EOF
 A 20-second stereo file through a 30-second stereo room at 48 kHz (1.44
 million taps a channel, one to one, \`--align full\`: 50 s out), CPU
 backend; median of $runs runs after one warm-up, the three commands
-interleaved; wall time in seconds. $model, $(nproc) CPUs, load average at
+interleaved; wall time and CPU time (user + system, all threads) in
+seconds, each a median of its own. $model, $(nproc) CPUs, load average at
 the start $load; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
 Baseline: ${baseline:-none}. Target: the default at most 1.10x
 \`--normalize none\`.
 
-| build | command | seconds | / none |
-|---|---|---|---|
+| build | command | wall s | / none | CPU s | / none |
+|---|---|---|---|---|---|
 ${rows%$'\n'}
 
 Made by \`bash tools/bench/normalize.sh $runs\`.
