@@ -16,7 +16,7 @@
  * P, and only samples that large can be the nearest one.
  *
  * The refinement halves r around those samples: each keeps its value and
- * gains two more at +-r/2, until cos(m r) is within 1e-6 of 1 (ten halvings
+ * gains two more at +-r/2, until cos(m r) is within 1e-6 of 1 (eleven halvings
  * at most) or a budget of evaluations is spent. A value off the grid comes
  * from the grid itself: the taps are zero on [L, M), so with any window w
  * equal to 1 on [0, L) and supported within the zeros on either side,
