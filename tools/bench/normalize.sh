@@ -11,6 +11,7 @@
 #   GFIR_BUILD_DIR  build directory (default: build)
 #   GFIR_BASELINE   another gfir executable (an older build, say) timed the
 #                   same way, in rows of its own
+#   GFIR_BASELINE_NAME  what the table calls it (default: its path)
 # The room is Gaussian noise under a 2-second exponential decay and the
 # input noise, both from a fixed seed. The target (issue 28): the default at
 # most 1.1 times --normalize none.
@@ -112,7 +113,7 @@ backend; median of $runs runs after one warm-up, the three commands
 interleaved; wall time and CPU time (user + system, all threads) in
 seconds, each a median of its own. $model, $(nproc) CPUs, load average at
 the start $load; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
-Baseline: ${baseline:-none}. Target: the default at most 1.10x
+Baseline: ${GFIR_BASELINE_NAME:-${baseline:-none}}. Target: the default at most 1.10x
 \`--normalize none\`.
 
 | build | command | wall s | / none | CPU s | / none |
