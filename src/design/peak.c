@@ -387,42 +387,52 @@ done:
     return st;
 }
 
-/* One set's transform, in place: its taps zero-padded where its bins go. */
+/* The sets' transforms, in place: each set's taps zero-padded where its
+ * bins go. */
 typedef struct transform_job {
     gf_spectra *sp;
     const float *taps;
     fftwf_plan plan;
 } transform_job;
 
-static void transform_set(void *arg, size_t s)
+/* Task 0 plans the transform while the others lay out a set each (the
+ * first touch of their memory, which costs about as much as the plan). */
+static void plan_or_lay_out(void *arg, size_t task)
 {
     transform_job *job = arg;
     gf_spectra *sp = job->sp;
-    fftwf_complex *bins = sp->bins + s * sp->stride;
-    float *in = (float *)bins;
-    memcpy(in, job->taps + s * sp->ntaps, sp->ntaps * sizeof *in);
+    if (task == 0) {
+        job->plan = gf_fftw_r2c_once((int)sp->m_points, (float *)sp->bins, sp->bins);
+        return;
+    }
+    float *in = (float *)(sp->bins + (task - 1) * sp->stride);
+    memcpy(in, job->taps + (task - 1) * sp->ntaps, sp->ntaps * sizeof *in);
     memset(in + sp->ntaps, 0, (2 * (sp->m_points / 2 + 1) - sp->ntaps) * sizeof *in);
-    fftwf_execute_dft_r2c(job->plan, in, bins);
 }
 
-/* Sets transformed on the pool's threads, one set a task: one set's
- * transform is a pass over memory that no thread splits. */
-static void transform_all(gf_spectra *sp, const float *taps, unsigned nsets, fftwf_plan plan,
-                          gf_pool *pool)
+static void transform_set(void *arg, size_t s)
 {
-    transform_job job = {sp, taps, plan};
+    transform_job *job = arg;
+    fftwf_complex *bins = job->sp->bins + s * job->sp->stride;
+    fftwf_execute_dft_r2c(job->plan, (float *)bins, bins);
+}
+
+/* pool's threads (or the caller alone, without one) run fn for tasks
+ * 0 .. n - 1. */
+static void run_tasks(gf_pool *pool, gf_task_fn fn, void *arg, size_t n)
+{
     if (pool) {
-        gf_pool_run(pool, transform_set, &job, nsets);
-    } else {
-        for (unsigned s = 0; s < nsets; s++)
-            transform_set(&job, s);
+        gf_pool_run(pool, fn, arg, n);
+        return;
     }
+    for (size_t t = 0; t < n; t++)
+        fn(arg, t);
 }
 
 gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_pool *pool)
 {
     gf_spectra *sp = calloc(1, sizeof *sp);
-    fftwf_plan plan = NULL;
+    transform_job job = {sp, taps, NULL};
     const size_t target = 2 * ntaps > PEAK_MIN_GRID ? 2 * ntaps : PEAK_MIN_GRID;
 
     if (!sp)
@@ -431,17 +441,18 @@ gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_
     sp->ntaps = ntaps;
     /* each set's bins start 32-byte aligned, as the plan's did */
     sp->stride = (sp->m_points / 2 + 1 + 3) & ~(size_t)3;
-    if (sp->m_points > INT32_MAX)
+    if (sp->m_points > INT32_MAX || !(sp->bins = fftwf_alloc_complex(sp->stride * nsets)))
         goto fail;
-    sp->bins = fftwf_alloc_complex(sp->stride * nsets);
-    if (!sp->bins || !(plan = gf_fftw_r2c_once((int)sp->m_points, (float *)sp->bins, sp->bins)))
+    /* a set a task: one set's transform is a pass over memory that no
+     * thread splits */
+    run_tasks(pool, plan_or_lay_out, &job, (size_t)nsets + 1);
+    if (!job.plan)
         goto fail;
-    transform_all(sp, taps, nsets, plan, pool);
-    gf_fftw_plan_destroy(plan);
+    run_tasks(pool, transform_set, &job, nsets);
+    gf_fftw_plan_destroy(job.plan);
     interpolator_init(sp);
     return sp;
 fail:
-    gf_fftw_plan_destroy(plan);
     gf_spectra_free(sp);
     return NULL;
 }
