@@ -112,7 +112,7 @@ million taps a channel, one to one, \`--align full\`: 50 s out), CPU
 backend; median of $runs runs after one warm-up, the three commands
 interleaved; wall time and CPU time (user + system, all threads) in
 seconds, each a median of its own. $model, $(nproc) CPUs, load average at
-the start $load; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
+the start $load, niceness $(nice); $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
 Baseline: ${GFIR_BASELINE_NAME:-${baseline:-none}}. Target: the default at most 1.10x
 \`--normalize none\`.
 
