@@ -50,13 +50,19 @@ wavfile.write(f"{sys.argv[1]}/in.wav", rate, x.astype(np.float32))
 EOF
 
 # One run's wall and CPU (user + system) times in seconds, as "wall,cpu":
-# exe, then --normalize's value (- for the default).
+# exe, then the case: file or describe (--describe of the filter alone, no
+# file: reading, normalising and planning, what the normalisation adds to
+# without the filtering), a colon and --normalize's value (- for the default).
 one_time() {
-    local exe=$1 mode=$2 TIMEFORMAT='%R %U %S' args=() t
+    local exe=$1 kind=${2%%:*} mode=${2#*:} TIMEFORMAT='%R %U %S' args=() t
     [ "$mode" = - ] || args=(--normalize "$mode")
-    rm -f "$work/out.wav"
-    t=$( { time "$exe" "$work/in.wav" "$work/out.wav" --ir "$work/room2.wav" "${args[@]}" -q \
-        >/dev/null; } 2>&1)
+    if [ "$kind" = file ]; then
+        rm -f "$work/out.wav"
+        args=("$work/in.wav" "$work/out.wav" "${args[@]}" -q)
+    else
+        args=(--describe "${args[@]}")
+    fi
+    t=$( { time "$exe" --ir "$work/room2.wav" "${args[@]}" >/dev/null 2>&1; } 2>&1)
     awk '{printf "%.3f,%.3f", $1, $2 + $3}' <<<"$t"
 }
 
@@ -69,7 +75,7 @@ median() {
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 exes=("$gfir")
 [ -z "$baseline" ] || exes+=("$baseline")
-modes=(- energy none)
+modes=(file:- file:energy file:none describe:- describe:none)
 declare -A times
 for exe in "${exes[@]}"; do
     for mode in "${modes[@]}"; do
@@ -88,13 +94,15 @@ rows=""
 for exe in "${exes[@]}"; do
     name=gfir
     [ "$exe" = "$gfir" ] || name="baseline"
-    none=$(median 1 <<<"${times[${exe}none]}")
-    none_cpu=$(median 2 <<<"${times[${exe}none]}")
     for mode in "${modes[@]}"; do
+        kind=${mode%%:*}
+        none=$(median 1 <<<"${times[$exe$kind:none]}")
+        none_cpu=$(median 2 <<<"${times[$exe$kind:none]}")
         t=$(median 1 <<<"${times[$exe$mode]}")
         cpu=$(median 2 <<<"${times[$exe$mode]}")
-        label="--normalize $mode"
-        [ "$mode" != - ] || label="default (--normalize peak)"
+        label="--normalize ${mode#*:}"
+        [ "${mode#*:}" != - ] || label="default (--normalize peak)"
+        [ "$kind" = file ] || label="--describe, $label"
         ratio=$(awk -v a="$t" -v b="$none" 'BEGIN {printf "%.2f", a / b}')
         cpu_ratio=$(awk -v a="$cpu" -v b="$none_cpu" 'BEGIN {printf "%.2f", a / b}')
         row="| $name | $label | $t | ${ratio}x | $cpu | ${cpu_ratio}x |"
@@ -115,6 +123,9 @@ seconds, each a median of its own. $model, $(nproc) CPUs, load average at
 the start $load, niceness $(nice); $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
 Baseline: ${GFIR_BASELINE_NAME:-${baseline:-none}}. Target: the default at most 1.10x
 \`--normalize none\`.
+
+The \`--describe\` rows design the filter and make its plans without a file:
+their difference is what the normalisation costs.
 
 | build | command | wall s | / none | CPU s | / none |
 |---|---|---|---|---|---|
