@@ -116,8 +116,8 @@ section=$(cat <<EOF
 ## --normalize on a long impulse response
 
 A 20-second stereo file through a 30-second stereo room at 48 kHz (1.44
-million taps a channel, one to one, \`--align full\`: 50 s out), CPU
-backend; median of $runs runs after one warm-up, the three commands
+million taps a channel, one to one, \`--align full\`: 50 s out), the
+backend AUTO picks; median of $runs runs after one warm-up, the commands
 interleaved; wall time and CPU time (user + system, all threads) in
 seconds, each a median of its own. $model, $(nproc) CPUs, load average at
 the start $load, niceness $(nice); $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
