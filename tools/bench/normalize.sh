@@ -2,9 +2,11 @@
 # Times what --normalize costs on a long impulse response: a 20-second
 # stereo file through a 30-second stereo room at 48 kHz (1.44 million taps a
 # channel, one to one), with the default (--normalize peak), with
-# --normalize energy and with --normalize none, the three interleaved so a
-# shared machine's load falls on all alike. Writes the normalize section of
-# docs/BENCHMARKS.md with the machine, date and commit.
+# --normalize energy and with --normalize none, and --describe of that filter
+# with the default and with none (the normalisation's cost without the
+# filtering), all interleaved so a shared machine's load falls on all alike.
+# Writes the normalize section of docs/BENCHMARKS.md with the machine, date
+# and commit.
 #   bash tools/bench/normalize.sh [RUNS]
 #     RUNS  timed runs per command after one warm-up each; the median is
 #           reported (default 5)
