@@ -18,25 +18,8 @@
 # input noise, both from a fixed seed. The target (issue 28): the default at
 # most 1.1 times --normalize none.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-build=${GFIR_BUILD_DIR:-build}
-runs=${1:-5}
-baseline=${GFIR_BASELINE:-}
-
-# The system Python has NumPy and SciPy from Debian; a pyenv shim may not.
-py=python3
-[ -x /usr/bin/python3 ] && py=/usr/bin/python3
-
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    GFIR_BUILD_DIR=$build bash tools/setup.sh --tests
-fi
-cmake --build "$build" >/dev/null
-gfir=$(realpath "$build/gfir")
-[ -x "$gfir" ] || { echo "normalize.sh: no CLI at $gfir" >&2; exit 1; }
-[ -z "$baseline" ] || baseline=$(realpath "$baseline")
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tools/bench/prelude.sh
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 
 "$py" - "$work" <<'EOF'
 import sys
@@ -123,7 +106,7 @@ backend AUTO picks; median of $runs runs after one warm-up, the commands
 interleaved; wall time and CPU time (user + system, all threads) in
 seconds, each a median of its own. $model, $(nproc) CPUs, load average at
 the start $load, niceness $(nice); $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
-Baseline: ${GFIR_BASELINE_NAME:-${baseline:-none}}. Target: the default at most 1.10x
+Baseline: $baseline_name. Target: the default at most 1.10x
 \`--normalize none\`.
 
 The \`--describe\` rows design the filter and make its plans without a file:
