@@ -25,6 +25,7 @@
  * in bins; 81 terms leave under 1e-7 of the largest bin, which the bound
  * counts.
  */
+#define _DEFAULT_SOURCE /* madvise, posix_memalign */
 #include "design/peak.h"
 #include "cpu/fftw.h"
 #include "cpu/pool.h"
@@ -35,11 +36,33 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define PEAK_MIN_GRID 8192
 #define PEAK_SMOOTHING 10      /* boxes smoothing the window: p */
 #define PEAK_TERMS 40          /* bins each side of the nearest: K */
 #define PEAK_TOLERANCE 1e-6    /* bound / peak - 1 where the refinement stops */
+
+/* Memory for the grid: aligned for FFTW's SIMD and, from a few megabytes
+ * on, in huge pages where the system gives them on request: the first
+ * touch of 4 KB pages (a fault each) cost as much as the transform itself.
+ * Released with free(); NULL without memory. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void *grid_alloc(size_t bytes)
+{
+    const int huge = bytes >= 2 * HUGE_PAGE;
+    void *p = NULL;
+    if (huge)
+        bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    if (posix_memalign(&p, huge ? HUGE_PAGE : 64, bytes ? bytes : 1))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (huge)
+        madvise(p, bytes, MADV_HUGEPAGE); /* advice: without it, 4 KB pages */
+#endif
+    return p;
+}
 
 /* The smallest 2^a 3^b 5^c (a >= 1) of at least n. */
 static size_t friendly_size(size_t n)
@@ -336,7 +359,7 @@ static int refine(group *g, gf_peak_result *out)
     double best, largest = 0;
     size_t n = 0;
     sample *list = NULL;
-    float *vals = malloc(points * sizeof *vals);
+    float *vals = grid_alloc(points * sizeof *vals);
     weight_cache *wc = calloc(1, sizeof *wc);
     int st = GFIR_ERR_NOMEM;
 
@@ -441,7 +464,7 @@ gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_
     sp->ntaps = ntaps;
     /* each set's bins start 32-byte aligned, as the plan's did */
     sp->stride = (sp->m_points / 2 + 1 + 3) & ~(size_t)3;
-    if (sp->m_points > INT32_MAX || !(sp->bins = fftwf_alloc_complex(sp->stride * nsets)))
+    if (sp->m_points > INT32_MAX || !(sp->bins = grid_alloc(sp->stride * nsets * sizeof *sp->bins)))
         goto fail;
     /* a set a task: one set's transform is a pass over memory that no
      * thread splits */
@@ -461,7 +484,7 @@ void gf_spectra_free(gf_spectra *sp)
 {
     if (!sp)
         return;
-    fftwf_free(sp->bins);
+    free(sp->bins);
     free(sp);
 }
 
