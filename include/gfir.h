@@ -642,12 +642,66 @@ GFIR_API double gfir_response_magnitude(const float *taps, size_t ntaps, double 
 
 /*
  * The largest magnitude of the filter's frequency response over all
- * frequencies, read off a zero-padded FFT at least 8 times (4 times above
- * 2^20 taps) as fine as the filter's length, in double: what a peak
- * normalisation divides by. A negative gfir_status as a double for bad
- * arguments (GFIR_ERR_NULL, GFIR_ERR_TAPS) or GFIR_ERR_NOMEM.
+ * frequencies, in double from one real FFT in float of M points, M the
+ * smallest 2^a 3^b 5^c at least twice the length (and 8192): what a peak
+ * normalisation divides by. On that grid the true peak can lie above the
+ * grid's largest value by up to a factor 1 / cos(pi (ntaps - 1) / (2 M))
+ * (at most 1 / cos(pi / 4), 3 dB, for long filters), so the grid is only
+ * where the search starts: around every grid point that could be the one
+ * nearest the peak, the response is interpolated from the grid (exactly,
+ * to 1e-7 of the largest bin) at points twice, four times, ... as close,
+ * until the bound above for the finest spacing reached says the true peak
+ * is within 1e-6 of the largest value found, or the search has evaluated
+ * 16384 + M / 64 points. The value returned is one the response reaches
+ * (to the float transform's rounding, about 1e-6 of it). Only a response
+ * nearly flat over most of the band (a pure delay, a long all-pass) spends
+ * that budget; there the peak found is still a value the response reaches,
+ * and the bound is that of the finest spacing reached. A negative
+ * gfir_status as a double for bad arguments (GFIR_ERR_NULL, GFIR_ERR_TAPS)
+ * or GFIR_ERR_NOMEM (about 12 bytes per tap; time: about that of two FFTs
+ * of twice the length).
  */
 GFIR_API double gfir_response_peak(const float *taps, size_t ntaps);
+
+/* The measures of gfir_filter_loudness. */
+typedef enum gfir_normalize {
+    GFIR_NORMALIZE_NONE = 0,    /* none: the loudness is 1 */
+    GFIR_NORMALIZE_PEAK = 1,    /* the largest gain over frequency (gfir_response_peak) */
+    GFIR_NORMALIZE_ENERGY = 2   /* the gain for white noise: the root of the sum of squares */
+} gfir_normalize;
+
+/*
+ * How loud a filter of nsets tap sets of ntaps taps each (one after another
+ * in taps) is: what a normalisation divides its taps by. paths as
+ * gfir_config's (npaths of them), or NULL (npaths 0): set c alone makes
+ * output c. The largest over the outputs of the output's
+ *   GFIR_NORMALIZE_PEAK: largest over frequency of the sum of its paths'
+ *     |gain| x magnitude (what one signal in every input, in phase, could
+ *     reach; for one path its peak), found as gfir_response_peak finds one,
+ *     from one transform of each set;
+ *   GFIR_NORMALIZE_ENERGY: root of the sum of its paths' gain^2 x the sum of
+ *     their squared taps (its gain for white noise in every input);
+ *   GFIR_NORMALIZE_NONE: 1.
+ * 0 for a filter silent at every output. A negative gfir_status as a double:
+ * GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above GFIR_MAX_TAPS, nsets 0 or
+ * above GFIR_MAX_PATHS), GFIR_ERR_ARG (a path's set, output or gain out of
+ * range, npaths without paths, a measure not listed), GFIR_ERR_NOMEM
+ * (peak: about 8 bytes per tap of each set, and 4 per tap for each output
+ * measured at once). Beyond 16384 taps the sets' transforms and the outputs
+ * are measured on as many threads as the process has processors.
+ */
+GFIR_API double gfir_filter_loudness(const float *taps, size_t ntaps, unsigned nsets,
+                                     const gfir_path *paths, size_t npaths, gfir_normalize how);
+
+/*
+ * Where an impulse response's sound begins: the first frame at which any of
+ * nsets sets of ntaps taps comes within level_db (<= 0) of the largest tap of
+ * all, what a trim of its leading silence cuts before (one cut for every
+ * set keeps their timing against each other). ntaps when every tap is zero,
+ * taps is NULL or level_db is above 0 or NaN.
+ */
+GFIR_API size_t gfir_filter_onset(const float *taps, size_t ntaps, unsigned nsets,
+                                  double level_db);
 
 /*
  * The magnitude response on a grid: mag[k] = |H(e^{j pi k / (nfreqs - 1))}|

@@ -1,10 +1,11 @@
 /*
  * response.c - a filter's frequency response: its magnitude at one frequency,
- * its largest magnitude over all frequencies, and its magnitudes on a grid;
- * the last two through one real FFT (dft.h).
+ * its largest magnitude over all frequencies (peak.h), and its magnitudes on
+ * a grid through one real FFT (dft.h).
  */
 #include "gfir.h"
 #include "design/dft.h"
+#include "design/peak.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,25 +52,20 @@ done:
 
 double gfir_response_peak(const float *taps, size_t ntaps)
 {
-    size_t n = 8192;
-    double *mag, peak = 0;
+    const double one = 1;
+    const unsigned first = 0;
+    gf_spectra *sp;
+    gf_peak_result r;
+    int st;
     if (!taps)
         return GFIR_ERR_NULL;
     if (ntaps == 0 || ntaps > GFIR_MAX_TAPS)
         return GFIR_ERR_TAPS;
-    /* zero-padded to at least 8x the length (4x for long filters), so the
-     * grid is fine enough to see the narrowest peak of the response */
-    while (n < ntaps * (ntaps > ((size_t)1 << 20) ? 4 : 8))
-        n <<= 1;
-    mag = malloc((n / 2 + 1) * sizeof *mag);
-    if (!mag || wrapped_magnitudes(taps, ntaps, n, mag) != GFIR_OK) {
-        free(mag);
+    if (!(sp = gf_spectra_make(taps, ntaps, 1, NULL)))
         return GFIR_ERR_NOMEM;
-    }
-    for (size_t k = 0; k <= n / 2; k++)
-        peak = mag[k] > peak ? mag[k] : peak;
-    free(mag);
-    return peak;
+    st = gf_spectra_peak(sp, &first, &one, 1, &r);
+    gf_spectra_free(sp);
+    return st == GFIR_OK ? r.peak : st;
 }
 
 gfir_status gfir_response_magnitudes(const float *taps, size_t ntaps, double *mag, size_t nfreqs)

@@ -118,9 +118,9 @@ static float control(const convolver *c, int port, float fallback)
 static conditioning read_conditioning(const convolver *c)
 {
     conditioning k;
-    const long n = lrintf(control(c, PORT_NORMALIZE, GL_NORMALIZE_PEAK));
+    const long n = lrintf(control(c, PORT_NORMALIZE, GFIR_NORMALIZE_PEAK));
     const long b = lrintf(control(c, PORT_BACKEND, GFIR_BACKEND_AUTO));
-    k.normalize = n < 0 ? 0 : n > GL_NORMALIZE_ENERGY ? GL_NORMALIZE_ENERGY : (int)n;
+    k.normalize = n < 0 ? 0 : n > GFIR_NORMALIZE_ENERGY ? GFIR_NORMALIZE_ENERGY : (int)n;
     k.backend = b < 0 ? 0 : b > GFIR_BACKEND_CUDA ? GFIR_BACKEND_CUDA : (int)b;
     k.trim_db = control(c, PORT_TRIM, (float)GL_TRIM_OFF_DB);
     return k;
@@ -140,7 +140,7 @@ static int build(convolver *c, const gl_ir *ir, const conditioning *k, gfir_plan
     size_t ntaps;
     gl_shape want;
     int rc;
-    if (gl_ir_condition(ir, c->inputs, c->outputs, k->trim_db, (gl_normalize)k->normalize,
+    if (gl_ir_condition(ir, c->inputs, c->outputs, k->trim_db, (gfir_normalize)k->normalize,
                         &taps, &ntaps, &want, why, why_size))
         return 1;
     want.backend = (gfir_backend)k->backend;

@@ -1,7 +1,9 @@
 /*
- * ir.c - impulse responses for the convolver (ir.h). The command line has
- * the same steps in src/cli; a plugin may use only gfir.h, so these are the
- * plugin's own, written to give the same filters.
+ * ir.c - impulse responses for the convolver (ir.h). The trim's onset and
+ * the normalisation's loudness are the library's (gfir_filter_onset,
+ * gfir_filter_loudness), the ones the command line's --ir-trim and
+ * --normalize use; reading and resampling are the plugin's own, since a
+ * plugin may use only gfir.h, written to give the same filters.
  */
 #include "ir.h"
 
@@ -153,88 +155,29 @@ static int layout(unsigned channels, unsigned inputs, unsigned outputs, gl_shape
     return 1;
 }
 
+/* Cuts the frames before the first within trim_db of the largest tap, one
+ * cut for every set (gfir_filter_onset), as --ir-trim does. */
 static void trim(float *taps, unsigned sets, size_t *ntaps, double trim_db)
 {
-    const size_t n = *ntaps;
-    double peak = 0, level;
-    size_t cut = n;
-    for (size_t i = 0; i < (size_t)sets * n; i++)
-        peak = fabs(taps[i]) > peak ? fabs(taps[i]) : peak;
-    level = peak * pow(10.0, trim_db / 20.0);
-    for (unsigned c = 0; c < sets; c++)
-        for (size_t i = 0; i < cut; i++)
-            if (fabs(taps[(size_t)c * n + i]) >= level) {
-                cut = i;
-                break;
-            }
+    const size_t n = *ntaps, cut = gfir_filter_onset(taps, n, sets, trim_db);
+    if (cut == n)
+        return;
     for (unsigned c = 0; cut && c < sets; c++)
         memmove(taps + (size_t)c * (n - cut), taps + (size_t)c * n + cut,
                 (n - cut) * sizeof *taps);
     *ntaps = n - cut;
 }
 
-static double energy(const float *h, size_t n)
+static int silent(const float *h, size_t n)
 {
-    double e = 0;
     for (size_t i = 0; i < n; i++)
-        e += (double)h[i] * h[i];
-    return e;
-}
-
-/* The peak over frequency of the sum of several sets' magnitudes, on a
- * grid 8 times (4 times above 2^20 taps) as fine as the filter is long, as
- * gfir_response_peak reads one. -1 without memory. */
-static double peak_of_sum(const float *taps, size_t ntaps, const unsigned *sets, unsigned nsets)
-{
-    size_t grid = 1;
-    while (grid < (ntaps > ((size_t)1 << 20) ? 4 : 8) * ntaps)
-        grid *= 2;
-    double *mag = malloc((grid + 1) * sizeof *mag), *sum = calloc(grid + 1, sizeof *sum);
-    double peak = -1;
-    for (unsigned k = 0; mag && sum && k < nsets; k++) {
-        if (gfir_response_magnitudes(taps + (size_t)sets[k] * ntaps, ntaps, mag, grid + 1) !=
-            GFIR_OK)
-            goto done;
-        for (size_t f = 0; f <= grid; f++)
-            sum[f] += mag[f];
-    }
-    for (size_t f = 0; mag && sum && f <= grid; f++)
-        peak = sum[f] > peak ? sum[f] : peak;
-done:
-    free(mag);
-    free(sum);
-    return peak;
-}
-
-/* The loudest output's level by the measure: -1 without memory. */
-static double loudness(const float *taps, size_t ntaps, const gl_shape *s, gl_normalize how)
-{
-    double loudest = 0;
-    for (unsigned o = 0; o < s->outputs; o++) {
-        unsigned sets[GL_MAX_PATHS], n = 0;
-        double v = 0;
-        if (!s->npaths)
-            sets[n++] = s->nsets == 1 ? 0 : o;
-        for (unsigned p = 0; p < s->npaths; p++)
-            if (s->paths[p].output == o)
-                sets[n++] = s->paths[p].taps;
-        for (unsigned k = 0; how == GL_NORMALIZE_ENERGY && k < n; k++)
-            v += energy(taps + (size_t)sets[k] * ntaps, ntaps);
-        if (how == GL_NORMALIZE_ENERGY)
-            v = sqrt(v);
-        else if (n == 1)
-            v = gfir_response_peak(taps + (size_t)sets[0] * ntaps, ntaps);
-        else if (n > 1)
-            v = peak_of_sum(taps, ntaps, sets, n);
-        if (v < 0)
-            return -1;
-        loudest = v > loudest ? v : loudest;
-    }
-    return loudest;
+        if (h[i] != 0)
+            return 0;
+    return 1;
 }
 
 int gl_ir_condition(const gl_ir *ir, unsigned inputs, unsigned outputs, double trim_db,
-                    gl_normalize normalize, float **taps, size_t *ntaps, gl_shape *shape,
+                    gfir_normalize normalize, float **taps, size_t *ntaps, gl_shape *shape,
                     char *why, size_t why_size)
 {
     static const char *const names[] = {"none", "peak", "energy"};
@@ -247,7 +190,7 @@ int gl_ir_condition(const gl_ir *ir, unsigned inputs, unsigned outputs, double t
                  inputs == 2 && outputs == 2 ? ", 4 true stereo LL, LR, RL, RR" : "");
         return 1;
     }
-    if (energy(ir->taps, total) == 0) {
+    if (silent(ir->taps, total)) {
         snprintf(why, why_size, "the IR is silent");
         return 1;
     }
@@ -259,11 +202,14 @@ int gl_ir_condition(const gl_ir *ir, unsigned inputs, unsigned outputs, double t
     *ntaps = ir->ntaps;
     if (trim_db > GL_TRIM_OFF_DB)
         trim(*taps, ir->channels, ntaps, trim_db);
-    if (normalize != GL_NORMALIZE_NONE) {
-        const double level = loudness(*taps, *ntaps, shape, normalize);
+    if (normalize != GFIR_NORMALIZE_NONE) {
+        const double level = gfir_filter_loudness(*taps, *ntaps, ir->channels,
+                                                  shape->npaths ? shape->paths : NULL,
+                                                  shape->npaths, normalize);
         if (!(level > 0)) {
             snprintf(why, why_size, "normalize %s: %s", names[normalize],
-                     level < 0 ? "out of memory" : "the filter is silent at every output");
+                     level < 0 ? gfir_strerror((gfir_status)level)
+                               : "the filter is silent at every output");
             free(*taps);
             *taps = NULL;
             return 1;

@@ -14,8 +14,6 @@
 /* ir_trim_db at or below this: no trim */
 #define GL_TRIM_OFF_DB (-144.0)
 
-typedef enum gl_normalize { GL_NORMALIZE_NONE, GL_NORMALIZE_PEAK, GL_NORMALIZE_ENERGY } gl_normalize;
-
 typedef struct gl_ir {
     float *taps;                /* channels sets of ntaps, one after another */
     size_t ntaps;
@@ -33,12 +31,12 @@ void gl_ir_free(gl_ir *ir);
  * leading frames below the peak by more than -trim_db cut (unless off), the
  * layout (1 channel: every channel; as many as the outputs: one to one, or
  * mono to each output; 4 on stereo: true stereo LL, LR, RL, RR) in
- * shape, and scaled as normalize says: the loudest output's peak over
- * frequency (of the sum of its paths' magnitudes) or its gain for white
- * noise to 1. *taps is allocated. 0 on success; 1 with the reason in why.
+ * shape, and scaled as normalize says (gfir_filter_loudness): the loudest
+ * output's peak over frequency (of the sum of its paths' magnitudes) or its
+ * gain for white noise to 1. *taps is allocated. 0 on success; 1 with the reason in why.
  */
 int gl_ir_condition(const gl_ir *ir, unsigned inputs, unsigned outputs, double trim_db,
-                    gl_normalize normalize, float **taps, size_t *ntaps, gl_shape *shape,
+                    gfir_normalize normalize, float **taps, size_t *ntaps, gl_shape *shape,
                     char *why, size_t why_size);
 
 #endif

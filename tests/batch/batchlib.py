@@ -8,11 +8,15 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import warnings
 
 import numpy as np
 import scipy.io.wavfile as wavfile
 import scipy.signal as signal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from response_peak import peak_of_sums  # noqa: E402
 
 warnings.simplefilter("ignore", wavfile.WavFileWarning)
 
@@ -56,15 +60,11 @@ def reference(x, h, align):
 
 
 def loudest(h):
-    """What --normalize peak (gfir's default with an IR) divides an IR by, as
-    gfir_response_peak finds it: the largest magnitude of any channel on a
-    zero-padded FFT grid at least 8 times as fine as the IR is long."""
+    """What --normalize peak (gfir's default with an IR) divides an IR by:
+    the largest magnitude over frequency of any channel (response_peak.py)."""
     h2 = np.asarray(h, dtype=np.float64)
     h2 = h2[:, None] if h2.ndim == 1 else h2
-    n = 8192
-    while n < len(h2) * (4 if len(h2) > 1 << 20 else 8):
-        n *= 2
-    return max(np.abs(np.fft.rfft(h2[:, c], n)).max() for c in range(h2.shape[1]))
+    return peak_of_sums([[(h2[:, c], 1.0)] for c in range(h2.shape[1])])
 
 
 def rel_l2(got, want):

@@ -3,9 +3,9 @@
  * phase version is known exactly (built from their zeros in double: each
  * zero outside the unit circle reflected inside, the gain kept), against
  * the defining properties on random decaying filters (the same magnitude,
- * the energy as early as it can come), and gfir_response_magnitudes and
- * gfir_response_peak against the direct double sum of
- * gfir_response_magnitude.
+ * the energy as early as it can come), and gfir_response_magnitudes against
+ * the direct double sum of gfir_response_magnitude (gfir_response_peak has
+ * peak_test.c).
  *
  * Tolerances: the exact cases have zeros at least 0.29 from the unit
  * circle, so the cepstrum decays fast and the method is exact to double
@@ -213,39 +213,6 @@ static void test_magnitudes(void **state)
     assert_int_equal(gfir_response_magnitudes(h, 3, mag, 4), GFIR_ERR_ARG);
 }
 
-/* The peak on its grid: a power of two of points, at least 8192 and 8 per
- * tap, read off the direct sum at exactly those frequencies. */
-static void peak_case(size_t ntaps, uint64_t *rng)
-{
-    float *h = malloc(ntaps * sizeof *h);
-    size_t n = 8192;
-    double want = 0;
-    assert_non_null(h);
-    test_fill(h, ntaps, rng);
-    while (n < 8 * ntaps)
-        n <<= 1;
-    for (size_t k = 0; k <= n / 2; k++) {
-        const double m = gfir_response_magnitude(h, ntaps, (double)k, (double)n);
-        want = m > want ? m : want;
-    }
-    const double got = gfir_response_peak(h, ntaps);
-    if (!(fabs(got - want) <= 1e-12 * want))
-        fail_msg("%zu taps: peak %.17g, want %.17g", ntaps, got, want);
-    free(h);
-}
-
-static void test_peak(void **state)
-{
-    (void)state;
-    uint64_t rng = 0x5eed0004;
-    peak_case(1, &rng);
-    peak_case(2, &rng);
-    peak_case(3, &rng);
-    peak_case(61, &rng);
-    peak_case(1025, &rng); /* a grid above the smallest */
-}
-
-
 /*
  * SciPy's test_nyquist: a 964-tap Hamming-windowed low-pass (firwin's,
  * scaled to unit gain at DC) keeps its magnitude on the 964-point DFT grid
@@ -305,7 +272,6 @@ int main(void)
         cmocka_unit_test(test_decaying_noise),
         cmocka_unit_test(test_minimum_phase_edges),
         cmocka_unit_test(test_magnitudes),
-        cmocka_unit_test(test_peak),
         cmocka_unit_test(test_nyquist),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

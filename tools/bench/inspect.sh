@@ -9,31 +9,15 @@
 #   GFIR_BUILD_DIR  build directory (default: build)
 #   GFIR_BASELINE   another gfir executable to time beside it (an older
 #                   build, say), in a column of its own
+#   GFIR_BASELINE_NAME  what the table calls it (default: its path)
 # The rooms are Gaussian noise under a 2-second exponential decay, from a
 # fixed seed. Each run designs the filter (reading and normalising the room),
 # makes the file's plans and measures or plots the response, as a user's run
 # does. Figures are worth keeping only from an otherwise idle machine: the
 # load average at the start is recorded beside the table.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-build=${GFIR_BUILD_DIR:-build}
-runs=${1:-5}
-baseline=${GFIR_BASELINE:-}
-
-# The system Python has NumPy and SciPy from Debian; a pyenv shim may not.
-py=python3
-[ -x /usr/bin/python3 ] && py=/usr/bin/python3
-
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    GFIR_BUILD_DIR=$build bash tools/setup.sh --tests
-fi
-cmake --build "$build" >/dev/null
-gfir=$(realpath "$build/gfir")
-[ -x "$gfir" ] || { echo "inspect.sh: no CLI at $gfir" >&2; exit 1; }
-[ -z "$baseline" ] || baseline=$(realpath "$baseline")
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tools/bench/prelude.sh
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 "$py" - "$work" <<'EOF'
@@ -87,7 +71,7 @@ to one on the stereo \`st.wav\`; \`room4.wav\` true stereo, 4 paths); median of
 $runs runs, wall time in seconds, each designing the filter, making its plans
 and measuring or plotting. $model, $(nproc) CPUs, load average at the start
 $load; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD).
-Baseline: ${baseline:-none}.
+Baseline: $baseline_name.
 
 | command | gfir | baseline |
 |---|---|---|

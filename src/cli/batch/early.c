@@ -8,7 +8,6 @@
 #include "file/file.h"
 #include "file/render.h"
 #include "filter/filter.h"
-#include "filter/shape.h"
 #include "message.h"
 
 #include <math.h>
@@ -29,7 +28,7 @@ int early_path(const char *output, char *buf, size_t n)
 static void cut_after_direct_path(cli_design *d, double ms)
 {
     const size_t n = d->ntaps;
-    const size_t onset = shape_onset(d->taps, n, d->filter_channels, EARLY_ONSET_DB);
+    const size_t onset = gfir_filter_onset(d->taps, n, d->filter_channels, EARLY_ONSET_DB);
     const double keep = (double)onset + floor(ms * d->rate_hz / 1000.0 + 0.5) + 1;
     if (onset == n || keep >= (double)n)
         return;

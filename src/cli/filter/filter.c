@@ -298,23 +298,31 @@ static int scale_taps(const cli_filter *f, const cli_design *d, float *taps, siz
     return 0;
 }
 
+/* How loud the whole filter is by the measure (gfir_filter_loudness): its
+ * loudest output's peak over frequency, or gain for white noise. */
+static double loudness(const cli_design *d, cli_normalize how)
+{
+    cli_taps whole;
+    cli_design_whole(d, &whole);
+    return gfir_filter_loudness(whole.taps, whole.ntaps, whole.nsets, whole.paths, whole.npaths,
+                                (gfir_normalize)how);
+}
+
 static int scale_design(const cli_filter *f, cli_design *d)
 {
     d->scale = pow(10.0, f->gain_db / 20.0);
     d->normalize = cli_filter_normalize(f);
     if (d->normalize != CLI_NORMALIZE_NONE) {
-        cli_taps whole;
-        cli_design_whole(d, &whole);
         /* with --dry, the wet sound's: the dry signal keeps its level */
-        const double loudness = d->wet_loudness > 0 ? d->wet_loudness
-                                                    : layout_loudness(&whole, d->normalize);
-        if (loudness < 0)
-            return cli_error("--normalize %s: out of memory measuring %zu taps",
-                             normalize_names[d->normalize], d->ntaps);
-        if (!(loudness > 0))
+        const double level = d->wet_loudness > 0 ? d->wet_loudness : loudness(d, d->normalize);
+        if (level < 0)
+            return cli_error("--normalize %s: measuring %zu taps: %s",
+                             normalize_names[d->normalize], d->ntaps,
+                             gfir_strerror((gfir_status)level));
+        if (!(level > 0))
             return cli_error("--normalize %s: the filter is silent at every output",
                              normalize_names[d->normalize]);
-        d->scale /= loudness;
+        d->scale /= level;
     }
     /* an unfolded chain takes the scale in its first stage */
     return (d->taps && scale_taps(f, d, d->taps, (size_t)d->filter_channels * d->ntaps)) ||
@@ -448,14 +456,13 @@ static int mix_design(const cli_filter *f, cli_design *d)
                                                           : f->chain.stages[k].name))
         return 1;
     if (cli_filter_normalize(f) != CLI_NORMALIZE_NONE) {
-        cli_taps whole;
         if (fold_design(d))
             return 1;
-        cli_design_whole(d, &whole);
-        d->wet_loudness = layout_loudness(&whole, cli_filter_normalize(f));
+        d->wet_loudness = loudness(d, cli_filter_normalize(f));
         unfold(d);
         if (d->wet_loudness < 0)
-            return cli_error("out of memory measuring %zu taps", d->ntaps);
+            return cli_error("--normalize: measuring %zu taps: %s", d->ntaps,
+                             gfir_strerror((gfir_status)d->wet_loudness));
         if (!(d->wet_loudness > 0))
             return cli_error("--normalize: the filter is silent at every output");
         norm = 1 / d->wet_loudness;

@@ -1,6 +1,5 @@
 /*
- * layout.c - channel layouts, routed chains folded, and their loudness
- * (layout.h).
+ * layout.c - channel layouts and routed chains folded (layout.h).
  */
 #include "filter/layout.h"
 #include "message.h"
@@ -341,86 +340,4 @@ done:
     matrix_free(&next);
     free(scratch);
     return rc;
-}
-
-/* ---- loudness ------------------------------------------------------------------ */
-
-static double energy(const float *h, size_t n)
-{
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += (double)h[i] * h[i];
-    return sum;
-}
-
-/* The peak over frequency of the sum of the magnitudes of the paths into
- * output o; -1 without memory. The grid is gfir_response_peak's, which
- * measures an output of one path: a transform of at least 8192 points and
- * 8 per tap (4 above 2^20 taps, where that is fine enough and costs half). */
-static double peak_of_sum(const cli_taps *t, unsigned o)
-{
-    const size_t per_tap = t->ntaps > ((size_t)1 << 20) ? 2 : 4;
-    size_t nfreqs = 4097;
-    double *sum, *mag, peak = 0;
-    while (nfreqs - 1 < per_tap * t->ntaps)
-        nfreqs = 2 * (nfreqs - 1) + 1;
-    sum = calloc(nfreqs, sizeof *sum);
-    mag = malloc(nfreqs * sizeof *mag);
-    if (!sum || !mag)
-        peak = -1;
-    for (size_t k = 0; peak >= 0 && k < t->npaths; k++) {
-        if (t->paths[k].output != o)
-            continue;
-        if (gfir_response_magnitudes(t->taps + (size_t)t->paths[k].taps * t->ntaps, t->ntaps,
-                                     mag, nfreqs) != GFIR_OK) {
-            peak = -1;
-            break;
-        }
-        for (size_t f = 0; f < nfreqs; f++)
-            sum[f] += fabs(t->paths[k].gain) * mag[f];
-    }
-    for (size_t f = 0; peak >= 0 && f < nfreqs; f++)
-        peak = sum[f] > peak ? sum[f] : peak;
-    free(sum);
-    free(mag);
-    return peak;
-}
-
-double layout_loudness(const cli_taps *t, cli_normalize how)
-{
-    double loudest = 0;
-    if (!t->paths) {
-        for (unsigned c = 0; c < t->nsets; c++) {
-            const float *h = t->taps + (size_t)c * t->ntaps;
-            const double v = how == CLI_NORMALIZE_ENERGY ? sqrt(energy(h, t->ntaps))
-                                                         : gfir_response_peak(h, t->ntaps);
-            if (v < 0)
-                return -1;
-            loudest = v > loudest ? v : loudest;
-        }
-        return loudest;
-    }
-    for (unsigned o = 0; o < t->outputs; o++) {
-        double v = 0;
-        size_t into = 0, last = 0;
-        for (size_t k = 0; k < t->npaths; k++) {
-            if (t->paths[k].output != o)
-                continue;
-            const double g = t->paths[k].gain;
-            v += g * g * energy(t->taps + (size_t)t->paths[k].taps * t->ntaps, t->ntaps);
-            into++;
-            last = k;
-        }
-        if (how == CLI_NORMALIZE_ENERGY)
-            v = sqrt(v);
-        else if (into == 1)
-            v = fabs(t->paths[last].gain) *
-                gfir_response_peak(t->taps + (size_t)t->paths[last].taps * t->ntaps, t->ntaps);
-        else
-            v = into ? peak_of_sum(t, o) : 0;
-        if (v < 0)
-            return -1;
-        loudest = v > loudest ? v : loudest;
-    }
-    return loudest;
 }

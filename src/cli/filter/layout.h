@@ -3,8 +3,7 @@
  * each impulse-response stage (every channel, one to one, mono to many, true
  * stereo, one file per output, a preset's [route]), a chain with paths
  * folded into one set of paths (each path of the fold one input through
- * everything between it and one output), and how loud such a filter is for
- * --normalize. Prints its own one-line errors.
+ * everything between it and one output). Prints its own one-line errors.
  */
 #ifndef GFIR_CLI_LAYOUT_H
 #define GFIR_CLI_LAYOUT_H
@@ -36,14 +35,5 @@ int layout_route(const cli_stage *s, const unsigned *term_set, unsigned *width,
  * sum of those chains' filters. Sets d->outputs; one to one when that is
  * what the fold is. One line and 1 on failure. */
 int layout_fold(cli_design *d);
-
-/*
- * How loud the filter t is, for --normalize: the largest over its outputs of
- * the output's gain for white noise in every input (energy: the root of the
- * sum of its paths' squared taps), or of the largest over frequency of the
- * sum of its paths' magnitudes (peak: what one signal in every input, in
- * phase, could reach; one path's peak alone). -1 without memory.
- */
-double layout_loudness(const cli_taps *t, cli_normalize how);
 
 #endif

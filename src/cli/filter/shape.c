@@ -4,36 +4,16 @@
 #include "filter/shape.h"
 #include "message.h"
 
-#include <math.h>
 #include <string.h>
 
 /* What --min-phase promises of the magnitude where it is within 80 dB of
  * its peak; the library aims at half of it. */
 #define MIN_PHASE_TOLERANCE_DB 0.1
 
-size_t shape_onset(const float *taps, size_t n, unsigned nsets, double level_db)
-{
-    const size_t total = (size_t)nsets * n;
-    double peak = 0, level;
-    size_t onset = n;
-    for (size_t i = 0; i < total; i++)
-        peak = fabs(taps[i]) > peak ? fabs(taps[i]) : peak;
-    if (!(peak > 0))
-        return n;
-    level = peak * pow(10.0, level_db / 20.0);
-    for (unsigned c = 0; c < nsets; c++)
-        for (size_t i = 0; i < onset; i++)
-            if (fabs(taps[(size_t)c * n + i]) >= level) {
-                onset = i;
-                break;
-            }
-    return onset;
-}
-
 int shape_trim(stage_design *sd, double trim_db, const char *what, int quiet)
 {
     const size_t n = sd->ntaps;
-    const size_t cut = shape_onset(sd->taps, n, sd->nsets, trim_db);
+    const size_t cut = gfir_filter_onset(sd->taps, n, sd->nsets, trim_db);
     if (cut == n)
         return cli_error("--ir-trim: IR '%s' is silent", what);
     if (cut > 0) {

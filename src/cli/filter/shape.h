@@ -13,10 +13,6 @@
  * against each other. Records it in sd->trimmed and says so (what: the
  * stage's name), unless quiet. 0, or 1 after one line. */
 int shape_trim(stage_design *sd, double trim_db, const char *what, int quiet);
-/* The first frame where any of nsets sets of n taps is within level_db
- * (< 0) of the largest tap: what --ir-trim cuts before, the direct path of
- * an IR. n when every tap is zero. */
-size_t shape_onset(const float *taps, size_t n, unsigned nsets, double level_db);
 
 /* Every set of sd made minimum phase (gfir_design_minimum_phase); a note
  * unless quiet where its magnitude moved by more than 0.1 dB. 0, or 1. */
