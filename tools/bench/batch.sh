@@ -165,8 +165,8 @@ gpu_all() {
     t_floor=$(median_time batch --manifest copy.tsv --taps one.txt --backend cpu)
     echo "batch.sh: gfir batch, 1 tap $t_floor s" >&2
     ngpu=$(nvidia-smi -L | wc -l)
-    model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
-    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
+    model=$(lscpu | sed -n '0,/^Model name:/s/^Model name:[[:space:]]*//p')
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | awk 'NR == 1')
     section=$(cat <<EOF
 ## Batch: one GPU against every GPU of the host
 
@@ -252,8 +252,8 @@ t_sox=$(n_runs=$loop_runs median_time bash -c 'while read -r x y room; do
 echo "batch.sh: loop of sox $t_sox s" >&2
 
 row() { echo "| $1 | $2 | $(per_s "$2") | $(ratio "$2" "$t_floor") |"; }
-model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || true)
+model=$(lscpu | sed -n '0,/^Model name:/s/^Model name:[[:space:]]*//p')
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | awk 'NR == 1' || true)
 section=$(cat <<EOF
 ## Batch: a reverberation corpus${gpu:+, on a GPU machine}
 

@@ -61,8 +61,8 @@ median_time() {
 }
 
 commit=${GFIR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || true)
-cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | awk 'NR == 1' || true)
+cpu=$(lscpu | sed -n '0,/^Model name:/s/^Model name:[[:space:]]*//p')
 
 # One row of the start-up table for the gfir at $1, named $2.
 startup_row() {
@@ -119,7 +119,7 @@ floor=""
 for n in "${taps_list[@]}"; do
     args=("$work/in.wav" "$work/out.wav" --taps "$work/taps$n.txt" --no-dither)
     tc=$(median_time "$gfir" "${args[@]}" --backend cuda -q)
-    kernel=$("$gfir" "${args[@]}" --backend cuda -v 2>&1 | sed -n 's/.*kernel \([a-z]*\),.*/\1/p' | head -n1)
+    kernel=$("$gfir" "${args[@]}" --backend cuda -v 2>&1 | sed -n 's/.*kernel \([a-z]*\),.*/\1/p' | awk 'NR == 1')
     tp=$(median_time "$gfir" "${args[@]}" --backend cpu -q)
     [ -n "$floor" ] || floor=$tc
     ratio=$(awk -v a="$tc" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')

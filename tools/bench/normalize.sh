@@ -96,7 +96,7 @@ for exe in "${exes[@]}"; do
     done
 done
 
-model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+model=$(lscpu | sed -n '0,/^Model name:/s/^Model name:[[:space:]]*//p')
 section=$(cat <<EOF
 ## --normalize on a long impulse response
 
