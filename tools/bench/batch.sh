@@ -141,7 +141,9 @@ median_time() {
 batch() {
     local quiet=(-q)
     [ -z "${summary:-}" ] || quiet=()
-    "$gfir" batch --receipts receipts "${quiet[@]}" --normalize none "$@"
+    # GFIR_BATCH_ARGS: more options for every run (e.g. -j 32)
+    # shellcheck disable=SC2086
+    "$gfir" batch --receipts receipts "${quiet[@]}" --normalize none ${GFIR_BATCH_ARGS:-} "$@"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-") print "-"; else printf "%.2fx", a / b}'; }
 per_s() { awk -v t="$1" -v n="$files" 'BEGIN {if (t == "-") print "-"; else printf "%.0f", n / t}'; }

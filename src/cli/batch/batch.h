@@ -20,7 +20,7 @@
 
 /* Files in flight at most: each holds a temporary output that a signal
  * handler must be able to remove (output.h keeps that many). */
-#define BATCH_MAX_JOBS 16
+#define BATCH_MAX_JOBS 64
 
 /* One stage of the command line's filter, as given. */
 typedef struct batch_stage {

@@ -14,19 +14,22 @@
  * meanwhile. On the 2-core development machine, 1000 files of 10 s through
  * 0.5 s rooms took 3.0-3.3 s with 4 workers against 3.6-4.2 s with 2
  * (tools/bench/batch.sh's corpus, a shared machine). */
-static unsigned default_workers(void)
+static unsigned default_workers(unsigned groups)
 {
     cpu_set_t set;
     long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                                          : sysconf(_SC_NPROCESSORS_ONLN);
+    /* at most 16 a GPU: a worker waits for its GPU's answer, so a second
+     * GPU with no workers of its own only splits the same jobs in flight */
+    const long most = 16 * (long)(groups ? groups : 1);
     n *= 2;
+    n = n > most ? most : n;
     return n < 1 ? 1 : n > BATCH_MAX_JOBS ? BATCH_MAX_JOBS : (unsigned)n;
 }
 
 void batch_groups_choose(const batch_options *bo, size_t ntodo, batch_groups *g)
 {
     memset(g, 0, sizeof *g);
-    g->workers = bo->jobs ? bo->jobs : default_workers();
     if (bo->ngpus) {
         /* named: the parser held -j to at least one worker each */
         g->n = (unsigned)bo->ngpus;
@@ -37,6 +40,7 @@ void batch_groups_choose(const batch_options *bo, size_t ntodo, batch_groups *g)
              i++)
             g->gpu[g->n++] = i;
     }
+    g->workers = bo->jobs ? bo->jobs : default_workers(g->n);
     if (g->workers < g->n)
         g->workers = g->n;
     if (g->workers > ntodo)
