@@ -22,7 +22,6 @@
  * the first (gf_cuda_convolve).
  */
 #include "cuda/cuda_plan.h"
-#include "cuda/tuning.h"
 #include "cuda_status.h"
 
 #include <cuda_runtime_api.h>
@@ -76,12 +75,7 @@ gfir_status gf_cuda_lane_create(gfir_plan *plan, gf_cuda_state *st, gf_cuda_lane
     const size_t ch = plan->channels, io = st->sub_frames * ch * sizeof(float);
     GF_CUDA_TRY(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking), why, why_len);
     GF_CUDA_TRY(cudaEventCreateWithFlags(&l->staged, cudaEventDisableTiming), why, why_len);
-    /* large calls wait asleep, small ones spin (tuning.h) */
-    GF_CUDA_TRY(cudaEventCreateWithFlags(&l->done,
-                                         cudaEventDisableTiming |
-                                             (plan->block_frames >= GF_CUDA_BLOCKING_WAIT_FRAMES
-                                                  ? cudaEventBlockingSync : 0)),
-                why, why_len);
+    GF_CUDA_TRY(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming), why, why_len);
     GF_CUDA_TRY(cudaHostAlloc((void **)&l->h_in, io, cudaHostAllocDefault), why, why_len);
     GF_CUDA_TRY(cudaHostAlloc((void **)&l->h_out, io, cudaHostAllocDefault), why, why_len);
     GF_CUDA_TRY(gf_cuda_malloc((void **)&l->d_in, io), why, why_len);

@@ -23,16 +23,6 @@ extern "C" { /* gfir-bench is C++ */
  * (fdl.h). */
 #define GF_CUDA_FDL_MAX_BLOCK 2048
 
-/* From how many frames a call's wait for the GPU sleeps (an event made with
- * cudaEventBlockingSync) instead of spinning: a spin costs a core for the
- * whole wait, and gfir batch's workers (one thread each, beside each file's
- * reader and writer threads) spun the CPU away on two H100s (2026-11-26,
- * tools/bench/batch.sh --gpus 600 1 with 20-s rooms: 2.36 s with 16 workers
- * on one GPU, 3.17 s with 32 over two, 3.61 s with 32 on one); the wake-up,
- * tens of microseconds, is noise against a call of this many frames. Live
- * calls, far smaller, still spin. */
-#define GF_CUDA_BLOCKING_WAIT_FRAMES 16384
-
 /*
  * What starting CUDA costs the first plan of a process: the driver's
  * initialisation and the device's context (startup.c starts them, ahead of
