@@ -12,7 +12,7 @@ runs=${1:-5}
 baseline=${GFIR_BASELINE:-}
 
 py=python3
-[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+[ -n "${GFIR_PYTHON:-}" ] && py=$GFIR_PYTHON || { [ -x /usr/bin/python3 ] && py=/usr/bin/python3; }
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
     GFIR_BUILD_DIR=$build bash tools/setup.sh --tests

@@ -76,7 +76,7 @@ static void print_help(void)
 "      --shard-size S   a tar shard ends after S outputs, or with a K, M or G\n"
 "                       suffix, once it holds S bytes (default 1000)\n"
 "  -j, --jobs N         files in flight, at most 64 (default: two per CPU,\n"
-"                       at most 16 a GPU, and at least one per GPU)\n"
+"                       at most 16, and at least one per GPU)\n"
 "      --gpus all|LIST  the GPUs the files are shared out over (0,1: the\n"
 "                       first two of those CUDA_VISIBLE_DEVICES leaves): the\n"
 "                       files in flight are split among them, all taking from\n"

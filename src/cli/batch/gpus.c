@@ -14,17 +14,17 @@
  * meanwhile. On the 2-core development machine, 1000 files of 10 s through
  * 0.5 s rooms took 3.0-3.3 s with 4 workers against 3.6-4.2 s with 2
  * (tools/bench/batch.sh's corpus, a shared machine). */
-static unsigned default_workers(unsigned groups)
+static unsigned default_workers(void)
 {
     cpu_set_t set;
     long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                                          : sysconf(_SC_NPROCESSORS_ONLN);
-    /* at most 16 a GPU: a worker waits for its GPU's answer, so a second
-     * GPU with no workers of its own only splits the same jobs in flight */
-    const long most = 16 * (long)(groups ? groups : 1);
+    /* at most 16 however many GPUs: on two H100s (2026-11-26, batch.sh
+     * --gpus 600 1 with 20-s rooms) 32 workers over both took 3.17 s where
+     * 16 over both took 2.42 s and 16 on one 2.36-2.54 s (docs/BENCHMARKS.md,
+     * batch-gpus) */
     n *= 2;
-    n = n > most ? most : n;
-    return n < 1 ? 1 : n > BATCH_MAX_JOBS ? BATCH_MAX_JOBS : (unsigned)n;
+    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
 }
 
 void batch_groups_choose(const batch_options *bo, size_t ntodo, batch_groups *g)
@@ -40,7 +40,7 @@ void batch_groups_choose(const batch_options *bo, size_t ntodo, batch_groups *g)
              i++)
             g->gpu[g->n++] = i;
     }
-    g->workers = bo->jobs ? bo->jobs : default_workers(g->n);
+    g->workers = bo->jobs ? bo->jobs : default_workers();
     if (g->workers < g->n)
         g->workers = g->n;
     if (g->workers > ntodo)
