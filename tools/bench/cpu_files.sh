@@ -21,9 +21,10 @@
 # (gtype=none), yet Debian 12's ffmpeg 5.1 still scales the output (by about
 # sqrt(2) with a mono IR on stereo input): its column gives the error after
 # that one least-squares gain, which is printed beside it, is removed.
-# sox's and ffmpeg's figures are reported, not checked: its fir was found off by thousands of
-# LSB at 262143 taps on Debian 12's sox 14.4.2, where gfir and its direct
-# kernel both matched the reference.
+# sox's and ffmpeg's figures are reported, not checked; a peer more than 4 LSB
+# off does not count as the faster peer (sox's fir was found off by thousands
+# of LSB at 262143 taps on Debian 12's sox 14.4.2, where gfir and its direct
+# kernel both matched the reference).
 # Figures are worth keeping only from an otherwise idle machine: the load
 # average at the start is recorded beside the table.
 set -euo pipefail
@@ -133,24 +134,30 @@ for n in "${taps_list[@]}"; do
         fdiff=$(ref_diff "$work/ffmpeg.wav" "$t" causal-gain)
     fi
     kernel=$("$gfir" "$work/in.wav" "$work/gfir.wav" --taps "$t" --backend cpu --no-dither -v 2>&1 \
-             | sed -n 's/.*kernel \([a-z]*\),.*/\1/p' | head -n1)
+             | sed -n 's/.*kernel \([a-z]*\),.*/\1/p' | awk 'NR == 1')
     gdiff=$(ref_diff "$work/gfir.wav" "$t")
     sdiff=$(ref_diff "$work/sox.wav" "$t")
     case $gdiff in
         0 | 1 | 2) ;;
         *) verdict="GFIR IS OFF"; echo "cpu_files.sh: $n taps: gfir is off by $gdiff LSB" >&2 ;;
     esac
-    best=$ts
-    [ "$tf" != - ] && best=$(awk -v a="$ts" -v b="$tf" 'BEGIN {print (a < b) ? a : b}')
-    speedup=$(awk -v a="$best" -v b="$tg" 'BEGIN {printf "%.2f", a / b}')
+    # the faster of the peers whose output is right (within 4 LSB of the
+    # reference): a wrong output is no race won
+    best=-
+    for cand in "$ts:$sdiff" "$tf:$fdiff"; do
+        tc=${cand%%:*} dc=${cand#*:}
+        [ "$tc" != - ] && [ "$dc" != - ] && awk -v d="$dc" 'BEGIN {exit !(d + 0 <= 4)}' || continue
+        best=$(awk -v a="$best" -v b="$tc" 'BEGIN {print (a == "-" || b < a) ? b : a}')
+    done
+    speedup=$(awk -v a="$best" -v b="$tg" 'BEGIN {if (a == "-") print "-"; else printf "%.2fx", a / b}')
     overfloor=$(awk -v a="$tg" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')
-    row="| $n | $kernel | $tg | $cg | $ts | $tf | ${speedup}x | ${overfloor}x | $gdiff | $sdiff | $fdiff |"
+    row="| $n | $kernel | $tg | $cg | $ts | $tf | ${speedup} | ${overfloor}x | $gdiff | $sdiff | $fdiff |"
     echo "$row" >&2
     rows+="$row"$'\n'
 done
 
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
-model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+model=$(lscpu | sed -n '0,/^Model name:/s/^Model name:[[:space:]]*//p')
 section=$(cat <<EOF
 ## CPU, files: gfir against sox fir and ffmpeg afir
 
@@ -162,7 +169,7 @@ gfir's output: $verdict. gfir CPU: user + system time of its median run,
 which on two cores may reach twice the wall time. Error: largest difference
 from the rounded float64 convolution, first 30 s, in LSB.
 
-| taps | gfir kernel | gfir --backend cpu | gfir CPU | sox fir | ffmpeg afir | faster peer / gfir | gfir / floor | gfir error | sox error | ffmpeg error |
+| taps | gfir kernel | gfir --backend cpu | gfir CPU | sox fir | ffmpeg afir | faster right peer / gfir | gfir / floor | gfir error | sox error | ffmpeg error |
 |---|---|---|---|---|---|---|---|---|---|---|
 ${rows%$'\n'}
 
