@@ -36,6 +36,9 @@ VOLATILE = [
      "# samples clipped (peak # dB over full scale); try --gain #"),
     (r"peaks at [0-9]+ \([0-9.]+ ms\); level -?[0-9.]+ dB(, inverted)?",
      "peaks at # (# ms); level # dB"),
+    # where a noise IR first rises above 60 dB below its peak: its fade-in
+    # starts from silence, so which noise sample crosses first varies a frame
+    (r"starts at [0-9]+ frames \([0-9.]+ ms\)", "starts at # frames (# ms)"),
     (r"copied it \([0-9.]+ MB\)", "copied it (# MB)"),
     # where the presets' own files are: the source tree here, /usr/share/gfir installed
     (r"'[^']*/presets/", "'PRESETS/"),
