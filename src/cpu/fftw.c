@@ -12,7 +12,31 @@
 #include <unistd.h>
 
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t planner_hooks_once = PTHREAD_ONCE_INIT;
 static int wisdom_imported;
+
+/* Our lock orders gfir's own planning; a host process may plan with the same
+ * libfftw3f on its own threads (Ardour's export analysis, another plugin), and
+ * FFTW's planner and plan destruction share global state, so two threads
+ * planning at once corrupt its heap. FFTW's threads library installs its own
+ * lock around every planner call in the process, whoever makes it. */
+static void make_planner_thread_safe(void)
+{
+    fftwf_make_planner_thread_safe();
+}
+
+/* at load, before the host's threads could be half-way through a plan when
+ * the hooks arrive; again (once) at first use where no constructor ran */
+__attribute__((constructor)) static void planner_hooks_at_load(void)
+{
+    pthread_once(&planner_hooks_once, make_planner_thread_safe);
+}
+
+static void planner_lock_take(void)
+{
+    pthread_once(&planner_hooks_once, make_planner_thread_safe);
+    pthread_mutex_lock(&planner_lock);
+}
 
 /* GFIR_FFTW_PLANNER=estimate skips measuring (tests, one-shot runs):
  * FFTW_MEASURE times candidate algorithms once per size and machine. */
@@ -49,7 +73,7 @@ static void wisdom_save(void)
 static unsigned planner_begin(void)
 {
     unsigned flags = planner_flags();
-    pthread_mutex_lock(&planner_lock);
+    planner_lock_take();
     if (flags != FFTW_ESTIMATE && !wisdom_imported) {
         char path[4096];
         if (wisdom_path(path, sizeof path, 0))
@@ -94,7 +118,7 @@ int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *
 
 void gf_fftw_pair_destroy(gf_fftw_pair *pair)
 {
-    pthread_mutex_lock(&planner_lock);
+    planner_lock_take();
     if (pair->fwd)
         fftwf_destroy_plan(pair->fwd);
     if (pair->inv)
@@ -128,7 +152,7 @@ fftwf_plan gf_fftw_many_make(int n, int howmany, fftwf_complex *in, int istride,
 fftwf_plan gf_fftw_r2c_once(int n, float *in, fftwf_complex *out)
 {
     fftwf_plan plan;
-    pthread_mutex_lock(&planner_lock);
+    planner_lock_take();
     plan = fftwf_plan_dft_r2c_1d(n, in, out, FFTW_ESTIMATE);
     pthread_mutex_unlock(&planner_lock);
     return plan;
@@ -138,7 +162,7 @@ void gf_fftw_plan_destroy(fftwf_plan plan)
 {
     if (!plan)
         return;
-    pthread_mutex_lock(&planner_lock);
+    planner_lock_take();
     fftwf_destroy_plan(plan);
     pthread_mutex_unlock(&planner_lock);
 }

@@ -8,7 +8,10 @@
  * the file.
  *
  * FFTW's planner, wisdom import/export and plan destruction are not
- * thread-safe, so they run under one lock, at create and destroy only.
+ * thread-safe, so they run under one lock, at create and destroy only; and
+ * since the host process may plan with the same FFTW on its own threads,
+ * FFTW's own planner lock is installed too (fftwf_make_planner_thread_safe,
+ * at load).
  * Executing plans with new arrays (fftwf_execute_dft_r2c/c2r/dft) is thread-safe
  * and allocation-free: engines execute without any lock.
  */

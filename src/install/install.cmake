@@ -20,7 +20,7 @@ install(TARGETS gfir gfir_static EXPORT gfirTargets
 # What a static link needs beyond libgfir.a (the shared library carries its own).
 set(GFIR_PC_LIBS_PRIVATE "-lm")
 list(JOIN FFTW3F_LDFLAGS " " _gfir_fftw_ldflags)
-string(APPEND GFIR_PC_LIBS_PRIVATE " ${_gfir_fftw_ldflags}")
+string(APPEND GFIR_PC_LIBS_PRIVATE " ${_gfir_fftw_ldflags} -lfftw3f_threads")
 string(APPEND GFIR_PC_LIBS_PRIVATE " -pthread")
 if(GFIR_CUDA)
   # A Debian package names no directory of this machine: there Debian's
