@@ -68,7 +68,6 @@ struct live_reload {
     size_t crossfade_frames;
     gfir_plan *plan;            /* the newest plan: new filters are made for it */
     unsigned plan_sets;         /* its tap sets */
-    size_t plan_ntaps;
     gfir_path *plan_paths;      /* its paths (NULL: sets by channel), npaths of them */
     size_t plan_npaths;
     unsigned outputs;           /* the stream's output channels: every filter's */
@@ -268,7 +267,6 @@ static int keep_layout(live_reload *r, const cli_design *d)
     r->plan_paths = paths;
     r->plan_npaths = d->npaths;
     r->plan_sets = d->filter_channels;
-    r->plan_ntaps = d->ntaps;
     return 0;
 }
 
@@ -293,9 +291,11 @@ static int make_change(live_reload *r, const cli_design *d)
                          d->outputs == 1 ? "" : "s", r->outputs);
     r->new_ntaps = d->ntaps;
     r->new_delay = d->delay_frames;
-    /* every engine takes a filter as long as its plan's in the plan's
-     * layout (gfir.h); a longer one or another layout gets a plan of its own */
-    r->new_plan = d->ntaps > r->plan_ntaps || !same_layout(r, d);
+    /* in the plan's layout the library says whether the filter fits the
+     * running plan (gfir_filter_create refuses a longer one with
+     * GFIR_ERR_TAPS); one that does not, or another layout, gets a plan of
+     * its own */
+    r->new_plan = !same_layout(r, d);
     if (!r->new_plan) {
         float *taps = taps_for_plan(d, r->plan_sets);
         gfir_status st;
@@ -303,9 +303,11 @@ static int make_change(live_reload *r, const cli_design *d)
             return cli_error("out of memory for %zu taps", d->ntaps);
         st = gfir_filter_create(&r->change.filter, r->plan, taps, d->ntaps);
         free(taps);
-        if (st != GFIR_OK)
+        if (st == GFIR_OK)
+            return 0;
+        if (st != GFIR_ERR_TAPS)
             return cli_error("%s", gfir_plan_error_detail(NULL));
-        return 0;
+        r->new_plan = 1;
     }
     if (cli_live_plan(r->o, d, r->block, &r->change.plan))
         return 1;
@@ -494,7 +496,6 @@ int reload_start(live_reload **out, const cli_options *o, double rate_hz, unsign
         reload_stop(r);
         return 1;
     }
-    r->plan_ntaps = gfir_plan_ntaps(plan);
     if (!r->filter || pipe(r->wake) != 0 || fcntl(r->wake[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(r->wake[1], F_SETFL, O_NONBLOCK) != 0) {
         reload_stop(r);
