@@ -51,6 +51,7 @@ typedef struct request {
     conditioning cond;
     gfir_plan *plan;            /* the running plan */
     gl_shape shape;
+    uint32_t generation;        /* the runner's (runner.h) */
     uint32_t path_bytes;
 } request;
 
@@ -59,7 +60,7 @@ typedef struct request {
 typedef struct response {
     int kind;                   /* the request's */
     int ok;
-    gl_handover h;
+    gl_handover h;              /* its generation: the request's */
     uint32_t path_bytes, message_bytes;
 } response;
 
@@ -85,7 +86,8 @@ typedef struct convolver {
     char path[PATH_MAX_BYTES];  /* the IR running ("" none) */
     char wanted[PATH_MAX_BYTES];/* asked for by patch:Set, not yet sent to the worker */
     int want_load, in_flight, notify_path, loaded;
-    conditioning asked;         /* what the running IR was conditioned with */
+    conditioning asked;         /* what the running IR was conditioned with
+                                   (normalize -1: to be conditioned again) */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
     uint64_t control_copy[PATH_MAX_BYTES / 8 + 64]; /* see aligned_control */
     /* worker */
@@ -195,11 +197,12 @@ static void connect_port(LV2_Handle h, uint32_t port, void *data)
         c->out[port - PORT_AUDIO - c->inputs] = data;
 }
 
+/* A request made before may still be on the host's worker: its answer, of
+ * an older generation, is asked for again (work_response). */
 static void activate(LV2_Handle h)
 {
     convolver *c = h;
-    if (c->runner.plan)
-        gfir_plan_reset(c->runner.plan);
+    gl_runner_reset(&c->runner, NULL);
 }
 
 /* ---- the audio thread ----------------------------------------------------------- */
@@ -265,6 +268,7 @@ static void schedule_request(convolver *c)
     msg.q.cond = k;
     msg.q.plan = c->runner.plan;
     msg.q.shape = c->runner.shape;
+    msg.q.generation = c->runner.generation;
     if (c->want_load) {
         msg.q.path_bytes = (uint32_t)strlen(c->wanted) + 1;
         memcpy(msg.path, c->wanted, msg.q.path_bytes);
@@ -408,6 +412,7 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     note[0] = '\0';
     msg.r.ok = !load(c, path, &q.cond, q.plan, &q.shape, &msg.r.h, why, sizeof why, note,
                      sizeof note);
+    msg.r.h.generation = q.generation;
     if (!msg.r.ok)
         lv2_log_error(&c->host.logger, "gfir convolver: %s\n", why);
     else if (note[0])
@@ -442,6 +447,18 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         return LV2_WORKER_SUCCESS;
     }
     c->in_flight = 0;
+    if (r.ok && r.h.generation != c->runner.generation) {
+        /* built from the input before the last activate(): asked for again,
+         * unless a newer patch:Set waits */
+        gl_runner_discard(&c->runner, &r.h);
+        if (r.path_bytes && !c->want_load) {
+            memcpy(c->wanted, text, r.path_bytes);
+            c->want_load = 1;
+        } else if (!r.path_bytes) {
+            c->asked.normalize = -1;
+        }
+        return LV2_WORKER_SUCCESS;
+    }
     if (r.ok) {
         gl_runner_offer(&c->runner, &r.h);
         if (r.path_bytes) {
