@@ -14,12 +14,6 @@
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
 static int wisdom_imported;
 
-/* On every plan an engine executes, which may be inside an audio callback:
- * FFTW's buffered solvers allocate their buffers inside fftwf_execute once
- * they pass 64 KiB (FFTW 3.3.10, ESTIMATE and MEASURE alike chose them for
- * the sliced transforms' in-place rows from 256 points on). */
-#define EXECUTE_FLAGS FFTW_NO_BUFFERING
-
 /* GFIR_FFTW_PLANNER=estimate skips measuring (tests, one-shot runs):
  * FFTW_MEASURE times candidate algorithms once per size and machine. */
 static unsigned planner_flags(void)
@@ -29,6 +23,12 @@ static unsigned planner_flags(void)
         return FFTW_ESTIMATE;
     return FFTW_MEASURE;
 }
+
+/* On every plan an engine executes, which may be inside an audio callback:
+ * FFTW's buffered solvers allocate their buffers inside fftwf_execute once
+ * they pass 64 KiB (FFTW 3.3.10, ESTIMATE and MEASURE alike chose them for
+ * the sliced transforms' in-place rows from 256 points on). */
+#define EXECUTE_FLAGS FFTW_NO_BUFFERING
 
 static int wisdom_path(char *path, size_t len, int mkdirs)
 {
