@@ -48,6 +48,12 @@ static unsigned planner_flags(void)
     return FFTW_MEASURE;
 }
 
+/* On every plan an engine executes, which may be inside an audio callback:
+ * FFTW's buffered solvers allocate their buffers inside fftwf_execute once
+ * they pass 64 KiB (FFTW 3.3.10, ESTIMATE and MEASURE alike chose them for
+ * the sliced transforms' in-place rows from 256 points on). */
+#define EXECUTE_FLAGS FFTW_NO_BUFFERING
+
 static int wisdom_path(char *path, size_t len, int mkdirs)
 {
     return gf_cache_path(path, len, "fftw-wisdom", mkdirs);
@@ -91,14 +97,16 @@ int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *
 
     pair->fwd = pair->inv = NULL;
     if (flags != FFTW_ESTIMATE) {
-        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, flags | FFTW_WISDOM_ONLY);
-        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, flags | FFTW_WISDOM_ONLY);
+        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec,
+                                          flags | EXECUTE_FLAGS | FFTW_WISDOM_ONLY);
+        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out,
+                                          flags | EXECUTE_FLAGS | FFTW_WISDOM_ONLY);
         if (!pair->fwd) {
-            pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, flags);
+            pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, flags | EXECUTE_FLAGS);
             learnt = 1;
         }
         if (!pair->inv) {
-            pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, flags);
+            pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, flags | EXECUTE_FLAGS);
             learnt = 1;
         }
         if (learnt && pair->fwd && pair->inv)
@@ -106,9 +114,9 @@ int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *
     }
     /* ESTIMATE always succeeds for sizes FFTW supports; it is the fallback. */
     if (!pair->fwd)
-        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, FFTW_ESTIMATE);
+        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, FFTW_ESTIMATE | EXECUTE_FLAGS);
     if (!pair->inv)
-        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, FFTW_ESTIMATE);
+        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, FFTW_ESTIMATE | EXECUTE_FLAGS);
     pthread_mutex_unlock(&planner_lock);
     if (pair->fwd && pair->inv)
         return 1;
@@ -134,17 +142,17 @@ fftwf_plan gf_fftw_many_make(int n, int howmany, fftwf_complex *in, int istride,
     fftwf_plan plan = NULL;
     if (flags != FFTW_ESTIMATE) {
         plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL, ostride,
-                                   odist, sign, flags | FFTW_WISDOM_ONLY);
+                                   odist, sign, flags | EXECUTE_FLAGS | FFTW_WISDOM_ONLY);
         if (!plan) {
             plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL,
-                                       ostride, odist, sign, flags);
+                                       ostride, odist, sign, flags | EXECUTE_FLAGS);
             if (plan)
                 wisdom_save();
         }
     }
     if (!plan)
         plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL, ostride,
-                                   odist, sign, FFTW_ESTIMATE);
+                                   odist, sign, FFTW_ESTIMATE | EXECUTE_FLAGS);
     pthread_mutex_unlock(&planner_lock);
     return plan;
 }

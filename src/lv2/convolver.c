@@ -8,6 +8,9 @@
  * wet, dry and gain. The loaded path goes out on the notify port, and so do
  * failures (the old IR stays) and notes as <urn:gfir:lv2:status> strings.
  * The path is saved and restored with the host's state, through mapPath.
+ * save() may run on any thread while run() goes on (the state extension):
+ * it reads a copy of the path that only the worker and restore() write,
+ * under a lock that run() and work_response never take.
  */
 #include "plugins.h"
 #include "convolver.h"
@@ -21,6 +24,7 @@
 #include <lv2/state/state.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +55,7 @@ typedef struct request {
     conditioning cond;
     gfir_plan *plan;            /* the running plan */
     gl_shape shape;
+    uint32_t generation;        /* the runner's (runner.h) */
     uint32_t path_bytes;
 } request;
 
@@ -59,7 +64,7 @@ typedef struct request {
 typedef struct response {
     int kind;                   /* the request's */
     int ok;
-    gl_handover h;
+    gl_handover h;              /* its generation: the request's */
     uint32_t path_bytes, message_bytes;
 } response;
 
@@ -85,14 +90,26 @@ typedef struct convolver {
     char path[PATH_MAX_BYTES];  /* the IR running ("" none) */
     char wanted[PATH_MAX_BYTES];/* asked for by patch:Set, not yet sent to the worker */
     int want_load, in_flight, notify_path, loaded;
-    conditioning asked;         /* what the running IR was conditioned with */
+    conditioning asked;         /* what the running IR was conditioned with
+                                   (normalize -1: to be conditioned again) */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
     uint64_t control_copy[PATH_MAX_BYTES / 8 + 64]; /* see aligned_control */
     /* worker */
     gl_ir ir;                   /* the file as read, at the host's rate */
-    /* state: restore and save, never at the same time */
-    char restored[PATH_MAX_BYTES]; /* the path restore last read ("" none) */
+    /* state: what save() stores ("" none): the path the worker last loaded,
+     * else the one restore() last read (a host that saves a session it has
+     * just opened, before any run()); never touched by the audio thread */
+    pthread_mutex_t state_lock;
+    char state_path[PATH_MAX_BYTES];
 } convolver;
+
+/* The path save() stores, set by the worker or restore(). */
+static void set_state_path(convolver *c, const char *path, size_t bytes)
+{
+    pthread_mutex_lock(&c->state_lock);
+    memcpy(c->state_path, path, bytes);
+    pthread_mutex_unlock(&c->state_lock);
+}
 
 static void map_uris(LV2_URID_Map *m, uris *u)
 {
@@ -170,8 +187,13 @@ static LV2_Handle instantiate(const LV2_Descriptor *d, double rate_hz, const cha
     c->asked = read_conditioning(c);
     map_uris(c->host.map, &c->u);
     lv2_atom_forge_init(&c->forge, c->host.map);
+    if (pthread_mutex_init(&c->state_lock, NULL)) {
+        free(c);
+        return NULL;
+    }
     if (gl_runner_init(&c->runner, c->inputs, c->outputs, gl_features_block(&c->host),
                        gl_fade_frames(rate_hz))) {
+        pthread_mutex_destroy(&c->state_lock);
         free(c);
         return NULL;
     }
@@ -195,11 +217,12 @@ static void connect_port(LV2_Handle h, uint32_t port, void *data)
         c->out[port - PORT_AUDIO - c->inputs] = data;
 }
 
+/* A request made before may still be on the host's worker: its answer, of
+ * an older generation, is asked for again (work_response). */
 static void activate(LV2_Handle h)
 {
     convolver *c = h;
-    if (c->runner.plan)
-        gfir_plan_reset(c->runner.plan);
+    gl_runner_reset(&c->runner, NULL);
 }
 
 /* ---- the audio thread ----------------------------------------------------------- */
@@ -265,6 +288,7 @@ static void schedule_request(convolver *c)
     msg.q.cond = k;
     msg.q.plan = c->runner.plan;
     msg.q.shape = c->runner.shape;
+    msg.q.generation = c->runner.generation;
     if (c->want_load) {
         msg.q.path_bytes = (uint32_t)strlen(c->wanted) + 1;
         memcpy(msg.path, c->wanted, msg.q.path_bytes);
@@ -408,6 +432,7 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     note[0] = '\0';
     msg.r.ok = !load(c, path, &q.cond, q.plan, &q.shape, &msg.r.h, why, sizeof why, note,
                      sizeof note);
+    msg.r.h.generation = q.generation;
     if (!msg.r.ok)
         lv2_log_error(&c->host.logger, "gfir convolver: %s\n", why);
     else if (note[0])
@@ -415,6 +440,7 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     if (msg.r.ok && path) {
         msg.r.path_bytes = q.path_bytes;
         memcpy(msg.text, path, q.path_bytes);
+        set_state_path(c, path, q.path_bytes);
     }
     msg.r.message_bytes = (uint32_t)strlen(msg.r.ok ? note : why) + 1;
     memcpy(msg.text + msg.r.path_bytes, msg.r.ok ? note : why, msg.r.message_bytes);
@@ -442,6 +468,18 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         return LV2_WORKER_SUCCESS;
     }
     c->in_flight = 0;
+    if (r.ok && r.h.generation != c->runner.generation) {
+        /* built from the input before the last activate(): asked for again,
+         * unless a newer patch:Set waits */
+        gl_runner_discard(&c->runner, &r.h);
+        if (r.path_bytes && !c->want_load) {
+            memcpy(c->wanted, text, r.path_bytes);
+            c->want_load = 1;
+        } else if (!r.path_bytes) {
+            c->asked.normalize = -1;
+        }
+        return LV2_WORKER_SUCCESS;
+    }
     if (r.ok) {
         gl_runner_offer(&c->runner, &r.h);
         if (r.path_bytes) {
@@ -478,12 +516,13 @@ static LV2_State_Status save(LV2_Handle h, LV2_State_Store_Function store,
 {
     convolver *c = h;
     const LV2_State_Map_Path *mp = feature(features, LV2_STATE__mapPath);
-    /* the IR running, else the one restored and not yet loaded (a host
-     * that saves a session it has just opened, before any run()) */
-    const char *path = c->path[0] ? c->path : c->restored;
+    char path[PATH_MAX_BYTES];
     char *abstract;
     LV2_State_Status st;
     (void)flags;
+    pthread_mutex_lock(&c->state_lock);
+    memcpy(path, c->state_path, sizeof path);
+    pthread_mutex_unlock(&c->state_lock);
     if (!path[0])
         return LV2_STATE_SUCCESS;
     abstract = mp ? mp->abstract_path(mp->handle, path) : NULL;
@@ -517,7 +556,7 @@ static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrie
         request q;
         char path[PATH_MAX_BYTES];
     } msg;
-    char *path;
+    char *path, restored[PATH_MAX_BYTES];
     (void)flags;
     if (!value)
         return LV2_STATE_SUCCESS;
@@ -531,18 +570,19 @@ static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrie
             free_path(features, path);
         return LV2_STATE_ERR_UNKNOWN;
     }
-    memcpy(c->restored, path ? path : value, bytes);
+    memcpy(restored, path ? path : value, bytes);
     if (path)
         free_path(features, path);
+    set_state_path(c, restored, bytes);
     if (!s) {
-        memcpy(c->wanted, c->restored, bytes);
+        memcpy(c->wanted, restored, bytes);
         c->want_load = 1;
         return LV2_STATE_SUCCESS;
     }
     memset(&msg.q, 0, sizeof msg.q);
     msg.q.kind = WORK_RESTORE;
     msg.q.path_bytes = (uint32_t)bytes;
-    memcpy(msg.path, c->restored, bytes);
+    memcpy(msg.path, restored, bytes);
     return s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + bytes), &msg) ==
                    LV2_WORKER_SUCCESS
                ? LV2_STATE_SUCCESS
@@ -554,6 +594,7 @@ static void cleanup(LV2_Handle h)
     convolver *c = h;
     gl_runner_free(&c->runner);
     gl_ir_free(&c->ir);
+    pthread_mutex_destroy(&c->state_lock);
     free(c);
 }
 

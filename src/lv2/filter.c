@@ -32,11 +32,13 @@ typedef struct params {
 static const params defaults = {0, 0, 4000, 300, 3400, 400, 80, 0};
 
 
-/* a design request: the controls, the running plan and its shape */
+/* a design request: the controls, the running plan and its shape, and
+ * the runner's generation (runner.h) */
 typedef struct request {
     params p;
     gfir_plan *plan;
     gl_shape shape;
+    uint32_t generation;
 } request;
 
 typedef struct response {
@@ -54,7 +56,7 @@ typedef struct filter {
     const float *in[MAX_CHANNELS];
     float *out[MAX_CHANNELS];
     params asked;               /* what the worker was last asked for */
-    int in_flight;              /* a design request not yet answered */
+    int in_flight;              /* a design request of this generation not yet answered */
 } filter;
 
 static params read_controls(const filter *f)
@@ -173,16 +175,17 @@ static void connect_port(LV2_Handle h, uint32_t port, void *data)
     }
 }
 
+/* The controls designed at once. A request made before may still be on
+ * the host's worker: its answer, of an older generation, is thrown away
+ * (work_response), and the next request need not wait for it (a host may
+ * even drop the work of a deactivated plugin). */
 static void activate(LV2_Handle h)
 {
     filter *f = h;
     response r;
     f->asked = read_controls(f);
     f->in_flight = 0;
-    if (build(f, &f->asked, NULL, NULL, &r) == 0)
-        gl_runner_install(&f->runner, &r.h);
-    if (f->runner.plan)
-        gfir_plan_reset(f->runner.plan);
+    gl_runner_reset(&f->runner, build(f, &f->asked, NULL, NULL, &r) == 0 ? &r.h : NULL);
 }
 
 static void ask_design(filter *f)
@@ -196,6 +199,7 @@ static void ask_design(filter *f)
     q.p = p;
     q.plan = f->runner.plan;
     q.shape = f->runner.shape;
+    q.generation = f->runner.generation;
     if (s->schedule_work(s->handle, sizeof q, &q) == LV2_WORKER_SUCCESS) {
         f->asked = p;
         f->in_flight = 1;
@@ -241,6 +245,7 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
      * that the next change is asked for */
     memset(&r, 0, sizeof r);
     r.ok = !build(f, &q.p, q.plan, &q.shape, &r);
+    r.h.generation = q.generation;
     if (respond(handle, sizeof r, &r) != LV2_WORKER_SUCCESS)
         gl_handover_free(&r.h);
     return LV2_WORKER_SUCCESS;
@@ -253,6 +258,11 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
     if (size != sizeof r)
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&r, data, sizeof r);
+    if (r.h.generation != f->runner.generation) {
+        /* asked before the last activate(), which designed the controls */
+        gl_runner_discard(&f->runner, &r.h);
+        return LV2_WORKER_SUCCESS;
+    }
     f->in_flight = 0;
     if (r.ok)
         gl_runner_offer(&f->runner, &r.h);

@@ -17,6 +17,7 @@ int gl_runner_init(gl_runner *r, unsigned inputs, unsigned outputs, size_t block
     r->block = block ? block : 4096;
     r->fade_frames = fade_frames;
     atomic_init(&r->written, 0);
+    atomic_init(&r->origin, 0);
     /* the most a plan is primed with, and room for the worker to read it
      * while the audio thread writes several blocks on */
     for (r->ring_frames = 1; r->ring_frames < GL_PRIME_MAX_FRAMES + 8 * r->block;)
@@ -44,8 +45,10 @@ void gl_handover_free(gl_handover *h)
 void gl_runner_free(gl_runner *r)
 {
     gl_handover_free(&r->pending);
-    gfir_filter_destroy(r->dead_filter);
-    gfir_plan_destroy(r->dead_plan);
+    for (unsigned i = 0; i < r->ntrash; i++) {
+        gfir_plan_destroy(r->trash[i].plan);
+        gfir_filter_destroy(r->trash[i].filter);
+    }
     gfir_plan_destroy(r->fading);
     gfir_plan_destroy(r->plan);
     free(r->in);
@@ -56,41 +59,78 @@ void gl_runner_free(gl_runner *r)
     memset(r, 0, sizeof *r);
 }
 
-void gl_runner_install(gl_runner *r, const gl_handover *h)
+/* Puts a plan or a filter into the trash: 1, or 0 when it is full (the
+ * caller keeps it and tries again later). */
+static int trash_put(gl_runner *r, gfir_plan *plan, gfir_filter *filter)
 {
-    gl_handover_free(&r->pending);
-    gfir_plan_destroy(r->fading);
-    gfir_plan_destroy(r->dead_plan);
-    gfir_filter_destroy(r->dead_filter);
-    r->fading = r->dead_plan = NULL;
-    r->dead_filter = NULL;
-    if (h->plan) {
-        /* a worker request queued before may still use the running plan:
-         * it goes as garbage, through the same queue, after that request */
-        r->dead_plan = r->plan;
-        r->plan = h->plan;
-    } else if (r->plan && h->filter) {
-        /* a new filter of the running plan, at once: swap without a fade and
-         * finish by resetting (the swap cannot be busy after a reset) */
-        gfir_plan_reset(r->plan);
-        if (gfir_plan_swap(r->plan, h->filter, 0) != GFIR_OK)
-            gfir_filter_destroy(h->filter);
-        gfir_plan_reset(r->plan);
-        for (gfir_filter *old; (old = gfir_plan_retired(r->plan));)
-            gfir_filter_destroy(old);
-    }
-    r->shape = h->shape;
-    r->latency = h->latency;
+    if (r->ntrash == GL_TRASH)
+        return 0;
+    r->trash[r->ntrash].plan = plan;
+    r->trash[r->ntrash++].filter = filter;
+    return 1;
 }
 
-void gl_runner_offer(gl_runner *r, const gl_handover *h)
+/* The plan faded out goes to the trash once its fade is over. */
+static void retire_fading(gl_runner *r)
 {
+    if (r->fading && r->fade_at >= r->fade_frames && trash_put(r, r->fading, NULL))
+        r->fading = NULL;
+}
+
+/* The filters a plan no longer runs go to the trash. */
+static void retire_filters(gl_runner *r)
+{
+    gfir_filter *old;
+    while (r->plan && r->ntrash < GL_TRASH && (old = gfir_plan_retired(r->plan)))
+        trash_put(r, NULL, old);
+}
+
+void gl_runner_reset(gl_runner *r, const gl_handover *h)
+{
+    r->generation++;
+    atomic_store_explicit(&r->origin, atomic_load_explicit(&r->written, memory_order_relaxed),
+                          memory_order_release);
+    r->fade_at = r->fade_frames;
+    retire_fading(r);
+    if (h) {
+        /* what waits never ran, so no request reads it */
+        gl_handover_free(&r->pending);
+        memset(&r->pending, 0, sizeof r->pending);
+        /* the trash is full only after many activations with no run()
+         * between: the plan is then left, never freed under a request */
+        if (r->plan)
+            trash_put(r, r->plan, NULL);
+        r->plan = h->plan;
+        r->shape = h->shape;
+        r->latency = h->latency;
+    } else if (r->pending.plan) {
+        gfir_plan_reset(r->pending.plan);
+        r->pending.primed = 0;
+    }
+    if (r->plan)
+        gfir_plan_reset(r->plan);
+    retire_filters(r);
+}
+
+int gl_runner_offer(gl_runner *r, const gl_handover *h)
+{
+    if (r->pending.plan || r->pending.filter) {
+        gl_runner_discard(r, h);
+        return 1;
+    }
     r->pending = *h;
+    return 0;
+}
+
+void gl_runner_discard(gl_runner *r, const gl_handover *h)
+{
+    if (h->plan || h->filter)
+        trash_put(r, h->plan, h->filter);
 }
 
 int gl_runner_settled(const gl_runner *r)
 {
-    return !r->pending.plan && !r->pending.filter && !r->fading && !r->dead_plan;
+    return !r->pending.plan && !r->pending.filter && !r->fading && r->ntrash == 0;
 }
 
 /* Copies ring frames [from, from + n) into out (interleaved). */
@@ -132,32 +172,24 @@ static int catch_up(gl_runner *r)
 static void take_pending(gl_runner *r)
 {
     if (r->pending.filter) {
-        if (!r->plan) {
-            r->dead_filter = r->dead_filter ? r->dead_filter : r->pending.filter;
+        const gfir_status st =
+            r->plan ? gfir_plan_swap(r->plan, r->pending.filter, r->fade_frames) : GFIR_ERR_ARG;
+        if (st == GFIR_OK) {
             r->pending.filter = NULL;
-        } else {
-            const gfir_status st = gfir_plan_swap(r->plan, r->pending.filter, r->fade_frames);
-            if (st == GFIR_OK) {
-                r->pending.filter = NULL;
-                r->shape = r->pending.shape;
-                r->latency = r->pending.latency;
-            } else if (st != GFIR_ERR_BUSY && !r->dead_filter) {
-                /* made for a plan this one replaced: it never fits; garbage */
-                r->dead_filter = r->pending.filter;
-                r->pending.filter = NULL;
-            }
+            r->shape = r->pending.shape;
+            r->latency = r->pending.latency;
+        } else if (st != GFIR_ERR_BUSY && trash_put(r, NULL, r->pending.filter)) {
+            /* made for a plan this one replaced (or none runs): it never fits */
+            r->pending.filter = NULL;
         }
-    } else if (r->pending.plan && !r->fading && !r->dead_plan && catch_up(r)) {
+    } else if (r->pending.plan && !r->fading && r->ntrash < GL_TRASH && catch_up(r)) {
         r->fading = r->plan;
         r->fade_at = 0;
         r->plan = r->pending.plan;
         r->shape = r->pending.shape;
         r->latency = r->pending.latency;
         r->pending.plan = NULL;
-        if (!r->fading || r->fade_frames == 0) {
-            r->dead_plan = r->fading;
-            r->fading = NULL;
-        }
+        retire_fading(r);
     }
 }
 
@@ -188,9 +220,9 @@ void gl_runner_process(gl_runner *r, size_t frames)
 {
     take_pending(r);
     execute(r->plan, r->in, r->wet, frames, r->outputs);
-    if (r->fading) {
+    if (r->fading && r->fade_at < r->fade_frames) {
         execute(r->fading, r->in, r->old, frames, r->outputs);
-        for (size_t i = 0; i < frames; i++, r->fade_at++) {
+        for (size_t i = 0; i < frames && r->fade_at < r->fade_frames; i++, r->fade_at++) {
             /* the library's own weights: a swap's crossfade, exactly */
             const double w = gfir_crossfade_weight(r->fade_at, r->fade_frames);
             for (unsigned c = 0; c < r->outputs; c++) {
@@ -198,13 +230,9 @@ void gl_runner_process(gl_runner *r, size_t frames)
                 *y = (float)((1.0 - w) * r->old[i * r->outputs + c] + w * *y);
             }
         }
-        if (r->fade_at >= r->fade_frames) {
-            r->dead_plan = r->fading;
-            r->fading = NULL;
-        }
     }
-    if (r->plan && !r->dead_filter)
-        r->dead_filter = gfir_plan_retired(r->plan);
+    retire_fading(r);
+    retire_filters(r);
     remember(r, frames);
 }
 
@@ -281,7 +309,10 @@ static int prime(const gl_runner *r, gfir_plan *plan, size_t ntaps, int with_inp
     int ok = 0;
     for (int attempt = 0; in && out && !ok && attempt < ATTEMPTS; attempt++) {
         uint64_t end = with_input ? atomic_load_explicit(&r->written, memory_order_acquire) : 0;
+        const uint64_t origin = atomic_load_explicit(&r->origin, memory_order_acquire);
         size_t want = ntaps - 1 < GL_PRIME_MAX_FRAMES ? ntaps - 1 : GL_PRIME_MAX_FRAMES;
+        /* the input before the last activation is no history */
+        want = end < origin || want < end - origin ? want : (size_t)(end - origin);
         want = want < end ? want : (size_t)end;
         uint64_t at = end - want;
         size_t zeros = want % chunk ? chunk - want % chunk : want ? 0 : chunk;
@@ -348,9 +379,13 @@ typedef struct garbage {
 
 void gl_runner_send_garbage(gl_runner *r, LV2_Worker_Schedule *s)
 {
-    garbage g = {GARBAGE_MARK, r->dead_plan, r->dead_filter};
-    if ((g.plan || g.filter) && s->schedule_work(s->handle, sizeof g, &g) == LV2_WORKER_SUCCESS)
-        r->dead_plan = NULL, r->dead_filter = NULL;
+    while (r->ntrash > 0) {
+        const gl_garbage *t = &r->trash[r->ntrash - 1];
+        garbage g = {GARBAGE_MARK, t->plan, t->filter};
+        if (s->schedule_work(s->handle, sizeof g, &g) != LV2_WORKER_SUCCESS)
+            return;
+        r->ntrash--;
+    }
 }
 
 int gl_runner_take_garbage(uint32_t size, const void *data)

@@ -13,9 +13,17 @@
  * input in a ring (allocated at init); the worker runs the new plan over the
  * ring's last ntaps - 1 frames (gl_build), and the audio thread feeds it the
  * few frames that came since, at most two blocks a call, before the fade
- * begins. Whatever the audio thread stops using goes back to the worker to
- * be freed. What the plugin reports as latency follows the handover that is
+ * begins. Whatever the audio thread stops using goes to the trash, which
+ * run() sends to the worker to be freed, in the same queue as the requests:
+ * a plan that a request queued before still reads is freed after that
+ * request. What the plugin reports as latency follows the handover that is
  * in force, from the call that takes it in.
+ *
+ * activate() (gl_runner_reset) starts a new generation: plans start again
+ * with no history, and an answer to a request made before (its generation
+ * older) is not offered but thrown away (gl_runner_discard): hosts such as
+ * Ardour deactivate and activate a plugin while its asynchronous worker
+ * still runs an earlier request.
  */
 #ifndef GFIR_LV2_RUNNER_H
 #define GFIR_LV2_RUNNER_H
@@ -35,6 +43,12 @@
 /* the most paths of any layout the plugins offer (true stereo) */
 #define GL_MAX_PATHS 4
 
+/* the most plans and filters waiting to be sent to the worker: run() sends
+ * them all at its start, so more than a few wait only while the host's
+ * queue refuses messages or activate() is called many times without a
+ * run() between */
+#define GL_TRASH 16
+
 /* What a plan is made for: a filter of another shape needs a new plan. */
 typedef struct gl_shape {
     unsigned inputs, outputs;   /* the plugin's audio ports */
@@ -51,10 +65,17 @@ typedef struct gl_handover {
     gfir_filter *filter;
     gl_shape shape;
     size_t ntaps;               /* the taps' own length (a plan may hold more) */
+    uint32_t generation;        /* of the request it answers (set by the plugin) */
     size_t latency;             /* what the plugin reports while it runs */
     int primed;                 /* plan: it has seen the input up to primed_to */
     uint64_t primed_to;         /* frames since init */
 } gl_handover;
+
+/* what the audio thread no longer runs, for the worker to free */
+typedef struct gl_garbage {
+    gfir_plan *plan;
+    gfir_filter *filter;
+} gl_garbage;
 
 typedef struct gl_runner {
     unsigned inputs, outputs;
@@ -67,12 +88,14 @@ typedef struct gl_runner {
     gfir_plan *fading;          /* the plan faded out, while a plan fade runs */
     size_t fade_at;             /* frames of that fade done */
     gl_handover pending;        /* offered, not yet taken in */
-    gfir_plan *dead_plan;       /* no longer run: to the worker */
-    gfir_filter *dead_filter;   /* retired by a swap: to the worker */
+    gl_garbage trash[GL_TRASH]; /* no longer run: to the worker */
+    unsigned ntrash;
+    uint32_t generation;        /* activations so far: requests carry it */
     size_t latency;             /* of the handover in force */
     float *ring;                /* the last ring_frames input frames, interleaved */
     size_t ring_frames;         /* a power of two */
     _Atomic uint64_t written;   /* frames in so far: the audio thread stores, the worker reads */
+    _Atomic uint64_t origin;    /* written at the last activation: no history before it */
 } gl_runner;
 
 /* Allocates the scratch for blocks of up to block frames (0: 4096) and the
@@ -83,13 +106,24 @@ int gl_runner_init(gl_runner *r, unsigned inputs, unsigned outputs, size_t block
 /* Frees the scratch, every plan and filter it holds. Not real-time. */
 void gl_runner_free(gl_runner *r);
 
-/* Installs h at once, destroying what ran before (activate, where no
- * worker runs: never while the audio thread runs). */
-void gl_runner_install(gl_runner *r, const gl_handover *h);
+/* activate(): the host starts the stream again (never while run() runs;
+ * the worker may). Bumps the generation and clears every plan's history; a
+ * fade in progress ends. With h (a new plan made for this start) h runs
+ * from now on, replacing the running plan and what waits; without, what
+ * waits stays, to start with no history too. Plans that ran, which a
+ * request still queued may read, go to the trash; nothing else here is read
+ * by the worker, and is destroyed. */
+void gl_runner_reset(gl_runner *r, const gl_handover *h);
 
 /* Audio thread: takes h to run from the next chunk on. Only one handover may
- * wait at a time: call it when gl_runner_settled(). */
-void gl_runner_offer(gl_runner *r, const gl_handover *h);
+ * wait at a time (call it when gl_runner_settled()): one offered while
+ * another waits is never taken, but goes to the trash. 0 when taken, 1 when
+ * thrown away. */
+int gl_runner_offer(gl_runner *r, const gl_handover *h);
+
+/* Audio thread: what h holds goes to the trash (an answer of an older
+ * generation, made for a plan or a history that activate() ended). */
+void gl_runner_discard(gl_runner *r, const gl_handover *h);
 
 /* 1 when nothing waits, fades from plan to plan, or waits to be freed: the
  * time to ask the worker for the next filter. */
@@ -99,8 +133,8 @@ int gl_runner_settled(const gl_runner *r);
  * r->wet, applying what was offered. */
 void gl_runner_process(gl_runner *r, size_t frames);
 
-/* Audio thread: sends what the runner no longer runs to the worker, in a
- * message of its own; what the queue cannot take now goes in a later call. */
+/* Audio thread: sends what the runner no longer runs to the worker, a
+ * message for each; what the queue cannot take now goes in a later call. */
 void gl_runner_send_garbage(gl_runner *r, LV2_Worker_Schedule *s);
 
 /* Worker: frees what such a message holds and returns 1; 0 for any other
@@ -114,7 +148,8 @@ int gl_runner_take_garbage(uint32_t size, const void *data);
  * library's fade would capture its block graph again inside run()): it is
  * replaced by a new plan, and every new plan's first whole blocks run here,
  * where its graph is captured. A new plan where one runs is primed from r's
- * ring. h->latency is left to the caller. 0 on success; 1 with the reason in
+ * ring (never from before the last activation). h->latency and
+ * h->generation are left to the caller. 0 on success; 1 with the reason in
  * why. */
 int gl_build(const gl_runner *r, const gl_shape *want, const float *taps, size_t ntaps,
              gfir_plan *cur, const gl_shape *cur_shape, gl_handover *h, char *why,

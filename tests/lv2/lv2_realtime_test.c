@@ -2,7 +2,9 @@
  * lv2_realtime_test.c - the plugins' run() (and work_response, which runs in
  * the audio thread too) allocates, frees, locks, sleeps and does I/O never,
  * also while filters and plans are swapped in and a new plan catches up on
- * the input it missed: tests/core/realtime_test's
+ * the input it missed, and with an IR long enough for the zero-latency
+ * engine's largest partitions (whose FFTW plans allocated inside
+ * fftwf_execute until src/cpu/fftw.c turned buffering off): tests/core/realtime_test's
  * interposition, extended to the system calls an audio thread must not make
  * and moved from link-time wrapping to the executable's own exported
  * definitions, which the dlopen'ed plugin module binds to. The host
@@ -56,6 +58,13 @@ int posix_memalign(void **p, size_t align, size_t n)
     count("posix_memalign");
     *p = __libc_memalign(align, n);
     return *p ? 0 : 12;
+}
+/* FFTW's own allocator (fftwf_malloc, and its solvers' buffers) calls memalign */
+void *memalign(size_t align, size_t n) { count("memalign"); return __libc_memalign(align, n); }
+void *aligned_alloc(size_t align, size_t n)
+{
+    count("aligned_alloc");
+    return __libc_memalign(align, n);
 }
 
 static int (*real_lock)(pthread_mutex_t *);
@@ -163,6 +172,13 @@ static void run_armed(const char *uri, double seconds, uint64_t *rng,
 
 static char files[3][64];
 
+/* files[0] loaded at the first call; the load is done unarmed, between calls */
+static void load_first(host *h, size_t call)
+{
+    if (call == 0)
+        host_set_ir(h, files[0]);
+}
+
 /* a new IR every 40 calls, its response held back for a few calls now and
  * then, so that run() feeds a new plan the input it missed (runner.h) */
 static void change_ir(host *h, size_t call)
@@ -185,6 +201,22 @@ static void test_convolver(void **state)
     write_ir(files[1], 2, 3900, &rng);  /* fits a's plan: a filter swap */
     write_ir(files[2], 4, 70000, &rng); /* true stereo, long: new plans */
     run_armed("urn:gfir:lv2:convolver-stereo", 12, &rng, change_ir);
+}
+
+/* The shortest IR whose zero-latency plan has partitions of 65536 (a level
+ * of them once the filter passes 4 x 65536 taps: src/cpu/tuning.c), whose
+ * four-step transforms' rows FFTW 3.3.10 ran through buffered solvers that
+ * malloc inside fftwf_execute, under ESTIMATE and MEASURE alike; 262144
+ * taps ran clean. Three seconds give that level's slices several turns. */
+static void test_convolver_long_ir(void **state)
+{
+    char dir[] = "/tmp/gfir_lv2rt_XXXXXX";
+    uint64_t rng = 33;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(files[0], sizeof files[0], "%s/long.wav", dir);
+    write_ir(files[0], 1, 4 * 65536 + 1, &rng);
+    run_armed("urn:gfir:lv2:convolver-mono", 3, &rng, load_first);
 }
 
 static void change_controls(host *h, size_t call)
@@ -210,6 +242,7 @@ int main(void)
     resolve();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_convolver),
+        cmocka_unit_test(test_convolver_long_ir),
         cmocka_unit_test(test_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

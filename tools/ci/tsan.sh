@@ -3,8 +3,9 @@
 # the bundle and its liblilv host tests with -fsanitize=thread into
 # build-tsan/ and runs them. convolver_test runs the worker on a thread of
 # its own while the audio calls go on, and restores state while a load runs
-# there (tests/lv2/host.h): any data race between run(), work() and
-# restore() is a report, and a report fails the run. Then gfir batch with
+# there (tests/lv2/host.h); convolver_save_test calls save() on a third
+# thread while run() and the worker swap IRs: any data race between run(),
+# work(), save() and restore() is a report, and a report fails the run. Then gfir batch with
 # six workers designing filters side by side (IRs and presets, no lock
 # between them) over a small corpus.
 #   GFIR_TSAN_BUILD_DIR   build directory (default: build-tsan)
@@ -17,9 +18,9 @@ build=${GFIR_TSAN_BUILD_DIR:-build-tsan}
 # the worker reads from the ring is ordered by acquire loads TSan does see.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGFIR_CUDA=OFF \
     -DGFIR_WERROR=ON -DCMAKE_C_FLAGS="-fsanitize=thread -g -Wno-tsan" >/dev/null
-cmake --build "$build" --target gfir_lv2 convolver_test filter_test gfir
-TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
-    ctest --test-dir "$build" --output-on-failure -R '^(convolver_test|filter_test)$'
+cmake --build "$build" --target gfir_lv2 convolver_test convolver_save_test filter_test gfir
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" ctest --test-dir "$build" --output-on-failure \
+    -R '^(convolver_test|convolver_save_test|filter_test)$'
 
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
