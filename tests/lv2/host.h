@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define HOST_MAX_PORTS 256
+#define HOST_MAX_AUDIO 64   /* audio ports a side (gfir convolver-64) */
 #define HOST_ATOM_BYTES 16384
 
 typedef struct host {
@@ -24,7 +25,7 @@ typedef struct host {
     double rate_hz;
     int32_t max_block;
     unsigned inputs, outputs;           /* audio ports */
-    uint32_t audio_in[4], audio_out[4]; /* their indices */
+    uint32_t audio_in[HOST_MAX_AUDIO], audio_out[HOST_MAX_AUDIO]; /* their indices */
     float controls[HOST_MAX_PORTS];
     uint64_t control_atom[HOST_ATOM_BYTES / 8], notify_atom[HOST_ATOM_BYTES / 8];
     int misaligned_control;             /* 1: the control sequence 4 bytes off 64-bit
