@@ -194,8 +194,9 @@ static void sixty_four(int backend)
 
     const double dry = pow(10, -6 / 20.0), gain = pow(10, -3 / 20.0);
     const double err = rel_error(sp, 3, x, y, 0, FRAMES, dry, gain);
-    printf("backend %d, 64 channels, IRs in at frames %zu (64 sets), %zu (64 other sets), %zu (1 set, "
-           "every channel): relative L2 error %.3g\n", backend, sp[0].start, sp[1].start, sp[2].start, err);
+    printf("backend %d, 64 channels, IRs in at frames %zu (64 sets), %zu (64 other sets), "
+           "%zu (1 set, every channel): relative L2 error %.3g\n", backend, sp[0].start,
+           sp[1].start, sp[2].start, err);
     assert_true(err < TOLERANCE);
 
     /* the state into a fresh instance: the 1-channel IR comes back, cold */
