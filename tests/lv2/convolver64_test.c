@@ -14,11 +14,11 @@
  * through another channel's taps, or a frame of a handover off, is near 1).
  */
 #include "host.h"
+#include "ir_file.h"
 #include "test_util.h"
 
 #include <math.h>
 #include <setjmp.h>
-#include <sndfile.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,22 +48,12 @@ typedef struct span {
 static void make_ir(ir64 *f, const char *dir, const char *name, unsigned channels,
                     size_t ntaps, uint64_t *rng)
 {
-    SF_INFO info = {0, (int)RATE, (int)channels, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 0, 0};
-    float *frames = malloc(ntaps * channels * sizeof *frames);
-    SNDFILE *sf;
     snprintf(f->path, sizeof f->path, "%s/%s", dir, name);
     f->channels = channels;
     f->ntaps = ntaps;
-    f->taps = malloc(ntaps * channels * sizeof *f->taps);
-    assert_true(frames && f->taps);
+    assert_non_null(f->taps = malloc(ntaps * channels * sizeof *f->taps));
     test_fill(f->taps, ntaps * channels, rng);
-    for (unsigned c = 0; c < channels; c++)
-        for (size_t i = 0; i < ntaps; i++)
-            frames[i * channels + c] = f->taps[c * ntaps + i];
-    assert_non_null(sf = sf_open(f->path, SFM_WRITE, &info));
-    assert_int_equal(sf_writef_float(sf, frames, (sf_count_t)ntaps), (sf_count_t)ntaps);
-    sf_close(sf);
-    free(frames);
+    assert_int_equal(ir_file_write(f->path, RATE, f->taps, channels, ntaps, 0), 0);
 }
 
 /* Channel c at frame i under s: its own set, or the only one. */
@@ -114,25 +104,13 @@ static size_t stream(host *h, float *const *x, float *const *y, size_t done, siz
 {
     while (done < until) {
         size_t n = 1 + (size_t)(test_uniform(rng) * (double)max_block);
-        float *in[CH], *out[CH];
         n = n < until - done ? n : until - done;
-        for (unsigned c = 0; c < CH; c++) {
-            in[c] = x[c] + done;
-            out[c] = y[c] + done;
-        }
-        host_cycle(h, in, out, (uint32_t)n);
+        host_cycle_at(h, x, y, done, (uint32_t)n);
         if (h->delivered && taken && *taken == (size_t)-1)
             *taken = done;
         done += n;
     }
     return done;
-}
-
-static void set_control(host *h, const char *symbol, float value)
-{
-    const int port = host_port(h, symbol);
-    assert_true(port >= 0);
-    h->controls[port] = value;
 }
 
 /* backend: 1 cpu; 2 cuda (on a machine without a GPU the CPU, and the
@@ -160,10 +138,10 @@ static void sixty_four(int backend)
     assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-64", RATE, 4096), 0);
     assert_int_equal(h.inputs, CH);
     assert_int_equal(h.outputs, CH);
-    set_control(&h, "normalize", 0);
-    set_control(&h, "dry_db", -6);
-    set_control(&h, "gain_db", -3);
-    set_control(&h, "backend", (float)backend);
+    assert_int_equal(host_set_control(&h, "normalize", 0), 0);
+    assert_int_equal(host_set_control(&h, "dry_db", -6), 0);
+    assert_int_equal(host_set_control(&h, "gain_db", -3), 0);
+    assert_int_equal(host_set_control(&h, "backend", (float)backend), 0);
 
     host_set_ir(&h, a.path);
     at = (size_t)-1;

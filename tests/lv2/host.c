@@ -346,6 +346,25 @@ void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames)
         host_work(h);
 }
 
+void host_cycle_at(host *h, float *const *x, float *const *y, size_t at, uint32_t frames)
+{
+    float *in[HOST_MAX_AUDIO], *out[HOST_MAX_AUDIO];
+    for (unsigned c = 0; c < h->inputs; c++)
+        in[c] = x[c] + at;
+    for (unsigned c = 0; c < h->outputs; c++)
+        out[c] = y[c] + at;
+    host_cycle(h, in, out, frames);
+}
+
+int host_set_control(host *h, const char *symbol, float value)
+{
+    const int port = host_port(h, symbol);
+    if (port < 0)
+        return -1;
+    h->controls[port] = value;
+    return 0;
+}
+
 static void *work_thread(void *arg)
 {
     static queue batch;

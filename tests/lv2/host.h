@@ -62,6 +62,13 @@ void host_set_path(host *h, const char *property, const char *path);
  * host_armed(1) and host_armed(0) when hooks are set. */
 void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames);
 
+/* host_cycle of frames frames from frame at of whole planar signals x and y
+ * (one per audio port). */
+void host_cycle_at(host *h, float *const *x, float *const *y, size_t at, uint32_t frames);
+
+/* Sets the control port symbol to value; 0, or -1 where there is none. */
+int host_set_control(host *h, const char *symbol, float value);
+
 /* Does the work queued so far (what cycles left while hold_work was set);
  * nothing while the worker's thread runs (host_worker_thread). */
 void host_work(host *h);

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "host.h"
+#include "ir_file.h"
 #include "test_util.h"
 
 #include <dlfcn.h>
@@ -18,7 +19,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
-#include <sndfile.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -112,13 +112,10 @@ static void resolve(void)
 
 static void write_ir(const char *path, unsigned channels, size_t ntaps, uint64_t *rng)
 {
-    SF_INFO info = {0, 48000, (int)channels, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 0, 0};
     float *t = __libc_malloc(ntaps * channels * sizeof *t);
-    SNDFILE *sf = sf_open(path, SFM_WRITE, &info);
-    assert_true(t && sf);
+    assert_non_null(t);
     test_fill(t, ntaps * channels, rng);
-    sf_writef_float(sf, t, (sf_count_t)ntaps);
-    sf_close(sf);
+    assert_int_equal(ir_file_write(path, 48000, t, channels, ntaps, 0), 0);
     __libc_free(t);
 }
 
@@ -178,19 +175,29 @@ static void change_ir(host *h, size_t call)
     h->hold_responses = call % 80 >= 1 && call % 80 <= 6;
 }
 
-static void test_convolver(void **state)
+/* Streams uri armed, its IR changed among three files of channels[i] x
+ * ntaps[i] taps (change_ir). */
+static void convolver_armed(const char *uri, const unsigned channels[3], const size_t ntaps[3],
+                            double seconds, uint64_t seed)
 {
     char dir[] = "/tmp/gfir_lv2rt_XXXXXX";
-    uint64_t rng = 31;
-    (void)state;
+    uint64_t rng = seed;
     assert_non_null(mkdtemp(dir));
-    snprintf(files[0], sizeof files[0], "%s/a.wav", dir);
-    snprintf(files[1], sizeof files[1], "%s/b.wav", dir);
-    snprintf(files[2], sizeof files[2], "%s/c.wav", dir);
-    write_ir(files[0], 2, 4000, &rng);
-    write_ir(files[1], 2, 3900, &rng);  /* fits a's plan: a filter swap */
-    write_ir(files[2], 4, 70000, &rng); /* true stereo, long: new plans */
-    run_armed("urn:gfir:lv2:convolver-stereo", 12, &rng, change_ir);
+    for (int i = 0; i < 3; i++) {
+        snprintf(files[i], sizeof files[i], "%s/%c.wav", dir, 'a' + i);
+        write_ir(files[i], channels[i], ntaps[i], &rng);
+    }
+    run_armed(uri, seconds, &rng, change_ir);
+}
+
+/* stereo: b fits a's plan (a filter swap); c is true stereo and long (new
+ * plans) */
+static void test_convolver(void **state)
+{
+    static const unsigned channels[3] = {2, 2, 4};
+    static const size_t ntaps[3] = {4000, 3900, 70000};
+    (void)state;
+    convolver_armed("urn:gfir:lv2:convolver-stereo", channels, ntaps, 12, 31);
 }
 
 /* gfir convolver-64 the same way, at IRs short enough for CI: 64 sets, 64
@@ -198,17 +205,10 @@ static void test_convolver(void **state)
  * plan) */
 static void test_convolver_64(void **state)
 {
-    char dir[] = "/tmp/gfir_lv2rt_XXXXXX";
-    uint64_t rng = 33;
+    static const unsigned channels[3] = {64, 64, 1};
+    static const size_t ntaps[3] = {1001, 977, 3001};
     (void)state;
-    assert_non_null(mkdtemp(dir));
-    snprintf(files[0], sizeof files[0], "%s/a.wav", dir);
-    snprintf(files[1], sizeof files[1], "%s/b.wav", dir);
-    snprintf(files[2], sizeof files[2], "%s/c.wav", dir);
-    write_ir(files[0], 64, 1001, &rng);
-    write_ir(files[1], 64, 977, &rng);
-    write_ir(files[2], 1, 3001, &rng);
-    run_armed("urn:gfir:lv2:convolver-64", 4, &rng, change_ir);
+    convolver_armed("urn:gfir:lv2:convolver-64", channels, ntaps, 4, 33);
 }
 
 static void change_controls(host *h, size_t call)
