@@ -2,9 +2,11 @@
  * lv2_bench.c - times an LV2 convolver's run() in the tests' liblilv host
  * (tests/lv2/host.h): the IR set by patch:Set of the plugin's path
  * property, loaded on the worker, then seconds of random audio in blocks of
- * a fixed size; prints the median, 99.9th percentile and worst time of
- * run() (with the work responses it takes in) against the block's period,
- * and the mean as a share of it (the CPU load of one core).
+ * a fixed size on every audio port (64 a side for gfir convolver-64);
+ * prints the plugin's status note, if any, then the median, 99.9th
+ * percentile and worst time of run() (with the work responses it takes in)
+ * against the block's period, and the mean as a share of it (the CPU load
+ * of one core).
  *   lv2_bench URI PROPERTY IR_FILE BLOCK SECONDS [SYMBOL=VALUE ...]
  * tools/bench/lv2.sh runs it for gfir convolver and its Debian peers.
  */
@@ -45,7 +47,7 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     host h;
-    float *x[2], *y[2];
+    float *x[HOST_MAX_AUDIO], *y[HOST_MAX_AUDIO];
     if (argc < 6) {
         fprintf(stderr, "usage: lv2_bench URI PROPERTY IR_FILE BLOCK SECONDS [SYMBOL=VALUE ...]\n");
         return 2;
@@ -66,9 +68,12 @@ int main(int argc, char **argv)
         }
         h.controls[port] = (float)atof(eq + 1);
     }
-    for (int c = 0; c < 2; c++) {
+    /* every audio port of the plugin (64 a side for gfir convolver-64) */
+    for (unsigned c = 0; c < HOST_MAX_AUDIO; c++) {
         x[c] = malloc(block * sizeof *x[c]);
         y[c] = malloc(block * sizeof *y[c]);
+        if (!x[c] || !y[c])
+            return 1;
         for (size_t i = 0; i < block; i++)
             x[c][i] = (float)(rand() / (double)RAND_MAX - 0.5);
     }
@@ -90,6 +95,9 @@ int main(int argc, char **argv)
                 yy > 0 ? "its input unfiltered" : "silence", h.notified_status);
         return 1;
     }
+    /* how it runs (a CUDA backend that fell back to the CPU says so) */
+    if (h.notified_status[0])
+        printf("status: %s\n", h.notified_status);
     host_armed = stamp;
     for (size_t i = 0; i < calls; i++)
         host_cycle(&h, x, y, (uint32_t)block);

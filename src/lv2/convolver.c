@@ -1,5 +1,6 @@
 /*
- * convolver.c - the "gfir convolver" plugins (mono, mono to stereo, stereo):
+ * convolver.c - the "gfir convolver" plugins (mono, mono to stereo, stereo,
+ * 64 channels):
  * an impulse response from a file, set as the patch parameter <urn:gfir:lv2:ir>
  * (an atom:Path) on the control port, as eg-sampler sets its sample.
  *
@@ -34,7 +35,6 @@ enum {
     PORT_CONTROL, PORT_NOTIFY, PORT_WET, PORT_DRY, PORT_GAIN, PORT_NORMALIZE, PORT_TRIM,
     PORT_BACKEND, PORT_LATENCY, PORT_AUDIO /* inputs, then outputs */
 };
-#define MAX_PORTS 2
 #define PATH_MAX_BYTES 4096
 #define MESSAGE_BYTES 512
 /* wet_db and dry_db at or below this: off */
@@ -84,8 +84,8 @@ typedef struct convolver {
     LV2_Atom_Sequence *notify;
     const float *controls[PORT_LATENCY];
     float *latency_port;
-    const float *in[MAX_PORTS];
-    float *out[MAX_PORTS];
+    const float *in[GL_MAX_CHANNELS];
+    float *out[GL_MAX_CHANNELS];
     /* audio thread */
     char path[PATH_MAX_BYTES];  /* the IR running ("" none) */
     char wanted[PATH_MAX_BYTES];/* asked for by patch:Set, not yet sent to the worker */
@@ -167,10 +167,33 @@ static int build(convolver *c, const gl_ir *ir, const conditioning *k, gfir_plan
     return rc;
 }
 
+/* The variants: the audio ports a side, by the URI's end (manifest.ttl.in). */
+static const struct variant {
+    const char *suffix;
+    unsigned inputs, outputs;
+} variants[] = {
+    {":convolver-mono", 1, 1},
+    {":convolver-mono-stereo", 1, 2},
+    {":convolver-stereo", 2, 2},
+    {":convolver-64", GL_MAX_CHANNELS, GL_MAX_CHANNELS},
+};
+
+static const struct variant *find_variant(const char *uri)
+{
+    const size_t prefix = strlen(GFIR_LV2_URI);
+    if (strncmp(uri, GFIR_LV2_URI, prefix))
+        return NULL;
+    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++)
+        if (!strcmp(uri + prefix, variants[i].suffix))
+            return &variants[i];
+    return NULL;
+}
+
 static LV2_Handle instantiate(const LV2_Descriptor *d, double rate_hz, const char *bundle,
                               const LV2_Feature *const *features)
 {
-    convolver *c = calloc(1, sizeof *c);
+    const struct variant *v = find_variant(d->URI);
+    convolver *c = v ? calloc(1, sizeof *c) : NULL;
     (void)bundle;
     if (!c)
         return NULL;
@@ -181,8 +204,8 @@ static LV2_Handle instantiate(const LV2_Descriptor *d, double rate_hz, const cha
         free(c);
         return NULL;
     }
-    c->inputs = strstr(d->URI, "convolver-stereo") ? 2 : 1;
-    c->outputs = strstr(d->URI, "convolver-mono-stereo") ? 2 : c->inputs;
+    c->inputs = v->inputs;
+    c->outputs = v->outputs;
     c->rate_hz = rate_hz;
     c->asked = read_conditioning(c);
     map_uris(c->host.map, &c->u);
@@ -615,3 +638,4 @@ static const void *extension_data(const char *uri)
 CONVOLVER(gl_convolver_mono, GFIR_LV2_URI ":convolver-mono");
 CONVOLVER(gl_convolver_mono_stereo, GFIR_LV2_URI ":convolver-mono-stereo");
 CONVOLVER(gl_convolver_stereo, GFIR_LV2_URI ":convolver-stereo");
+CONVOLVER(gl_convolver_64, GFIR_LV2_URI ":convolver-64");

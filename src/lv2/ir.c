@@ -75,9 +75,9 @@ int gl_ir_load(const char *path, double rate_hz, gl_ir *ir, char *why, size_t wh
         snprintf(why, why_size, "cannot read IR '%s': %s", path, sf_strerror(NULL));
         return 1;
     }
-    if (info.channels < 1 || info.channels > 4 || info.samplerate <= 0) {
-        snprintf(why, why_size, "IR '%s' has %d channels; the convolver takes 1, 2 or 4", path,
-                 info.channels);
+    if (info.channels < 1 || info.channels > GL_MAX_CHANNELS || info.samplerate <= 0) {
+        snprintf(why, why_size, "IR '%s' has %d channels; the convolver takes 1 to %d", path,
+                 info.channels, GL_MAX_CHANNELS);
         sf_close(sf);
         return 1;
     }

@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+/* the most audio ports a side of a convolver (convolver-64), and so the
+ * most channels of an IR file (one to one) */
+#define GL_MAX_CHANNELS 64
+
 /* ir_trim_db at or below this: no trim */
 #define GL_TRIM_OFF_DB (-144.0)
 

@@ -10,6 +10,6 @@ LV2_SYMBOL_EXPORT const LV2_Descriptor *lv2_descriptor(uint32_t index)
 {
     static const LV2_Descriptor *const all[] = {&gl_filter_mono, &gl_filter_stereo,
                                                 &gl_convolver_mono, &gl_convolver_mono_stereo,
-                                                &gl_convolver_stereo};
+                                                &gl_convolver_stereo, &gl_convolver_64};
     return index < sizeof all / sizeof *all ? all[index] : NULL;
 }

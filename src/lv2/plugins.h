@@ -7,6 +7,7 @@
 #include <lv2/core/lv2.h>
 
 extern const LV2_Descriptor gl_filter_mono, gl_filter_stereo;
-extern const LV2_Descriptor gl_convolver_mono, gl_convolver_mono_stereo, gl_convolver_stereo;
+extern const LV2_Descriptor gl_convolver_mono, gl_convolver_mono_stereo, gl_convolver_stereo,
+    gl_convolver_64;
 
 #endif

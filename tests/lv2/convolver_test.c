@@ -11,11 +11,11 @@
  * stay near 1e-7; a wrong frame of a handover or a wrong weight is far above).
  */
 #include "host.h"
+#include "ir_file.h"
 #include "test_util.h"
 
 #include <math.h>
 #include <setjmp.h>
-#include <sndfile.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -46,24 +46,12 @@ typedef struct epoch {
 static void write_ir(ir_file *f, const char *dir, const char *name, unsigned channels,
                      size_t ntaps, size_t lead_zeros, uint64_t *rng)
 {
-    SF_INFO info = {0, (int)RATE, (int)channels, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 0, 0};
-    float *frames = calloc((ntaps + lead_zeros) * channels, sizeof *frames);
-    SNDFILE *sf;
     snprintf(f->path, sizeof f->path, "%s/%s", dir, name);
     f->channels = channels;
     f->ntaps = ntaps;
-    f->taps = malloc(ntaps * channels * sizeof *f->taps);
-    assert_true(frames && f->taps);
+    assert_non_null(f->taps = malloc(ntaps * channels * sizeof *f->taps));
     test_fill(f->taps, ntaps * channels, rng);
-    for (size_t i = 0; i < ntaps; i++)
-        for (unsigned c = 0; c < channels; c++)
-            frames[(lead_zeros + i) * channels + c] = f->taps[c * ntaps + i];
-    sf = sf_open(f->path, SFM_WRITE, &info);
-    assert_non_null(sf);
-    assert_int_equal(sf_writef_float(sf, frames, (sf_count_t)(ntaps + lead_zeros)),
-                     (sf_count_t)(ntaps + lead_zeros));
-    sf_close(sf);
-    free(frames);
+    assert_int_equal(ir_file_write(f->path, RATE, f->taps, channels, ntaps, lead_zeros), 0);
 }
 
 /* y of output o at frame i under epoch e: the plugin's layouts (ir.h). */

@@ -181,6 +181,17 @@ static void connect_ports(host *h)
     lilv_node_free(atom);
 }
 
+/* The plugin's audio inputs (input 1) or outputs (0). */
+static unsigned count_audio(const host *h, int input)
+{
+    LilvNode *audio = lilv_new_uri(h->world, LV2_CORE__AudioPort);
+    LilvNode *side = lilv_new_uri(h->world, input ? LV2_CORE__InputPort : LV2_CORE__OutputPort);
+    const unsigned n = lilv_plugin_get_num_ports_of_class(h->plugin, audio, side, NULL);
+    lilv_node_free(audio);
+    lilv_node_free(side);
+    return n;
+}
+
 /* The module stays loaded once opened (RTLD_NODELETE), as in a host that
  * runs for long: what a library inside it keeps for the whole process
  * (FFTW's planner, for one) is then still reachable at exit, where an
@@ -221,8 +232,13 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
     u = lilv_new_uri(h->world, uri);
     h->plugin = lilv_plugins_get_by_uri(lilv_world_get_all_plugins(h->world), u);
     lilv_node_free(u);
-    if (!h->plugin || lilv_plugin_get_num_ports(h->plugin) > HOST_MAX_PORTS) {
+    if (!h->plugin) {
         fprintf(stderr, "host: no plugin %s on LV2_PATH (%s)\n", uri, getenv("LV2_PATH"));
+        return 1;
+    }
+    if (lilv_plugin_get_num_ports(h->plugin) > HOST_MAX_PORTS ||
+        count_audio(h, 1) > HOST_MAX_AUDIO || count_audio(h, 0) > HOST_MAX_AUDIO) {
+        fprintf(stderr, "host: %s has more ports than the host takes\n", uri);
         return 1;
     }
     logging = h;
@@ -328,6 +344,25 @@ void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames)
     empty_sequence(host_control(h), sizeof(LV2_Atom_Sequence_Body));
     if (!h->hold_work && !threaded)
         host_work(h);
+}
+
+void host_cycle_at(host *h, float *const *x, float *const *y, size_t at, uint32_t frames)
+{
+    float *in[HOST_MAX_AUDIO], *out[HOST_MAX_AUDIO];
+    for (unsigned c = 0; c < h->inputs; c++)
+        in[c] = x[c] + at;
+    for (unsigned c = 0; c < h->outputs; c++)
+        out[c] = y[c] + at;
+    host_cycle(h, in, out, frames);
+}
+
+int host_set_control(host *h, const char *symbol, float value)
+{
+    const int port = host_port(h, symbol);
+    if (port < 0)
+        return -1;
+    h->controls[port] = value;
+    return 0;
 }
 
 static void *work_thread(void *arg)

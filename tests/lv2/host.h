@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define HOST_MAX_PORTS 256
+#define HOST_MAX_AUDIO 64   /* audio ports a side (gfir convolver-64) */
 #define HOST_ATOM_BYTES 16384
 
 typedef struct host {
@@ -24,7 +25,7 @@ typedef struct host {
     double rate_hz;
     int32_t max_block;
     unsigned inputs, outputs;           /* audio ports */
-    uint32_t audio_in[4], audio_out[4]; /* their indices */
+    uint32_t audio_in[HOST_MAX_AUDIO], audio_out[HOST_MAX_AUDIO]; /* their indices */
     float controls[HOST_MAX_PORTS];
     uint64_t control_atom[HOST_ATOM_BYTES / 8], notify_atom[HOST_ATOM_BYTES / 8];
     int misaligned_control;             /* 1: the control sequence 4 bytes off 64-bit
@@ -60,6 +61,13 @@ void host_set_path(host *h, const char *property, const char *path);
  * work it scheduled done. The run and the responses happen between
  * host_armed(1) and host_armed(0) when hooks are set. */
 void host_cycle(host *h, float *const *in, float *const *out, uint32_t frames);
+
+/* host_cycle of frames frames from frame at of whole planar signals x and y
+ * (one per audio port). */
+void host_cycle_at(host *h, float *const *x, float *const *y, size_t at, uint32_t frames);
+
+/* Sets the control port symbol to value; 0, or -1 where there is none. */
+int host_set_control(host *h, const char *symbol, float value);
 
 /* Does the work queued so far (what cycles left while hold_work was set);
  * nothing while the worker's thread runs (host_worker_thread). */
