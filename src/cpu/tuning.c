@@ -54,8 +54,8 @@ static size_t ceil_pow2(size_t n)
  * latency) the block bounds nothing, and P is the fastest per frame for the
  * filter's length: ceil_pow2(ntaps) up to 4096 taps, as above; 4096 up to
  * 32768 taps, where a transform that stays in the L1 and L2 caches beats
- * fewer partitions; ceil_pow2(ntaps) again from 65536 taps, up to 131072,
- * where the delay line streams from memory and every partition fewer pays.
+ * fewer partitions; 65536 from 65536 taps, where the delay line streams from
+ * memory and every partition fewer pays.
  * Measured with `cpu_fft_bench --partition 65536` (stereo, one thread,
  * 65536-frame calls, the thread's CPU time, best of five; 2-core Intel Xeon
  * VM, load average 2.5 to 4 from other work, 2026-11-27), ns a frame and
@@ -63,14 +63,17 @@ static size_t ceil_pow2(size_t n)
  *     256 taps 5.7 (P 256, the same)     4096 7.2 (P 4096, the same)
  *     8192     8.2 (8192), 7.5 (4096)    16384 10.1 (16384), 7.9 (4096)
  *     32768   11.5 (32768), 9.4 (4096)   65536 12.1 (32768), 11.4 (65536)
- *     131072  13.5 (32768), 12.0 (131072)
- *     262144  16.1 (32768), 13.0 (131072; 65536 13.5)
- *     2^20    30.4 (32768), 16.9 (131072; 65536 20.3)
- * Within 0.3 ns of the fastest P in every row, and 131072 was the largest
- * measured.
+ *     131072  13.5 (32768), 12.2 (65536; 131072 12.0)
+ *     262144  16.1 (32768), 13.5 (65536; 131072 13.0)
+ *     2^20    30.4 (32768), 20.3 (65536; 131072 16.9)
+ * Within 0.5 ns of the fastest P in every row but 2^20's. 131072 is left
+ * out for what FFTW_MEASURE costs the first plan of a size on a machine
+ * (before its wisdom is cached): 6.7 s of CPU for the transforms of 262144,
+ * 3.3 s for 131072's and 1.85 s for 65536's (a one-second input, an empty
+ * XDG_CACHE_HOME, same machine and day), against 4% a frame at 262144 taps.
  */
 #define OFFLINE_MID_PARTITION ((size_t)4096)
-#define OFFLINE_MAX_PARTITION ((size_t)131072)
+#define OFFLINE_MAX_PARTITION ((size_t)65536)
 
 static size_t offline_partition(size_t ntaps)
 {

@@ -389,7 +389,7 @@ static void test_small_calls_stay(void **state)
 
 /* A 2^20-tap filter: within a budget, latency is at most the block (the
  * default one of 4096, or 256); offline, with none, the block bounds nothing
- * and the partition is the offline rule's, 131072. */
+ * and the partition is the offline rule's, 65536. */
 static void test_latency_and_block(void **state)
 {
     (void)state;
@@ -412,7 +412,7 @@ static void test_latency_and_block(void **state)
     gfir_plan_destroy(plan);
     cfg.max_latency_frames = GFIR_LATENCY_ANY;
     assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
-    assert_int_equal(gfir_plan_latency(plan), 131072);
+    assert_int_equal(gfir_plan_latency(plan), 65536);
     gfir_plan_destroy(plan);
     free(taps);
 }
@@ -429,8 +429,8 @@ static void test_offline_partitions(void **state)
         {{2, 1, 300, 5003, 256, RANDOM, 0, 1}, 512},            /* P past a 256 block */
         {{2, 2, 5001, 30011, 4096, PRIME997, 1, 1}, 4096},      /* two partitions */
         {{2, 1, 40000, 3 * 65536 + 777, 65536, RANDOM, 0, 2}, 65536},
-        {{1, 1, 140001, 3 * 131072 + 555, 65536, RANDOM, 0, 1}, 131072},
-        {{2, 2, 300001, 4 * 131072 + 99, 65536, WHOLE, 1, 2}, 131072}, /* three */
+        {{1, 1, 140001, 3 * 65536 + 555, 20000, RANDOM, 0, 1}, 65536}, /* three */
+        {{2, 2, 300001, 6 * 65536 + 99, 65536, WHOLE, 1, 2}, 65536},   /* five */
     };
     (void)state;
     offline_plans = 1;
