@@ -66,43 +66,54 @@ static void make_token(char *tok, uint64_t *s)
     }
 }
 
+/* Reads text as a taps file of n coefficients and counts the tokens whose
+ * double (taps_number) or coefficient is not strtod's, printing the first
+ * five. */
+static size_t read_and_compare(const char *text, size_t len, const char *const *toks, size_t n)
+{
+    size_t ntaps = 0, differ = 0;
+    float *taps = NULL;
+    FILE *fp = fmemopen((void *)text, len, "r");
+    assert_non_null(fp);
+    assert_int_equal(taps_read_text(fp, "test", (size_t)1 << 20, &taps, &ntaps), 0);
+    fclose(fp);
+    assert_int_equal(ntaps, n);
+    for (size_t i = 0; i < n; i++) {
+        const double want = strtod(toks[i], NULL);
+        const float wantf = (float)want;
+        double got = 0.0;
+        if ((!taps_number(toks[i], &got) || memcmp(&want, &got, sizeof want) != 0 ||
+             memcmp(&wantf, &taps[i], sizeof wantf) != 0) &&
+            differ++ < 5)
+            print_error("token %zu '%s': %.17g (tap %.9g), strtod says %.17g\n", i, toks[i], got,
+                        (double)taps[i], want);
+    }
+    free(taps);
+    return differ;
+}
+
 static const char *const separators[] = {" ", "\t", ",", "\n", "\r\n", " # a comment 1.5\n"};
 
 static void test_values_match_strtod(void **state)
 {
     uint64_t s = 0x9E3779B97F4A7C15ULL;
     char (*toks)[TOKEN_LEN] = malloc(NTOKENS * sizeof *toks);
+    const char **names = malloc(NTOKENS * sizeof *names);
     char *text = malloc(NTOKENS * (TOKEN_LEN + 24));
-    size_t len = 0, ntaps = 0, differ = 0;
-    float *taps = NULL;
-    FILE *fp;
+    size_t len = 0;
     (void)state;
     assert_non_null(toks);
+    assert_non_null(names);
     assert_non_null(text);
     for (size_t i = 0; i < NTOKENS; i++) {
         const char *sep = separators[next(&s) % 6];
         make_token(toks[i], &s);
+        names[i] = toks[i];
         len += (size_t)sprintf(text + len, "%s%s", toks[i], sep);
     }
-    fp = fmemopen(text, len, "r");
-    assert_non_null(fp);
-    assert_int_equal(taps_read_text(fp, "test", (size_t)1 << 20, &taps, &ntaps), 0);
-    fclose(fp);
-    assert_int_equal(ntaps, NTOKENS);
-    for (size_t i = 0; i < NTOKENS; i++) {
-        const double want = strtod(toks[i], NULL);
-        const float wantf = (float)want;
-        double got = 0.0;
-        if (!taps_number(toks[i], &got) || memcmp(&want, &got, sizeof want) != 0 ||
-            memcmp(&wantf, &taps[i], sizeof wantf) != 0) {
-            if (differ++ < 5)
-                print_error("token %zu '%s': %.17g (tap %.9g), strtod says %.17g\n", i, toks[i],
-                            got, (double)taps[i], want);
-        }
-    }
-    assert_int_equal(differ, 0);
-    free(taps);
+    assert_int_equal(read_and_compare(text, len, names, NTOKENS), 0);
     free(text);
+    free(names);
     free(toks);
 }
 
@@ -117,27 +128,11 @@ static void test_edges(void **state)
         "1.17549435e-38", "1.4e-45", "7.0e-46", ".5", "5.", "-.5e-1", "00000.000001"};
     const size_t n = sizeof toks / sizeof toks[0];
     char text[1024];
-    size_t len = 0, ntaps = 0;
-    float *taps = NULL;
-    FILE *fp;
+    size_t len = 0;
     (void)state;
     for (size_t i = 0; i < n; i++)
         len += (size_t)sprintf(text + len, "%s\n", toks[i]);
-    fp = fmemopen(text, len, "r");
-    assert_non_null(fp);
-    assert_int_equal(taps_read_text(fp, "edges", 64, &taps, &ntaps), 0);
-    fclose(fp);
-    assert_int_equal(ntaps, n);
-    for (size_t i = 0; i < n; i++) {
-        const double want = strtod(toks[i], NULL);
-        const float wantf = (float)want;
-        double got = 0.0;
-        if (!taps_number(toks[i], &got) || memcmp(&want, &got, sizeof want) != 0 ||
-            memcmp(&wantf, &taps[i], sizeof wantf) != 0)
-            fail_msg("'%s': %.17g (tap %.9g), strtod says %.17g", toks[i], got,
-                     (double)taps[i], want);
-    }
-    free(taps);
+    assert_int_equal(read_and_compare(text, len, toks, n), 0);
 }
 
 /* What is not a number is refused, fast path or not. */
