@@ -211,7 +211,9 @@ typedef struct gfir_config {
                                    a form within it where it has one. Default 0: the plan is
                                    the exact causal convolution, output i at call i.
                                    GFIR_LATENCY_ANY accepts any (offline work, where the
-                                   caller drops the first frames) */
+                                   caller drops the first frames): engines then run at
+                                   their fastest, whatever max_block_frames (the CPU's
+                                   FFT partitions up to 65536 frames) */
     size_t expected_frames;     /* frames the plan will filter in all, when the caller knows
                                    (a file's length); 0 = unknown, a stream. AUTO then weighs
                                    what is left of a device's start-up (about 0.35 s for

@@ -8,13 +8,18 @@
  *                               FFT kernel is MARGIN (default 1) times faster
  *                               than the direct one (one thread, mono): the
  *                               crossover_taps table
- *   cpu_fft_bench --partition   ns per frame of the FFT kernel by tap count
- *                               and partition size: gf_cpu_fft_partition()
+ *   cpu_fft_bench --partition [CALL]
+ *                               ns per frame of the FFT kernel by tap count
+ *                               and partition size: gf_cpu_fft_partition();
+ *                               with CALL, stereo in calls of CALL frames
+ *                               (a file's: 65536) and partitions to 131072,
+ *                               whatever the latency
  *   cpu_fft_bench --threads     one thread against all cores across block
  *                               sizes and tap counts: CHANNELS_MIN_WORK and
  *                               BINS_MIN_WORK
  *
- * Every figure is the best of five runs of at least 30 ms each, in ns per
+ * Every figure is the best of five runs of at least 30 ms each (of the
+ * thread's CPU time where one thread works, else wall time), in ns per
  * frame per channel: the minimum is the figure least disturbed by the
  * machine's other load. Rerun when a table looks ragged.
  */
@@ -28,10 +33,13 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
+/* One thread's work is timed by its own CPU time, which other processes on
+ * a shared machine do not inflate (only their use of the caches does);
+ * several threads' by the wall clock. */
+static double now_s(unsigned threads)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -79,12 +87,12 @@ static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned c
     }
     for (int rep = 0; rep < 5; rep++) {
         size_t frames = 0;
-        double t0 = now_s(), t;
+        double t0 = now_s(threads), t;
         /* Fill the delay line once so every run does steady-state work. */
         do {
             gfir_plan_execute(plan, buf, buf, block);
             frames += block;
-            t = now_s() - t0;
+            t = now_s(threads) - t0;
         } while (t < 0.03 || frames < 4 * block);
         t = t * 1e9 / (double)frames / channels;
         if (best < 0 || t < best)
@@ -131,25 +139,32 @@ static void crossover(double margin)
     }
 }
 
-/* ns per frame of the FFT kernel by tap count and partition size (calls of
- * one partition each), with the partition the rule picks when the block is
- * unbounded: the basis of gf_cpu_fft_partition(). */
-static void partition(void)
+/* ns per frame of the FFT kernel by tap count and partition size, with the
+ * partition the rule picks: the basis of gf_cpu_fft_partition(). Without a
+ * call size, mono in calls of one partition each and the rule's P for an
+ * unbounded block and budget; with one, stereo in calls of `call` frames (a
+ * file's blocks) and the offline rule's P, where latency is free and P may
+ * exceed the call. */
+static void partition(size_t call)
 {
-    static const size_t taps[] = {512, 2048, 8192, 16384, 32768, 65536, 262144, 1 << 20};
-    printf("| taps | rule's P | ns/frame at P = 256 512 ... 65536 | fastest P |\n");
+    static const size_t taps[] = {256,   512,   1024,  2048,   4096,   8192,
+                                  16384, 32768, 65536, 131072, 262144, 1 << 20};
+    const size_t max_p = call ? 131072 : 65536;
+    printf("| taps | rule's P | ns/frame at P = 256 512 ... %zu | fastest P |\n", max_p);
     printf("|---|---|---|---|\n");
     for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++) {
         size_t best_p = 0;
         double best = 0.0;
-        printf("| %zu | %zu |", taps[t], gf_cpu_fft_partition(taps[t], (size_t)1 << 30, GFIR_LATENCY_ANY));
-        for (size_t p = 256; p <= 65536; p *= 2) {
+        printf("| %zu | %zu |", taps[t],
+               call ? gf_cpu_fft_partition(taps[t], call, GFIR_LATENCY_ANY)
+                    : gf_cpu_fft_partition(taps[t], (size_t)1 << 30, (size_t)1 << 30));
+        for (size_t p = 256; p <= max_p; p *= 2) {
             double f;
             if (p > 2 * taps[t] || taps[t] / p > 1024) {
                 printf(" -");
                 continue;
             }
-            f = measure(GFIR_KERNEL_FFT, taps[t], p, 1, 1, p);
+            f = measure(GFIR_KERNEL_FFT, taps[t], call ? call : p, call ? 2 : 1, 1, p);
             printf(" %.1f", f);
             if (best_p == 0 || f < best)
                 best = f, best_p = p;
@@ -179,13 +194,13 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--crossover") == 0)
         crossover(argc == 3 ? atof(argv[2]) : 1.0);
-    else if (argc == 2 && strcmp(argv[1], "--partition") == 0)
-        partition();
+    else if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--partition") == 0)
+        partition(argc == 3 ? (size_t)strtoul(argv[2], NULL, 10) : 0);
     else if (argc == 2 && strcmp(argv[1], "--threads") == 0)
         threads();
     else {
         fprintf(stderr,
-                "usage: cpu_fft_bench --crossover [MARGIN] | --partition | --threads\n");
+                "usage: cpu_fft_bench --crossover [MARGIN] | --partition [CALL] | --threads\n");
         return 2;
     }
     return 0;

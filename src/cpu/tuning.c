@@ -9,16 +9,18 @@
 #include <string.h>
 
 /*
- * Partition size P, a power of two:
+ * Partition size P, a power of two, within a latency budget:
  *   P = clamp(min(floor_pow2(max_block_frames), ceil_pow2(ntaps)), 64, 32768)
+ * and at most the budget (offline, with no budget, see offline_partition).
  * Latency is P, so P never exceeds the block a live caller asked for (its
  * callback size, which the audio device already buffers); longer filters then
  * cost K = ntaps / P multiply-adds per frame instead. P never exceeds the
  * filter rounded up to a power of two: past one partition a longer FFT only
  * adds latency and work. 64 is the floor because below it the FFTs cost more
  * per frame than direct convolution of any filter short enough to fit.
- * 32768 is the ceiling: `cpu_fft_bench --partition` found longer FFTs no
- * faster per frame even for 2^20 taps (they leave the L2 cache), while the
+ * 32768 is the ceiling: `cpu_fft_bench --partition` (mono, calls of one
+ * partition) found longer FFTs no faster per frame even for 2^20 taps (they
+ * leave the L2 cache; stereo in 65536-frame calls they are, below), while the
  * delay line's memory, 16 bytes per tap and channel, does not depend on P.
  * Plans whose latency budget (max_latency_frames) fits no partition get the
  * zero-latency engine of fft_nonuniform.c instead (core/policy.c): a head
@@ -47,17 +49,55 @@ static size_t ceil_pow2(size_t n)
     return p;
 }
 
+/*
+ * Offline (a budget of GFIR_LATENCY_ANY: a file, whose writer drops the
+ * latency) the block bounds nothing, and P is the fastest per frame for the
+ * filter's length: ceil_pow2(ntaps) up to 4096 taps, as above; 4096 up to
+ * 32768 taps, where a transform that stays in the L1 and L2 caches beats
+ * fewer partitions; 65536 from 65536 taps, where the delay line streams from
+ * memory and every partition fewer pays.
+ * Measured with `cpu_fft_bench --partition 65536` (stereo, one thread,
+ * 65536-frame calls, the thread's CPU time, best of five; 2-core Intel Xeon
+ * VM, load average 2.5 to 4 from other work, 2026-11-27), ns a frame and
+ * channel at the old rule's P and at this one's:
+ *     256 taps 5.7 (P 256, the same)     4096 7.2 (P 4096, the same)
+ *     8192     8.2 (8192), 7.5 (4096)    16384 10.1 (16384), 7.9 (4096)
+ *     32768   11.5 (32768), 9.4 (4096)   65536 12.1 (32768), 11.4 (65536)
+ *     131072  13.5 (32768), 12.2 (65536; 131072 12.0)
+ *     262144  16.1 (32768), 13.5 (65536; 131072 13.0)
+ *     2^20    30.4 (32768), 20.3 (65536; 131072 16.9)
+ * Within 0.5 ns of the fastest P in every row but 2^20's. 131072 is left
+ * out for what FFTW_MEASURE costs the first plan of a size on a machine
+ * (before its wisdom is cached): 6.7 s of CPU for the transforms of 262144,
+ * 3.3 s for 131072's and 1.85 s for 65536's (a one-second input, an empty
+ * XDG_CACHE_HOME, same machine and day), against 4% a frame at 262144 taps.
+ */
+#define OFFLINE_MID_PARTITION ((size_t)4096)
+#define OFFLINE_MAX_PARTITION ((size_t)65536)
+
+static size_t offline_partition(size_t ntaps)
+{
+    const size_t fit = ceil_pow2(ntaps);
+    if (fit <= OFFLINE_MID_PARTITION)
+        return fit < MIN_PARTITION ? MIN_PARTITION : fit;
+    if (fit <= 8 * OFFLINE_MID_PARTITION)
+        return OFFLINE_MID_PARTITION;
+    return fit < OFFLINE_MAX_PARTITION ? fit : OFFLINE_MAX_PARTITION;
+}
+
 size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency)
 {
     size_t p = floor_pow2(block_frames ? block_frames : 1);
     size_t fit = ceil_pow2(ntaps);
+    if (max_latency == GFIR_LATENCY_ANY)
+        return offline_partition(ntaps);
     if (p > fit)
         p = fit;
     if (p > MAX_PARTITION)
         p = MAX_PARTITION;
     if (p < MIN_PARTITION)
         p = MIN_PARTITION;
-    if (max_latency != GFIR_LATENCY_ANY && p > max_latency)
+    if (p > max_latency)
         p = max_latency >= MIN_PARTITION ? floor_pow2(max_latency) : 0;
     return p;
 }

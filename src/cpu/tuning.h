@@ -54,9 +54,10 @@
 /* ---- the uniform FFT engine ------------------------------------------------- */
 
 /* The partition size (and latency) for ntaps taps in calls of up to
- * block_frames frames, within a latency budget of max_latency frames
- * (GFIR_LATENCY_ANY: none): a power of two, 64 to 32768, or 0 when the
- * budget is below 64. */
+ * block_frames frames, within a latency budget of max_latency frames: a
+ * power of two, 64 to 32768, or 0 when the budget is below 64. With
+ * GFIR_LATENCY_ANY (offline) the fastest per frame for the filter, whatever
+ * the block: 64 to 65536. */
 size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency);
 
 /* From how many taps this engine beats direct convolution at that partition. */

@@ -140,7 +140,7 @@ static void test_threads_mono_bins(void **state)
                                      32 * 32768, 32768));
     swap_run two, one;
     uint64_t rng = 17;
-    tc.budget = GFIR_LATENCY_ANY;
+    tc.budget = 32768; /* offline (no budget) the partitions would be 131072 */
     tc.frames = 6 * 32768;
     tc.every = 20000;
     tc.fade_min = 10000;

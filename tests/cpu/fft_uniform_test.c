@@ -2,7 +2,8 @@
  * fft_test.c - the CPU FFT kernel (partitioned overlap-save) against a float64
  * direct convolution: every partition size AUTO can choose, odd chunkings, in
  * place, 1 to 6 channels, per-channel taps, threads, flush and reset, filters
- * up to 2^21 taps, and the latency the plan reports.
+ * up to 2^21 taps, the partitions of offline plans (no latency budget) beyond
+ * the block, and the latency the plan reports.
  *
  * The kernel's output is the causal convolution delayed by exactly
  * gfir_plan_latency() frames, so every check feeds the signal, flushes that
@@ -48,6 +49,19 @@ typedef struct fft_case {
     unsigned threads;
 } fft_case;
 
+/* Set while test_offline_partitions runs: its plans have no latency budget
+ * (a file's), and P follows the offline rule. */
+static int offline_plans;
+
+/* A budget of one block (at least the smallest partition), so the rule's P
+ * follows the block; offline, none. */
+static size_t budget_of(const fft_case *tc)
+{
+    if (offline_plans)
+        return GFIR_LATENCY_ANY;
+    return tc->max_block < 64 ? 64 : tc->max_block;
+}
+
 static size_t next_chunk(enum chunking how, size_t left, uint64_t *rng)
 {
     size_t n;
@@ -73,7 +87,7 @@ static gfir_plan *make_plan(const fft_case *tc, const float *taps)
     cfg.max_block_frames = tc->max_block;
     cfg.threads = tc->threads;
     /* this engine, at its rule's partition: the caller accepts its latency */
-    cfg.max_latency_frames = GFIR_LATENCY_ANY;
+    cfg.max_latency_frames = budget_of(tc);
     assert_int_equal(gfir_plan_create(&plan, taps, tc->ntaps, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_kernel(plan), GFIR_KERNEL_FFT);
     return plan;
@@ -154,7 +168,7 @@ static void check(const fft_case *tc, double tolerance)
     test_fill(x, tc->frames * ch, &rng);
     plan = make_plan(tc, taps);
     latency = gfir_plan_latency(plan);
-    assert_int_equal(latency, gf_cpu_fft_partition(tc->ntaps, tc->max_block, GFIR_LATENCY_ANY));
+    assert_int_equal(latency, gf_cpu_fft_partition(tc->ntaps, tc->max_block, budget_of(tc)));
     total = tc->frames + latency;
     y = malloc(total * ch * sizeof *y);
     assert_non_null(y);
@@ -373,8 +387,10 @@ static void test_small_calls_stay(void **state)
     free(y);
 }
 
-/* A 2^20-tap filter with the default block: latency is one block. */
-static void test_latency_is_block(void **state)
+/* A 2^20-tap filter: within a budget, latency is at most the block (the
+ * default one of 4096, or 256); offline, with none, the block bounds nothing
+ * and the partition is the offline rule's, 65536. */
+static void test_latency_and_block(void **state)
 {
     (void)state;
     const size_t ntaps = (size_t)1 << 20;
@@ -386,7 +402,7 @@ static void test_latency_is_block(void **state)
     gfir_config_init(&cfg);
     cfg.backend = GFIR_BACKEND_CPU;
     cfg.kernel = GFIR_KERNEL_FFT;
-    cfg.max_latency_frames = GFIR_LATENCY_ANY;
+    cfg.max_latency_frames = 1 << 20;
     assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_latency(plan), 4096);
     gfir_plan_destroy(plan);
@@ -394,7 +410,37 @@ static void test_latency_is_block(void **state)
     assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
     assert_int_equal(gfir_plan_latency(plan), 256);
     gfir_plan_destroy(plan);
+    cfg.max_latency_frames = GFIR_LATENCY_ANY;
+    assert_int_equal(gfir_plan_create(&plan, taps, ntaps, &cfg), GFIR_OK);
+    assert_int_equal(gfir_plan_latency(plan), 65536);
+    gfir_plan_destroy(plan);
     free(taps);
+}
+
+/* Offline plans at each branch of the offline rule, with partitions larger
+ * than the calls (calls of random size, or of a block smaller than P) and
+ * with several partitions: against float64 like every case here. */
+static void test_offline_partitions(void **state)
+{
+    static const struct {
+        fft_case tc;
+        size_t partition;
+    } cases[] = {
+        {{2, 1, 300, 5003, 256, RANDOM, 0, 1}, 512},            /* P past a 256 block */
+        {{2, 2, 5001, 30011, 4096, PRIME997, 1, 1}, 4096},      /* two partitions */
+        {{2, 1, 40000, 3 * 65536 + 777, 65536, RANDOM, 0, 2}, 65536},
+        {{1, 1, 140001, 3 * 65536 + 555, 20000, RANDOM, 0, 1}, 65536}, /* three */
+        {{2, 2, 300001, 6 * 65536 + 99, 65536, WHOLE, 1, 2}, 65536},   /* five */
+    };
+    (void)state;
+    offline_plans = 1;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(gf_cpu_fft_partition(cases[k].tc.ntaps, cases[k].tc.max_block,
+                                              GFIR_LATENCY_ANY),
+                         cases[k].partition);
+        check(&cases[k].tc, cases[k].tc.ntaps > 65536 ? 1e-4 : 1e-5);
+    }
+    offline_plans = 0;
 }
 
 /* flush yields the whole tail; reset forgets the history and the queued
@@ -474,7 +520,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition_sizes), cmocka_unit_test(test_chunkings),
         cmocka_unit_test(test_channels),        cmocka_unit_test(test_long_filters),
-        cmocka_unit_test(test_latency_is_block), cmocka_unit_test(test_flush_and_reset),
+        cmocka_unit_test(test_latency_and_block), cmocka_unit_test(test_offline_partitions),
+        cmocka_unit_test(test_flush_and_reset),
         cmocka_unit_test(test_wisdom_cache),    cmocka_unit_test(test_calls_by_channel),
         cmocka_unit_test(test_small_calls_stay), cmocka_unit_test(test_planes_bounded),
     };

@@ -13,4 +13,8 @@ int taps_load_text(const char *path, size_t max_taps, float **taps, size_t *ntap
 /* The same from an open stream; name is what messages call it. */
 int taps_read_text(FILE *fp, const char *name, size_t max_taps, float **taps, size_t *ntaps);
 
+/* Whether the whole of tok is a number, with *v strtod's double for it
+ * (whatever it is, finite or not). */
+int taps_number(const char *tok, double *v);
+
 #endif
