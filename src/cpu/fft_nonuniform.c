@@ -459,11 +459,14 @@ static gfir_status nu_reset(gfir_plan *plan)
 static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
-    size_t from = st->now;
+    size_t from = st->now, to;
     for (unsigned c = 0; c < plan->channels; c++) {
-        const size_t f = gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c));
+        const size_t f = gf_nu_path_fade_from(st, &st->paths[c]);
         from = f > from ? f : from;
     }
+    to = plan->fade_len < SIZE_MAX - from ? from + plan->fade_len : SIZE_MAX;
+    for (unsigned c = 0; c < plan->channels; c++)
+        gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c), from, to);
     plan->fade_delay = plan->fade_wait = from - st->now;
     return GFIR_OK;
 }

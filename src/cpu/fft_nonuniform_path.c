@@ -58,26 +58,30 @@ static void unit_inverse(const nu_state *st, nu_path *path, size_t l, const nu_u
     gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, path->scratch, block);
 }
 
-/* A unit of the block in flight: for the path's filter and, after a swap,
- * the incoming one where the block is one of those made for both. */
+/* A unit of the block in flight: for the path's filter unless a swap's fade
+ * ends before the block is read, and for the incoming one where it is read
+ * within the fade or after it (gf_nu_path_swap). */
 static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u)
 {
     nu_output *out = path->out;
     const size_t newest = path->in->newest[l];
     const int next = !out->cur[l];
-    const int both = path->incoming && path->start[l] >= path->since[l];
+    const int current = !path->incoming || path->start[l] < path->until[l];
+    const int incoming = path->incoming && path->start[l] >= path->since[l];
     switch (u->kind) {
     case UNIT_FORWARD:
         unit_forward(st, path, l, u);
         break;
     case UNIT_MAC:
-        unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
-        if (both)
+        if (current)
+            unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
+        if (incoming)
             unit_mac(st, path, l, u, path->incoming, newest, out->acc_new[l]);
         break;
     case UNIT_INVERSE:
-        unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
-        if (both)
+        if (current)
+            unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
+        if (incoming)
             unit_inverse(st, path, l, u, out->acc_new[l], out->block_new[l][next]);
         break;
     }
@@ -327,38 +331,63 @@ static void sync_swap(const nu_state *st, nu_path *path)
         sync_mac(st, path, path->incoming, 2, lv->nparts, b + N, acc);
 }
 
-/*
- * A swap at frame now = st->now. Rather than make the incoming filter's
- * share of the blocks in flight at once (at 2^20 taps a thousand normal
- * calls' work in one), the path makes the incoming filter's output for
- * every block from here on, in the calls' own time, and the fade begins
- * once those are the blocks being read: a larger level's from the first
- * block that starts at or after now (and has done no unit yet), which is
- * read from one partition later. The first level's share is one block's
- * work and is made at once (sync_swap), so a plan with no larger level
- * fades from now.
- */
-size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming)
+/* The first block of level l that starts at or after now and has done no
+ * unit yet. */
+static size_t next_block(const nu_state *st, const nu_path *path, size_t l)
 {
-    const size_t now = st->now;
-    size_t from = now;
+    const size_t now = st->now, P = st->level[l].part;
+    const size_t s = (now + P - 1) & ~(P - 1);
+    return s == now && path->start[l] == now && path->done[l] > 0 ? s + P : s;
+}
+
+/*
+ * Rather than make the incoming filter's share of the blocks in flight at
+ * once (at 2^20 taps a thousand normal calls' work in one), a swap makes its
+ * output for blocks from the next of each level on, in the calls' own time,
+ * and the fade begins once those are the blocks being read: a larger
+ * level's next block is read from one partition after it starts. The first
+ * level's share is one block's work, made at once when needed (sync_swap),
+ * so a plan with no larger level fades from now.
+ */
+size_t gf_nu_path_fade_from(const nu_state *st, const nu_path *path)
+{
+    size_t from = st->now;
+    for (size_t l = 0; l < st->nlevels; l++)
+        if (!st->level[l].sync) {
+            const size_t read = next_block(st, path, l) + st->level[l].part;
+            from = read > from ? read : from;
+        }
+    return from;
+}
+
+/*
+ * Blocks of P frames that start at b are read over [b + P, b + 2P) (the
+ * first level's over [b, b + P)): only those read within the fade [from,
+ * to) need both filters; those read before it the current one, those read
+ * after it the incoming one. At 2^20 taps a fade of 2400 frames so needs
+ * both only in one block of each level from 8192 frames on, where the
+ * levels of 1024 frames and the first would otherwise have made both for
+ * the whole wait, up to two partitions of 65536.
+ */
+void gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming, size_t from,
+                     size_t to)
+{
     path->incoming = incoming;
     for (size_t l = 0; l < st->nlevels; l++) {
-        const nu_level *lv = &st->level[l];
-        const size_t P = lv->part;
-        size_t s = (now + P - 1) & ~(P - 1), read;
-        if (lv->sync) {
-            sync_swap(st, path);
-            s = now & ~(P - 1);
-            read = now;
+        const size_t P = st->level[l].part, grid = from & ~(P - 1);
+        if (st->level[l].sync) {
+            const size_t b = st->now & ~(P - 1);
+            path->since[l] = grid;
+            /* the next block's partitions from 2 on are made in this one */
+            if (grid <= b + P) {
+                sync_swap(st, path);
+                path->since[l] = b;
+            }
         } else {
-            if (s == now && path->start[l] == now && path->done[l] > 0)
-                s += P;
-            read = s + P;
+            const size_t s = next_block(st, path, l), first = grid >= P ? grid - P : 0;
+            const size_t left = to > P ? to - P : 0;
+            path->since[l] = first > s ? first : s;
+            path->until[l] = left / P * P + (left % P ? P : 0);
         }
-        path->since[l] = s;
-        if (read > from)
-            from = read;
     }
-    return from;
 }
