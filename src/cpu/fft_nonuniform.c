@@ -30,16 +30,17 @@
  *
  * Filters (the first side) are swapped with a crossfade (gfir.h). During
  * one, each output keeps a second set of accumulators and output blocks,
- * every multiply-accumulate and inverse unit runs for both filters (the
- * forward transforms are the input's and run once), and the segment's
- * output mixes the two heads and blocks. The incoming filter's share of
- * what is in flight is not made at once (at 2^20 taps that is a thousand
- * 64-frame calls' work): from the swap on, every block a level starts is
- * made for both filters, and the fade begins once those are the blocks
- * being read, up to two of the longest partitions later (nu_fade_begin,
- * gf_nu_path_swap). A level's delay line has one slot more than it has
- * partitions, so the first level's whole-block segments can keep their own
- * window beside the ones the partitions read.
+ * and the segment's output mixes the two heads and blocks. The incoming
+ * filter's share of what is in flight is not made at once (at 2^20 taps
+ * that is a thousand 64-frame calls' work): blocks that start from the swap
+ * on are made for it, and the fade begins once those are the blocks being
+ * read, up to two of the longest partitions later (nu_fade_begin,
+ * gf_nu_path_swap). Only a level's blocks read within the fade run their
+ * multiply-accumulates and inverse slices for both filters (the forward
+ * transforms are the input's and run once), in half steps spread over the
+ * block's slack like its other units. A level's delay line has one slot
+ * more than it has partitions, so the first level's whole-block segments
+ * can keep their own window beside the ones the partitions read.
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/fft_nonuniform_state.h"
@@ -165,6 +166,7 @@ static int list_units(nu_level *lv)
         lv->units[u] = (nu_unit){UNIT_FORWARD, s, 0, 0, 0, 0, cost};
         cost += gf_sliced_cost(&lv->fft, s);
     }
+    lv->first_mac = u;
     for (size_t k0 = 0; k0 < lv->bstride; k0 += kc) {
         const size_t k1 = k0 + kc < lv->bstride ? k0 + kc : lv->bstride;
         for (size_t j0 = 0; j0 < lv->nparts; j0 += jc, u++) {
@@ -436,6 +438,7 @@ static gfir_status nu_reset(gfir_plan *plan)
             /* Nothing in flight: the block finished at the first boundary
              * is the silence before the input. */
             path->done[l] = lv->nunits;
+            path->half[l] = 0;
             path->start[l] = 0;
         }
         /* The zeros before the input are every window's, and the first

@@ -58,33 +58,63 @@ static void unit_inverse(const nu_state *st, nu_path *path, size_t l, const nu_u
     gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, path->scratch, block);
 }
 
-/* A unit of the block in flight: for the path's filter unless a swap's fade
- * ends before the block is read, and for the incoming one where it is read
- * within the fade or after it (gf_nu_path_swap). */
-static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u)
+/* Which filters the block in flight of level l is made for: the path's
+ * unless a swap's fade ends before the block is read, the incoming one where
+ * it is read within the fade or after it (gf_nu_path_swap). */
+enum { FOR_CURRENT = 1, FOR_INCOMING = 2, FOR_BOTH = 3 };
+
+static int block_filters(const nu_path *path, size_t l)
+{
+    if (!path->incoming)
+        return FOR_CURRENT;
+    return (path->start[l] < path->until[l] ? FOR_CURRENT : 0) |
+           (path->start[l] >= path->since[l] ? FOR_INCOMING : 0);
+}
+
+/* A unit of the block in flight, for the filters in `which`. */
+static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u, int which)
 {
     nu_output *out = path->out;
     const size_t newest = path->in->newest[l];
     const int next = !out->cur[l];
-    const int current = !path->incoming || path->start[l] < path->until[l];
-    const int incoming = path->incoming && path->start[l] >= path->since[l];
     switch (u->kind) {
     case UNIT_FORWARD:
         unit_forward(st, path, l, u);
         break;
     case UNIT_MAC:
-        if (current)
+        if (which & FOR_CURRENT)
             unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
-        if (incoming)
+        if (which & FOR_INCOMING)
             unit_mac(st, path, l, u, path->incoming, newest, out->acc_new[l]);
         break;
     case UNIT_INVERSE:
-        if (current)
+        if (which & FOR_CURRENT)
             unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
-        if (incoming)
+        if (which & FOR_INCOMING)
             unit_inverse(st, path, l, u, out->acc_new[l], out->block_new[l][next]);
         break;
     }
+}
+
+/*
+ * One step of the block in flight: its next unit, or, in a block made for
+ * both filters, half of a multiply-accumulate or inverse unit (the current
+ * filter's, then the incoming one's), so that no call runs both halves of
+ * a long transform slice unless its share of the time asks for it: at 2^20
+ * taps an inverse slice of the 65536-frame level is a normal call's time.
+ */
+static void step(const nu_state *st, nu_path *path, size_t l)
+{
+    const nu_unit *u = &st->level[l].units[path->done[l]];
+    const int which = block_filters(path, l);
+    if (which == FOR_BOTH && u->kind != UNIT_FORWARD) {
+        run_unit(st, path, l, u, path->half[l] ? FOR_INCOMING : FOR_CURRENT);
+        path->half[l] = !path->half[l];
+        if (path->half[l])
+            return;
+    } else
+        run_unit(st, path, l, u, which);
+    path->done[l]++;
 }
 
 /* The block whose input completes at frame b: its spectrum goes in the slot
@@ -95,23 +125,40 @@ static void start_block(const nu_state *st, nu_path *path, size_t l, size_t b)
     size_t *newest = &path->in->newest[l];
     *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
     path->done[l] = 0;
+    path->half[l] = 0;
     path->start[l] = b;
 }
 
 static void finish_block(const nu_state *st, nu_path *path, size_t l)
 {
     const nu_level *lv = &st->level[l];
-    for (; path->done[l] < lv->nunits; path->done[l]++)
-        run_unit(st, path, l, &lv->units[path->done[l]]);
+    while (path->done[l] < lv->nunits)
+        step(st, path, l);
     path->out->cur[l] = !path->out->cur[l];
+}
+
+/* The cost of level l's units before unit i, counting the multiply-
+ * accumulates and inverse slices twice in a block made for both filters. */
+static double cost_to(const nu_level *lv, const nu_path *path, size_t l, size_t i)
+{
+    const double c = i < lv->nunits ? lv->units[i].cost_before : lv->total;
+    const double fwd = lv->units[lv->first_mac].cost_before;
+    return block_filters(path, l) == FOR_BOTH && c > fwd ? 2.0 * c - fwd : c;
 }
 
 /* The cost a spread level's block should have done by frame t, less what
  * it has done: its share of the level's slack (P frames) that has passed. */
 static double behind(const nu_level *lv, const nu_path *path, size_t l, size_t t)
 {
-    const double target = lv->total * (double)(t - path->start[l]) / (double)lv->part;
-    return path->done[l] < lv->nunits ? target - lv->units[path->done[l]].cost_before : 0.0;
+    const size_t i = path->done[l];
+    double done;
+    if (i >= lv->nunits)
+        return 0.0;
+    done = cost_to(lv, path, l, i);
+    if (path->half[l])
+        done += 0.5 * (cost_to(lv, path, l, i + 1) - done);
+    return cost_to(lv, path, l, lv->nunits) * (double)(t - path->start[l]) / (double)lv->part -
+           done;
 }
 
 /* ---- the first level, at the start of a segment ---------------------------------- */
@@ -245,8 +292,7 @@ static void advance(const nu_state *st, nu_path *path, size_t t)
         }
         if (owed <= 0.0 || most <= 0.0)
             return;
-        run_unit(st, path, pick, &st->level[pick].units[path->done[pick]]);
-        path->done[pick]++;
+        step(st, path, pick);
     }
 }
 

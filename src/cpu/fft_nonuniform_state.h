@@ -38,6 +38,7 @@ typedef struct nu_level {
     gf_sliced_fft fft;
     nu_unit *units;
     size_t nunits;
+    size_t first_mac;      /* the forward slices come before it */
     double total;          /* cost of every unit */
 } nu_level;
 
@@ -92,6 +93,9 @@ typedef struct nu_path {
      * blocks between run both filters. */
     size_t since[GF_NU_MAX_LEVELS + 1];
     size_t until[GF_NU_MAX_LEVELS + 1];
+    /* In a block made for both filters: the current filter's half of unit
+     * `done` is made, the incoming one's is next. */
+    int half[GF_NU_MAX_LEVELS + 1];
 } nu_path;
 
 typedef struct nu_state {
