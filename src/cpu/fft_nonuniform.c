@@ -102,11 +102,11 @@ static void nu_destroy(gfir_plan *plan)
     if (st->paths)
         for (unsigned c = 0; c < plan->channels; c++) {
             fftwf_free(st->paths[c].scratch);
-            fftwf_free(st->paths[c].w);
         }
     free(st->inputs);
     free(st->outputs);
     free(st->paths);
+    fftwf_free(st->w);
     free(st);
     plan->impl = NULL;
 }
@@ -258,7 +258,8 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
     st->inputs = calloc(ch, sizeof *st->inputs);
     st->outputs = calloc(ch, sizeof *st->outputs);
     st->paths = calloc(ch, sizeof *st->paths);
-    if (!st->inputs || !st->outputs || !st->paths)
+    st->w = gf_fftw_floats(plan->block_frames, 1, 1);
+    if (!st->inputs || !st->outputs || !st->paths || !st->w)
         return 0;
     for (unsigned c = 0; c < ch; c++) {
         nu_input *in = &st->inputs[c];
@@ -268,8 +269,7 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
         out->y = gf_fftw_floats(st->grid, 1, 1);
         out->y_new = gf_fftw_floats(st->grid, 1, 1);
         path->scratch = gf_fftw_floats(scratch_floats, 1, 1);
-        path->w = gf_fftw_floats(st->grid, 1, 1);
-        if (!in->ring || !out->y || !out->y_new || !path->scratch || !path->w)
+        if (!in->ring || !out->y || !out->y_new || !path->scratch)
             return 0;
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
@@ -507,6 +507,10 @@ static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size
 {
     nu_state *st = plan->impl;
     unsigned csr = gf_ftz_enter();
+    /* The weights once for every path (each is a cosine). */
+    st->mixing = plan->incoming && plan->fade_wait == 0;
+    if (st->mixing)
+        gf_fade_weights(plan, 0, n, st->w);
     if (st->pool && n >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
         st->task_in = in;
         st->task_out = out;

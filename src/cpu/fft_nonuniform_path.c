@@ -332,17 +332,14 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
             memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
         const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
         const int whole = st->nlevels > 0 && m == st->grid;
-        const int mixing = path->incoming && st->plan->fade_wait == 0;
         if (st->nlevels > 0)
             sync_begin(st, path, t, whole);
         segment_output(st, path, path->filter, path->out->block, h, t, m, whole, y);
-        if (mixing) {
+        if (st->mixing)
             segment_output(st, path, path->incoming, path->out->block_new, h, t, m, whole,
                            path->out->y_new);
-            gf_fade_weights(st->plan, t - st->now, m, path->w);
-        }
-        gf_frames_give(out, channels, (unsigned)c, y, mixing ? path->out->y_new : NULL,
-                       path->w, m);
+        gf_frames_give(out, channels, (unsigned)c, y, st->mixing ? path->out->y_new : NULL,
+                       st->w + (t - st->now), m);
         t += m;
         if (in)
             in += m * channels;

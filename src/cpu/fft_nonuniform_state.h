@@ -79,7 +79,6 @@ typedef struct nu_path {
     nu_output *out;
     unsigned channel;
     float *scratch;                         /* for one slice at a time */
-    float *w;                               /* one segment's crossfade weights */
     size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
     size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
     /* The first level works at the start of a segment: the frame its
@@ -109,6 +108,8 @@ typedef struct nu_state {
     gf_cpu_conv_fn conv;
     gf_cmac_run_fn mac;
     const gfir_plan *plan;  /* for the crossfade's weights */
+    float *w;              /* a call's crossfade weights, block_frames of them */
+    int mixing;            /* the call is within a crossfade: w holds its weights */
     nu_input *inputs;
     nu_output *outputs;
     nu_path *paths;
