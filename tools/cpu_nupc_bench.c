@@ -16,6 +16,13 @@
  *                                       which make the new filter's blocks
  *                                       and crossfade, against the calls
  *                                       with no swap: mean and worst
+ *   cpu_nupc_bench --swap-calls TAPS CALL [RUNS]
+ *                                       one such swap call by call, stereo:
+ *                                       each call's frame from the fade's
+ *                                       first and its least time, beside
+ *                                       the same call of the cycle with no
+ *                                       swap (where a swap's worst calls
+ *                                       come from)
  *   cpu_nupc_bench --crossover [RUNS]   per call size, the tap count from
  *                                       which the engine beats direct (mono):
  *                                       the crossover table of
@@ -184,6 +191,12 @@ typedef struct call_stats {
     double mean_us, p99_us, max_us;
 } call_stats;
 
+/* --swap-calls: every call of the swap is printed, beside the call at the
+ * same place of the cycle with no swap (call_stats_of's last cycle). */
+static int print_calls;
+static double *cycle_us;
+static size_t cycle_ncalls;
+
 /* What reading the clock twice costs, in microseconds: the least of many. */
 static double clock_cost_us(void)
 {
@@ -238,6 +251,11 @@ static call_stats call_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsi
         }
     for (size_t i = 0; i < ncalls; i++)
         sum += t[i];
+    free(cycle_us);
+    cycle_us = malloc(ncalls * sizeof *t);
+    if (cycle_us)
+        memcpy(cycle_us, t, ncalls * sizeof *t);
+    cycle_ncalls = ncalls;
     s.mean_us = sum / (double)ncalls;
     qsort(t, ncalls, sizeof *t, cmp_double);
     s.p99_us = t[ncalls * 99 / 100];
@@ -318,6 +336,9 @@ static swap_stats swap_stats_of(gfir_plan *plan, size_t ntaps, size_t call, unsi
         s.swap_max_us = t[i] > s.swap_max_us ? t[i] : s.swap_max_us;
     }
     s.frames = frames;
+    for (size_t i = 0; print_calls && cycle_us && i < ncalls; i++)
+        printf("| %zu | %ld | %.2f | %.2f |\n", i, (long)(i * call) - (long)plan->fade_delay, t[i],
+               cycle_us[(cycle / 3 / call + i) % cycle_ncalls]);
 done:
     gfir_filter_destroy(other);
     free(in);
@@ -354,6 +375,29 @@ static void swaps(void)
         }
         free(taps);
     }
+}
+
+/* --swap-calls: one swap's calls at ntaps taps in calls of `call` frames. */
+static int swap_calls(size_t ntaps, size_t call)
+{
+    float *taps = malloc(ntaps * sizeof *taps);
+    gfir_plan *plan = taps && call ? make(NONUNIFORM, ntaps, call, 2, 0, NULL) : NULL;
+    gfir_filter *other = NULL;
+    if (plan)
+        fill(taps, ntaps);
+    if (!plan || gfir_filter_create(&other, plan, taps, ntaps) != GFIR_OK) {
+        gfir_plan_destroy(plan);
+        free(taps);
+        return 1;
+    }
+    print_calls = 1;
+    printf("| call | frames from the fade's first | us | us at that call with no swap |\n");
+    printf("|---|---|---|---|\n");
+    swap_stats_of(plan, ntaps, call, 2, other);
+    gfir_plan_destroy(plan);
+    free(taps);
+    free(cycle_us);
+    return 0;
 }
 
 static void calls(void)
@@ -608,12 +652,19 @@ int main(int argc, char **argv)
             return 2;
         return compare(strtoul(argv[2], NULL, 10), n, argv + 3);
     }
+    if (argc >= 4 && strcmp(argv[1], "--swap-calls") == 0) {
+        if (argc == 5)
+            runs = atoi(argv[4]);
+        if (argc > 5 || runs < 1 || runs > 64)
+            return 2;
+        return swap_calls(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
+    }
     if (argc == 3)
         runs = atoi(argv[2]);
     if (argc < 2 || argc > 3 || runs < 1 || runs > 64) {
         fprintf(stderr, "usage: cpu_nupc_bench --table | --calls | --swaps | --crossover | "
                         "--schemes [RUNS]\n       cpu_nupc_bench --compare TAPS SCHEME... "
-                        "[--runs RUNS]\n");
+                        "[--runs RUNS]\n       cpu_nupc_bench --swap-calls TAPS CALL [RUNS]\n");
         return 2;
     }
     if (strcmp(argv[1], "--table") == 0)

@@ -30,16 +30,17 @@
  *
  * Filters (the first side) are swapped with a crossfade (gfir.h). During
  * one, each output keeps a second set of accumulators and output blocks,
- * every multiply-accumulate and inverse unit runs for both filters (the
- * forward transforms are the input's and run once), and the segment's
- * output mixes the two heads and blocks. The incoming filter's share of
- * what is in flight is not made at once (at 2^20 taps that is a thousand
- * 64-frame calls' work): from the swap on, every block a level starts is
- * made for both filters, and the fade begins once those are the blocks
- * being read, up to two of the longest partitions later (nu_fade_begin,
- * gf_nu_path_swap). A level's delay line has one slot more than it has
- * partitions, so the first level's whole-block segments can keep their own
- * window beside the ones the partitions read.
+ * and the segment's output mixes the two heads and blocks. The incoming
+ * filter's share of what is in flight is not made at once (at 2^20 taps
+ * that is a thousand 64-frame calls' work): blocks that start from the swap
+ * on are made for it, and the fade begins once those are the blocks being
+ * read, up to two of the longest partitions later (nu_fade_begin,
+ * gf_nu_path_swap). Only a level's blocks read within the fade run their
+ * multiply-accumulates and inverse slices for both filters (the forward
+ * transforms are the input's and run once), in half steps spread over the
+ * block's slack like its other units. A level's delay line has one slot
+ * more than it has partitions, so the first level's whole-block segments
+ * can keep their own window beside the ones the partitions read.
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/fft_nonuniform_state.h"
@@ -101,11 +102,11 @@ static void nu_destroy(gfir_plan *plan)
     if (st->paths)
         for (unsigned c = 0; c < plan->channels; c++) {
             fftwf_free(st->paths[c].scratch);
-            fftwf_free(st->paths[c].w);
         }
     free(st->inputs);
     free(st->outputs);
     free(st->paths);
+    fftwf_free(st->w);
     free(st);
     plan->impl = NULL;
 }
@@ -165,6 +166,7 @@ static int list_units(nu_level *lv)
         lv->units[u] = (nu_unit){UNIT_FORWARD, s, 0, 0, 0, 0, cost};
         cost += gf_sliced_cost(&lv->fft, s);
     }
+    lv->first_mac = u;
     for (size_t k0 = 0; k0 < lv->bstride; k0 += kc) {
         const size_t k1 = k0 + kc < lv->bstride ? k0 + kc : lv->bstride;
         for (size_t j0 = 0; j0 < lv->nparts; j0 += jc, u++) {
@@ -256,7 +258,8 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
     st->inputs = calloc(ch, sizeof *st->inputs);
     st->outputs = calloc(ch, sizeof *st->outputs);
     st->paths = calloc(ch, sizeof *st->paths);
-    if (!st->inputs || !st->outputs || !st->paths)
+    st->w = gf_fftw_floats(plan->block_frames, 1, 1);
+    if (!st->inputs || !st->outputs || !st->paths || !st->w)
         return 0;
     for (unsigned c = 0; c < ch; c++) {
         nu_input *in = &st->inputs[c];
@@ -266,8 +269,7 @@ static int alloc_streams(gfir_plan *plan, nu_state *st, size_t scratch_floats)
         out->y = gf_fftw_floats(st->grid, 1, 1);
         out->y_new = gf_fftw_floats(st->grid, 1, 1);
         path->scratch = gf_fftw_floats(scratch_floats, 1, 1);
-        path->w = gf_fftw_floats(st->grid, 1, 1);
-        if (!in->ring || !out->y || !out->y_new || !path->scratch || !path->w)
+        if (!in->ring || !out->y || !out->y_new || !path->scratch)
             return 0;
         for (size_t l = 0; l < st->nlevels; l++) {
             const nu_level *lv = &st->level[l];
@@ -436,6 +438,7 @@ static gfir_status nu_reset(gfir_plan *plan)
             /* Nothing in flight: the block finished at the first boundary
              * is the silence before the input. */
             path->done[l] = lv->nunits;
+            path->half[l] = 0;
             path->start[l] = 0;
         }
         /* The zeros before the input are every window's, and the first
@@ -459,11 +462,14 @@ static gfir_status nu_reset(gfir_plan *plan)
 static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
-    size_t from = st->now;
+    size_t from = st->now, to;
     for (unsigned c = 0; c < plan->channels; c++) {
-        const size_t f = gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c));
+        const size_t f = gf_nu_path_fade_from(st, &st->paths[c]);
         from = f > from ? f : from;
     }
+    to = plan->fade_len < SIZE_MAX - from ? from + plan->fade_len : SIZE_MAX;
+    for (unsigned c = 0; c < plan->channels; c++)
+        gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c), from, to);
     plan->fade_delay = plan->fade_wait = from - st->now;
     return GFIR_OK;
 }
@@ -501,6 +507,10 @@ static gfir_status nu_execute(gfir_plan *plan, const float *in, float *out, size
 {
     nu_state *st = plan->impl;
     unsigned csr = gf_ftz_enter();
+    /* The weights once for every path (each is a cosine). */
+    st->mixing = plan->incoming && plan->fade_wait == 0;
+    if (st->mixing)
+        gf_fade_weights(plan, 0, n, st->w);
     if (st->pool && n >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
         st->task_in = in;
         st->task_out = out;

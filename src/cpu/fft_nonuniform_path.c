@@ -58,29 +58,63 @@ static void unit_inverse(const nu_state *st, nu_path *path, size_t l, const nu_u
     gf_sliced_inverse(&st->level[l].fft, u->slice, acc, acc + bs, path->scratch, block);
 }
 
-/* A unit of the block in flight: for the path's filter and, after a swap,
- * the incoming one where the block is one of those made for both. */
-static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u)
+/* Which filters the block in flight of level l is made for: the path's
+ * unless a swap's fade ends before the block is read, the incoming one where
+ * it is read within the fade or after it (gf_nu_path_swap). */
+enum { FOR_CURRENT = 1, FOR_INCOMING = 2, FOR_BOTH = 3 };
+
+static int block_filters(const nu_path *path, size_t l)
+{
+    if (!path->incoming)
+        return FOR_CURRENT;
+    return (path->start[l] < path->until[l] ? FOR_CURRENT : 0) |
+           (path->start[l] >= path->since[l] ? FOR_INCOMING : 0);
+}
+
+/* A unit of the block in flight, for the filters in `which`. */
+static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit *u, int which)
 {
     nu_output *out = path->out;
     const size_t newest = path->in->newest[l];
     const int next = !out->cur[l];
-    const int both = path->incoming && path->start[l] >= path->since[l];
     switch (u->kind) {
     case UNIT_FORWARD:
         unit_forward(st, path, l, u);
         break;
     case UNIT_MAC:
-        unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
-        if (both)
+        if (which & FOR_CURRENT)
+            unit_mac(st, path, l, u, path->filter, newest, out->acc[l]);
+        if (which & FOR_INCOMING)
             unit_mac(st, path, l, u, path->incoming, newest, out->acc_new[l]);
         break;
     case UNIT_INVERSE:
-        unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
-        if (both)
+        if (which & FOR_CURRENT)
+            unit_inverse(st, path, l, u, out->acc[l], out->block[l][next]);
+        if (which & FOR_INCOMING)
             unit_inverse(st, path, l, u, out->acc_new[l], out->block_new[l][next]);
         break;
     }
+}
+
+/*
+ * One step of the block in flight: its next unit, or, in a block made for
+ * both filters, half of a multiply-accumulate or inverse unit (the current
+ * filter's, then the incoming one's), so that no call runs both halves of
+ * a long transform slice unless its share of the time asks for it: at 2^20
+ * taps an inverse slice of the 65536-frame level is a normal call's time.
+ */
+static void step(const nu_state *st, nu_path *path, size_t l)
+{
+    const nu_unit *u = &st->level[l].units[path->done[l]];
+    const int which = block_filters(path, l);
+    if (which == FOR_BOTH && u->kind != UNIT_FORWARD) {
+        run_unit(st, path, l, u, path->half[l] ? FOR_INCOMING : FOR_CURRENT);
+        path->half[l] = !path->half[l];
+        if (path->half[l])
+            return;
+    } else
+        run_unit(st, path, l, u, which);
+    path->done[l]++;
 }
 
 /* The block whose input completes at frame b: its spectrum goes in the slot
@@ -91,23 +125,40 @@ static void start_block(const nu_state *st, nu_path *path, size_t l, size_t b)
     size_t *newest = &path->in->newest[l];
     *newest = *newest == 0 ? lv->nslots - 1 : *newest - 1;
     path->done[l] = 0;
+    path->half[l] = 0;
     path->start[l] = b;
 }
 
 static void finish_block(const nu_state *st, nu_path *path, size_t l)
 {
     const nu_level *lv = &st->level[l];
-    for (; path->done[l] < lv->nunits; path->done[l]++)
-        run_unit(st, path, l, &lv->units[path->done[l]]);
+    while (path->done[l] < lv->nunits)
+        step(st, path, l);
     path->out->cur[l] = !path->out->cur[l];
+}
+
+/* The cost of level l's units before unit i, counting the multiply-
+ * accumulates and inverse slices twice in a block made for both filters. */
+static double cost_to(const nu_level *lv, const nu_path *path, size_t l, size_t i)
+{
+    const double c = i < lv->nunits ? lv->units[i].cost_before : lv->total;
+    const double fwd = lv->units[lv->first_mac].cost_before;
+    return block_filters(path, l) == FOR_BOTH && c > fwd ? 2.0 * c - fwd : c;
 }
 
 /* The cost a spread level's block should have done by frame t, less what
  * it has done: its share of the level's slack (P frames) that has passed. */
 static double behind(const nu_level *lv, const nu_path *path, size_t l, size_t t)
 {
-    const double target = lv->total * (double)(t - path->start[l]) / (double)lv->part;
-    return path->done[l] < lv->nunits ? target - lv->units[path->done[l]].cost_before : 0.0;
+    const size_t i = path->done[l];
+    double done;
+    if (i >= lv->nunits)
+        return 0.0;
+    done = cost_to(lv, path, l, i);
+    if (path->half[l])
+        done += 0.5 * (cost_to(lv, path, l, i + 1) - done);
+    return cost_to(lv, path, l, lv->nunits) * (double)(t - path->start[l]) / (double)lv->part -
+           done;
 }
 
 /* ---- the first level, at the start of a segment ---------------------------------- */
@@ -241,8 +292,7 @@ static void advance(const nu_state *st, nu_path *path, size_t t)
         }
         if (owed <= 0.0 || most <= 0.0)
             return;
-        run_unit(st, path, pick, &st->level[pick].units[path->done[pick]]);
-        path->done[pick]++;
+        step(st, path, pick);
     }
 }
 
@@ -282,17 +332,14 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
             memcpy(ring + st->ring_len + idx, x, m * sizeof *x);
         const float *h = idx >= hist ? x - hist : ring + st->ring_len + idx - hist;
         const int whole = st->nlevels > 0 && m == st->grid;
-        const int mixing = path->incoming && st->plan->fade_wait == 0;
         if (st->nlevels > 0)
             sync_begin(st, path, t, whole);
         segment_output(st, path, path->filter, path->out->block, h, t, m, whole, y);
-        if (mixing) {
+        if (st->mixing)
             segment_output(st, path, path->incoming, path->out->block_new, h, t, m, whole,
                            path->out->y_new);
-            gf_fade_weights(st->plan, t - st->now, m, path->w);
-        }
-        gf_frames_give(out, channels, (unsigned)c, y, mixing ? path->out->y_new : NULL,
-                       path->w, m);
+        gf_frames_give(out, channels, (unsigned)c, y, st->mixing ? path->out->y_new : NULL,
+                       st->w + (t - st->now), m);
         t += m;
         if (in)
             in += m * channels;
@@ -327,38 +374,63 @@ static void sync_swap(const nu_state *st, nu_path *path)
         sync_mac(st, path, path->incoming, 2, lv->nparts, b + N, acc);
 }
 
-/*
- * A swap at frame now = st->now. Rather than make the incoming filter's
- * share of the blocks in flight at once (at 2^20 taps a thousand normal
- * calls' work in one), the path makes the incoming filter's output for
- * every block from here on, in the calls' own time, and the fade begins
- * once those are the blocks being read: a larger level's from the first
- * block that starts at or after now (and has done no unit yet), which is
- * read from one partition later. The first level's share is one block's
- * work and is made at once (sync_swap), so a plan with no larger level
- * fades from now.
- */
-size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming)
+/* The first block of level l that starts at or after now and has done no
+ * unit yet. */
+static size_t next_block(const nu_state *st, const nu_path *path, size_t l)
 {
-    const size_t now = st->now;
-    size_t from = now;
+    const size_t now = st->now, P = st->level[l].part;
+    const size_t s = (now + P - 1) & ~(P - 1);
+    return s == now && path->start[l] == now && path->done[l] > 0 ? s + P : s;
+}
+
+/*
+ * Rather than make the incoming filter's share of the blocks in flight at
+ * once (at 2^20 taps a thousand normal calls' work in one), a swap makes its
+ * output for blocks from the next of each level on, in the calls' own time,
+ * and the fade begins once those are the blocks being read: a larger
+ * level's next block is read from one partition after it starts. The first
+ * level's share is one block's work, made at once when needed (sync_swap),
+ * so a plan with no larger level fades from now.
+ */
+size_t gf_nu_path_fade_from(const nu_state *st, const nu_path *path)
+{
+    size_t from = st->now;
+    for (size_t l = 0; l < st->nlevels; l++)
+        if (!st->level[l].sync) {
+            const size_t read = next_block(st, path, l) + st->level[l].part;
+            from = read > from ? read : from;
+        }
+    return from;
+}
+
+/*
+ * Blocks of P frames that start at b are read over [b + P, b + 2P) (the
+ * first level's over [b, b + P)): only those read within the fade [from,
+ * to) need both filters; those read before it the current one, those read
+ * after it the incoming one. At 2^20 taps a fade of 2400 frames so needs
+ * both only in one block of each level from 8192 frames on, where the
+ * levels of 1024 frames and the first would otherwise have made both for
+ * the whole wait, up to two partitions of 65536.
+ */
+void gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming, size_t from,
+                     size_t to)
+{
     path->incoming = incoming;
     for (size_t l = 0; l < st->nlevels; l++) {
-        const nu_level *lv = &st->level[l];
-        const size_t P = lv->part;
-        size_t s = (now + P - 1) & ~(P - 1), read;
-        if (lv->sync) {
-            sync_swap(st, path);
-            s = now & ~(P - 1);
-            read = now;
+        const size_t P = st->level[l].part, grid = from & ~(P - 1);
+        if (st->level[l].sync) {
+            const size_t b = st->now & ~(P - 1);
+            path->since[l] = grid;
+            /* the next block's partitions from 2 on are made in this one */
+            if (grid <= b + P) {
+                sync_swap(st, path);
+                path->since[l] = b;
+            }
         } else {
-            if (s == now && path->start[l] == now && path->done[l] > 0)
-                s += P;
-            read = s + P;
+            const size_t s = next_block(st, path, l), first = grid >= P ? grid - P : 0;
+            const size_t left = to > P ? to - P : 0;
+            path->since[l] = first > s ? first : s;
+            path->until[l] = left / P * P + (left % P ? P : 0);
         }
-        path->since[l] = s;
-        if (read > from)
-            from = read;
     }
-    return from;
 }

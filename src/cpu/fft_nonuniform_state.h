@@ -38,6 +38,7 @@ typedef struct nu_level {
     gf_sliced_fft fft;
     nu_unit *units;
     size_t nunits;
+    size_t first_mac;      /* the forward slices come before it */
     double total;          /* cost of every unit */
 } nu_level;
 
@@ -78,7 +79,6 @@ typedef struct nu_path {
     nu_output *out;
     unsigned channel;
     float *scratch;                         /* for one slice at a time */
-    float *w;                               /* one segment's crossfade weights */
     size_t done[GF_NU_MAX_LEVELS + 1];      /* units of the block in flight */
     size_t start[GF_NU_MAX_LEVELS + 1];     /* frame at which it started */
     /* The first level works at the start of a segment: the frame its
@@ -86,9 +86,15 @@ typedef struct nu_path {
      * it has made (SIZE_MAX: none since the reset). */
     size_t sync_made, sync_done;
     size_t sync_ahead;                      /* of the next block's partitions from 2 on */
-    /* After a swap: the first block of each level made for the incoming
-     * filter too (those before it run the current filter alone). */
+    /* After a swap, per level: the first block made for the incoming
+     * filter (the first read at or after the fade's first frame), and the
+     * first made for it alone (read from the fade's end on). Only the
+     * blocks between run both filters. */
     size_t since[GF_NU_MAX_LEVELS + 1];
+    size_t until[GF_NU_MAX_LEVELS + 1];
+    /* In a block made for both filters: the current filter's half of unit
+     * `done` is made, the incoming one's is next. */
+    int half[GF_NU_MAX_LEVELS + 1];
 } nu_path;
 
 typedef struct nu_state {
@@ -102,6 +108,8 @@ typedef struct nu_state {
     gf_cpu_conv_fn conv;
     gf_cmac_run_fn mac;
     const gfir_plan *plan;  /* for the crossfade's weights */
+    float *w;              /* a call's crossfade weights, block_frames of them */
+    int mixing;            /* the call is within a crossfade: w holds its weights */
     nu_input *inputs;
     nu_output *outputs;
     nu_path *paths;
@@ -116,9 +124,15 @@ typedef struct nu_state {
  * input is read before its output is written, which makes in == out safe. */
 void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const float *in,
                     float *out, size_t n);
-/* A swap's first call, at frame st->now: the path makes the incoming
- * filter's blocks from the next of each level on; returns the frame from
- * which they are the ones being read, the fade's first. */
-size_t gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming);
+/* A swap's first call, at frame st->now: the first frame from which the
+ * path could read the incoming filter's blocks of every level, made from
+ * the next block of each on (the fade's first frame: the latest of every
+ * path's). */
+size_t gf_nu_path_fade_from(const nu_state *st, const nu_path *path);
+/* The swap, with its fade over frames [from, to): the path makes the
+ * incoming filter's share of the blocks read within or after it, and the
+ * current filter's of those read before its end. */
+void gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming, size_t from,
+                     size_t to);
 
 #endif

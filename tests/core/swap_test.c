@@ -330,6 +330,26 @@ static void test_long_swaps(void **state)
     swap_check(&tc);
 }
 
+/* The zero-latency engine makes a level's blocks for both filters only
+ * where they are read within the fade, the current filter's alone before it
+ * and the incoming one's after it: fades from one frame to several of the
+ * 2048- and 8192-frame partitions of a 40000-tap plan (head 256), four
+ * channels with a tap set each, odd calls. */
+static void test_fade_spans(void **state)
+{
+    (void)state;
+    swap_case tc = cpu_case("fft zero latency, 4 channels, 40000 taps, fades to 20000 frames",
+                            GFIR_KERNEL_FFT, 40000, 512);
+    tc.inputs = tc.sets = 4;
+    tc.every = 47017;
+    tc.fade_min = 1;
+    tc.fade_max = 20000;
+    tc.frames = 5 * tc.every;
+    tc.max_call = 517;
+    tc.sampled = 1;
+    swap_check(&tc);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -491,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_reset_and_flush),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_long_swaps),
+        cmocka_unit_test(test_fade_spans),
         cmocka_unit_test(test_made_on_another_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,9 +69,11 @@ $calls
 A swap (gfir_plan_swap, crossfade of 2400 frames) from its call to its
 fade's end, stereo, started a third of the way into the cycle: the engine
 makes the new filter's blocks in those calls and fades once they are being
-read, so no call makes the new filter's share of every level at once. Each
-call keeps its least time over $runs swaps; the last column is the worst of
-them against a call with no swap running.
+read, so no call makes the new filter's share of every level at once; only
+the blocks read within the fade are made for both filters, in half steps
+spread over their slack. Each call keeps its least time over $runs swaps;
+the last column is the worst of them against the mean call with no swap
+running.
 
 $swaps
 
@@ -93,11 +95,16 @@ takes 43% of the cycles and FFTW with the four-step transforms' own loops
 scheme's factor of 8) and a forward and an inverse transform per frame, work
 the uniform engine at P 65536 does not have. At 4096
 taps the first level's 16 partitions of 256 take 39% (cmac) where the uniform
-engine has one of 4096. A swap's calls: the crossfade runs both filters'
-heads, multiply-accumulates and inverse transforms (the forward ones are
-shared), 1.5 to 2.5 times a call's work on average in the table above, and
-its worst calls (those that also carry a first-level block or a level's last
-units) 1.5 to 2.2 times the worst call with no swap.
+engine has one of 4096. A swap's calls, one by one
+(\`cpu_nupc_bench --swap-calls 1048576 64\`, 2026-11-27): before the fade
+only the 65536-frame level's block read at the fade's start runs both
+filters, each of its multiply-accumulate and inverse units twice, so in
+the last third of that block, where the inverse slices run, a call carries
+one slice more than the same call with no swap (about 9 us, stereo); the
+fade's first call is the cycle's heaviest call already (every level's block
+starts) and adds both filters' first-level blocks and heads; the fade's
+calls mix two outputs. Those are the worst calls, 2 to 2.6 times the mean
+call with no swap, about 1.2 to 1.5 times the worst call with no swap.
 Where a plan's latency budget covers a partition, the uniform engine is used.
 MD
 echo "cpu_nupc.sh: wrote the cpu-nupc section of docs/BENCHMARKS.md" >&2
