@@ -175,7 +175,13 @@ size_t gf_cpu_fft_uniform_min_taps(size_t partition)
  *     16384        128,1024 24.7, 256,2048 20.3
  *     262144       128,1024,8192 52.6, 256,2048,8192 51.9, 256,2048,16384 45.2
  *     2^20         128,1024,8192,65536 78.1, 256,2048,8192,65536 73.7
- * and in calls of 65536 frames (the same command with its call size
+ * Since 2026-11-27 every transform an engine executes is planned with
+ * FFTW_NO_BUFFERING (src/cpu/fftw.c), which allocates nothing inside
+ * execute, so that reason is gone; the same command then (2-core Xeon VM,
+ * load near 5) gave 256,2048,8192 against 256,2048,16384: 65536 taps 31.0
+ * and 35.1, 262144 49.6 and 43.6, 2^20 (with 65536) 63.7 and 65.2. A level
+ * of 16384 would pay only between 65536 and 262144 taps; not yet re-tuned.
+ * And in calls of 65536 frames (the same command with its call size
  * changed, one run each):
  *     4096 taps    256 11.2, 1024 7.7, 2048 10.5
  *     65536        256,2048,8192 33.0, 1024,8192 22.0, 2048,16384 23.3, 4096 13.0
