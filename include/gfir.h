@@ -658,8 +658,8 @@ GFIR_API double gfir_response_magnitude(const float *taps, size_t ntaps, double 
  * that budget; there the peak found is still a value the response reaches,
  * and the bound is that of the finest spacing reached. A negative
  * gfir_status as a double for bad arguments (GFIR_ERR_NULL, GFIR_ERR_TAPS)
- * or GFIR_ERR_NOMEM (about 8 bytes per tap, and FFTW's tables for the
- * transform; time: about that of two FFTs of twice the length).
+ * or GFIR_ERR_NOMEM (about 12 bytes per tap; time: about that of two FFTs
+ * of twice the length).
  */
 GFIR_API double gfir_response_peak(const float *taps, size_t ntaps);
 
@@ -686,8 +686,8 @@ typedef enum gfir_normalize {
  * GFIR_ERR_NULL, GFIR_ERR_TAPS (ntaps 0 or above GFIR_MAX_TAPS, nsets 0 or
  * above GFIR_MAX_PATHS), GFIR_ERR_ARG (a path's set, output or gain out of
  * range, npaths without paths, a measure not listed), GFIR_ERR_NOMEM
- * (peak: about 8 bytes per tap of each set, and FFTW's tables for one
- * transform). Beyond 16384 taps the sets' transforms and the outputs
+ * (peak: about 8 bytes per tap of each set, and 4 per tap for each output
+ * measured at once). Beyond 16384 taps the sets' transforms and the outputs
  * are measured on as many threads as the process has processors.
  */
 GFIR_API double gfir_filter_loudness(const float *taps, size_t ntaps, unsigned nsets,

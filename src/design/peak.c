@@ -276,127 +276,98 @@ static double grid_value(const group *g, size_t k)
     return v;
 }
 
-/* Grid point k's sum of magnitudes in float (a scan, not a result): the
- * same sum, in the same order, wherever it is taken, so that the scans for
- * the largest and for the candidates agree. */
-static inline float grid_float(const group *g, size_t k)
+/* The largest of n non-negative floats: their bits order as unsigned
+ * integers do, and that reduction vectorises where a float one may not. */
+static float largest_of(const float *v, size_t n)
 {
-    const gf_spectra *sp = g->sp;
-    float v = 0;
-    for (unsigned j = 0; j < g->n; j++) {
-        const float *b = sp->bins[(size_t)g->sets[j] * sp->stride + k];
-        const float a = (float)fabs(g->gains[j]) * sqrtf(b[0] * b[0] + b[1] * b[1]);
-        v = j ? v + a : a;
+    uint32_t top = 0;
+    float out;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t u;
+        memcpy(&u, &v[k], sizeof u);
+        top = u > top ? u : top;
     }
-    return v;
+    memcpy(&out, &top, sizeof out);
+    return out;
 }
 
-/* The bits of a non-negative float, which order as the floats do: the
- * scans below compare integers, which vectorises where a float comparison
- * may not. */
-static inline uint32_t float_bits(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-
-/* One set's largest weighted bin, the grid's largest float sum (in bits)
- * when the group is that set alone. */
-static uint32_t set_largest(const group *g, unsigned j)
+/* The grid's sums of magnitudes, in float (a scan, not a result), into
+ * vals; the sum over the sets of each one's largest weighted bin (what
+ * bounds any interpolated value's dropped terms) into *largest. */
+static void grid_values(const group *g, float *vals, double *largest)
 {
     const gf_spectra *sp = g->sp;
     const size_t points = sp->m_points / 2 + 1;
-    const float *b = sp->bins[(size_t)g->sets[j] * sp->stride];
-    const float gain = (float)fabs(g->gains[j]);
-    uint32_t top = 0;
-    for (size_t k = 0; k < points; k++) {
-        const uint32_t u = float_bits(gain * sqrtf(b[2 * k] * b[2 * k] + b[2 * k + 1] * b[2 * k + 1]));
-        top = u > top ? u : top;
-    }
-    return top;
-}
-
-/* The grid's largest value, in double (a float sum can round either way),
- * and into *largest the sum over the sets of each one's largest weighted
- * bin (what bounds any interpolated value's dropped terms). Nothing is
- * written: a grid of values in memory cost a first touch of M / 2 floats
- * an output, on a shared machine as much as the scan itself. */
-static double grid_best(const group *g, double *largest)
-{
-    const size_t points = g->sp->m_points / 2 + 1;
-    uint32_t top_bits = 0;
-    size_t top = 0;
     *largest = 0;
     for (unsigned j = 0; j < g->n; j++) {
-        const uint32_t u = set_largest(g, j);
-        float v;
-        memcpy(&v, &u, sizeof v);
-        *largest += v;
-        top_bits = g->n == 1 ? u : top_bits;
-    }
-    if (g->n > 1)
+        const float *b = sp->bins[(size_t)g->sets[j] * sp->stride];
+        const float gain = (float)fabs(g->gains[j]);
+        uint32_t top = 0;
+        float most;
         for (size_t k = 0; k < points; k++) {
-            const uint32_t u = float_bits(grid_float(g, k));
-            top_bits = u > top_bits ? u : top_bits;
+            const float a = gain * sqrtf(b[2 * k] * b[2 * k] + b[2 * k + 1] * b[2 * k + 1]);
+            uint32_t u;
+            memcpy(&u, &a, sizeof u);
+            top = u > top ? u : top;
+            vals[k] = j ? vals[k] + a : a;
         }
-    /* the first point of that value, as the first of several equal ones */
-    while (top + 1 < points && float_bits(grid_float(g, top)) != top_bits)
-        top++;
-    return grid_value(g, top);
+        memcpy(&most, &top, sizeof most);
+        *largest += most;
+    }
 }
 
 /* The grid's points whose float value is within a float's rounding of
- * threshold or above, as samples (*n of them, or more than most) with their
- * values in double, or NULL without memory or when they are more than most. */
-static sample *grid_candidates(const group *g, double threshold, size_t most, size_t *n)
+ * threshold or above, as samples (*n of them) with their values in double,
+ * or NULL without memory or when they are more than most. */
+static sample *grid_candidates(const group *g, const float *vals, double threshold, size_t most,
+                               size_t *n)
 {
     const size_t points = g->sp->m_points / 2 + 1;
-    const uint32_t below = float_bits((float)(threshold * (1 - 1e-6)));
-    size_t count = 0, room = 64;
-    sample *list = malloc(room * sizeof *list);
-    *n = 0;
-    if (!list)
-        return NULL;
-    for (size_t k = 0; k < points; k++) {
-        if (float_bits(grid_float(g, k)) < below)
-            continue;
-        if (count == most) {
-            *n = most + 1;
-            free(list);
-            return NULL;
-        }
-        if (count == room) {
-            sample *more = realloc(list, 2 * room * sizeof *list);
-            if (!more) {
-                free(list);
-                return NULL;
-            }
-            list = more;
-            room *= 2;
-        }
-        list[count++] = (sample){(long)k, 0, grid_value(g, k)};
-    }
+    const float below = (float)(threshold * (1 - 1e-6));
+    sample *list;
+    size_t count = 0;
+    for (size_t k = 0; k < points; k++)
+        count += vals[k] >= below;
     *n = count;
+    if (count > most || !(list = malloc((count ? count : 1) * sizeof *list)))
+        return NULL;
+    count = 0;
+    for (size_t k = 0; k < points; k++)
+        if (vals[k] >= below)
+            list[count++] = (sample){(long)k, 0, grid_value(g, k)};
     return list;
+}
+
+/* The grid's largest value, in double (a float sum can round either way),
+ * and the float values into vals. */
+static double grid_best(const group *g, float *vals, double *largest)
+{
+    const size_t points = g->sp->m_points / 2 + 1;
+    size_t top = 0;
+    grid_values(g, vals, largest);
+    const float most = largest_of(vals, points);
+    while (top + 1 < points && vals[top] != most)
+        top++;
+    return grid_value(g, top);
 }
 
 static int refine(group *g, gf_peak_result *out)
 {
     const gf_spectra *sp = g->sp;
     const double m = (double)(sp->ntaps - 1) / 2;
-    const size_t budget = 16384 + sp->m_points / 64;
+    const size_t budget = 16384 + sp->m_points / 64, points = sp->m_points / 2 + 1;
     double best, largest = 0;
     size_t n = 0;
     sample *list = NULL;
+    float *vals = grid_alloc(points * sizeof *vals);
     weight_cache *wc = calloc(1, sizeof *wc);
     int st = GFIR_ERR_NOMEM;
 
-    if (!wc)
+    if (!vals || !wc)
         goto done;
     wc->store = malloc(PEAK_CACHED * PEAK_WEIGHTS * sizeof *wc->store);
     out->evaluations = 0;
-    best = grid_best(g, &largest);
+    best = grid_best(g, vals, &largest);
     g->eps = largest * dropped_share(sp);
     /* level s: every point within pi / M / 2^s of a sample */
     for (int level = 0;; level++) {
@@ -408,7 +379,7 @@ static int refine(group *g, gf_peak_result *out)
             break;
         if (!list) {
             /* the grid, whose candidates are listed once the bound is known */
-            list = grid_candidates(g, threshold, left / 2, &n);
+            list = grid_candidates(g, vals, threshold, left / 2, &n);
             if (!list && n <= left / 2)
                 goto done;
             if (!list)
@@ -432,6 +403,7 @@ static int refine(group *g, gf_peak_result *out)
     st = GFIR_OK;
 done:
     free(list);
+    free(vals);
     if (wc)
         free(wc->store);
     free(wc);
