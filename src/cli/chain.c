@@ -178,7 +178,7 @@ int cli_chain_from_design(const cli_options *o, cli_design *d, size_t block_fram
     }
     if (cli_design_settle(o->filter, d, &gain))
         goto fail;
-    chain->gain = (float)gain;
+    chain->gain = gain;
     say_scale(o, d);
     for (size_t i = 0; i < chain->nplans; i++) {
         cli_taps t;
@@ -239,12 +239,12 @@ static gfir_status run_rest(cli_chain *chain, float *out, size_t frames)
 static gfir_status finish(cli_chain *chain, float *out, size_t frames)
 {
     const gfir_status st = run_rest(chain, out, frames);
-    const float gain = chain->gain;
+    const double gain = chain->gain; /* in double: what a float holds the taps' product may not */
     const size_t n = frames * gfir_plan_out_channels(chain->plans[chain->nplans - 1]);
     if (st != GFIR_OK || gain == 1)
         return st;
     for (size_t k = 0; k < n; k++)
-        out[k] *= gain;
+        out[k] = (float)(out[k] * gain);
     return GFIR_OK;
 }
 

@@ -20,7 +20,7 @@ typedef struct cli_chain {
     unsigned max_channels;      /* the most any plan gives or takes: what the buffers of
                                    cli_chain_execute's output must hold a frame of */
     float *scratch;             /* --no-fold, where a stage changes the channels: its output */
-    float gain;                 /* what the plans' output is multiplied by: the scale of a
+    double gain;                /* what the plans' output is multiplied by: the scale of a
                                    normalisation measured while they were made, else 1 */
     size_t block_frames;
 } cli_chain;

@@ -480,6 +480,14 @@ def normalize_long_while_planning(d):
         run(d, "xs.wav", "y.wav", "--ir", "ts.wav", *extra)
         err = rel_l2(read(d.p("y.wav"))[1], routed(xs, ts) / loudest_peak(ts))
         assert err < REL_L2, f"true stereo {extra}: {err}"
+    # a scale past the largest float (a quiet room, a large --gain) whose
+    # scaled taps and output are floats: the output's gain is a double
+    q = wav(d, "quiet.wav", h / np.abs(h).max() * 1e-10)
+    qp = [(0, 0, q[:, 0], 1), (0, 1, q[:, 1], 1)]
+    assert 10 ** 35 / loudest_peak(qp) > np.finfo(np.float32).max
+    run(d, "x.wav", "y.wav", "--ir", "quiet.wav", "--gain", "700", "--format", "wav:float")
+    err = rel_l2(read(d.p("y.wav"))[1], routed(x, qp) / loudest_peak(qp) * 10 ** 35)
+    assert err < REL_L2, f"a scale of {10 ** 35 / loudest_peak(qp):g}: {err}"
     # what the measurement finds fails the run as before, with no OUTPUT
     wav(d, "silent.wav", np.zeros((n, 2)))
     fails(d, ["x.wav", "out.wav", "--ir", "silent.wav", *ENGINE], 1, "--normalize peak",
