@@ -125,11 +125,11 @@ fftwf_plan gf_fftw_many_make(int n, int howmany, fftwf_complex *in, int istride,
     return plan;
 }
 
-fftwf_plan gf_fftw_dft_once(int n, fftwf_complex *inout)
+fftwf_plan gf_fftw_r2c_once(int n, float *in, fftwf_complex *out)
 {
     fftwf_plan plan;
     pthread_mutex_lock(&planner_lock);
-    plan = fftwf_plan_dft_1d(n, inout, inout, FFTW_FORWARD, FFTW_ESTIMATE);
+    plan = fftwf_plan_dft_r2c_1d(n, in, out, FFTW_ESTIMATE);
     pthread_mutex_unlock(&planner_lock);
     return plan;
 }

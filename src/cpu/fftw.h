@@ -41,13 +41,13 @@ void gf_fftw_pair_destroy(gf_fftw_pair *pair);
  * other arrays of the same alignment. NULL on failure. */
 fftwf_plan gf_fftw_many_make(int n, int howmany, fftwf_complex *in, int istride, int idist,
                              fftwf_complex *out, int ostride, int odist, int sign);
-/* A forward complex transform of n points in place, planned for one use
- * (FFTW_ESTIMATE, neither measured nor saved as wisdom: measuring a size met
- * once would cost more than the transform), under the same lock. NULL on
- * failure; destroy with gf_fftw_plan_destroy. */
-fftwf_plan gf_fftw_dft_once(int n, fftwf_complex *inout);
+/* A forward real transform of n points planned for one use (FFTW_ESTIMATE,
+ * neither measured nor saved as wisdom: measuring a size met once would cost
+ * more than the transform), under the same lock; in place when in is
+ * (float *)out. NULL on failure; destroy with gf_fftw_plan_destroy. */
+fftwf_plan gf_fftw_r2c_once(int n, float *in, fftwf_complex *out);
 
-/* Destroys what many_make or dft_once made; NULL is allowed. */
+/* Destroys what many_make or r2c_once made; NULL is allowed. */
 void gf_fftw_plan_destroy(fftwf_plan plan);
 
 #endif

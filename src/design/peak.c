@@ -3,12 +3,7 @@
  *
  * One real FFT per tap set at M points, M the smallest 2^a 3^b 5^c of at
  * least twice the length (and 8192), samples the response; what lies between
- * the samples is bounded and refined without another transform. The real
- * FFT is a complex one of M/2 points over the taps' even and odd samples,
- * unpacked: FFTW_ESTIMATE plans it for a 30-s room in 3 ms where it took 20
- * ms to plan the real one of M points, under the lock every FFTW planner
- * call takes, which held back the plans the command line makes meanwhile;
- * the unpacking costs about what the real transform's planning saved.
+ * the samples is bounded and refined without another transform.
  *
  * The bound. Let P be the true peak, at w*, and L the length. Turned by the
  * phase that makes each set's term real at w*, the sum of magnitudes is at
@@ -415,82 +410,22 @@ done:
     return st;
 }
 
-/* The unpacking's twiddles e^{-2 pi i k / M}, k = hi * UNPACK_SPLIT + lo,
- * as products of two short tables in double: a sine and cosine for every k
- * of a 30-s room would cost more than its transform. */
-#define UNPACK_SPLIT 1024
-
-typedef struct unpack_tables {
-    double (*lo)[2];            /* e^{-2 pi i lo / M}, lo < UNPACK_SPLIT */
-    double (*hi)[2];            /* e^{-2 pi i hi UNPACK_SPLIT / M}, hi <= M / 4 / UNPACK_SPLIT */
-} unpack_tables;
-
-static int tables_make(unpack_tables *t, size_t m_points)
-{
-    const size_t nhi = m_points / 4 / UNPACK_SPLIT + 1;
-    t->lo = malloc(UNPACK_SPLIT * sizeof *t->lo);
-    t->hi = malloc(nhi * sizeof *t->hi);
-    if (!t->lo || !t->hi)
-        return 0;
-    for (size_t k = 0; k < UNPACK_SPLIT; k++) {
-        t->lo[k][0] = cos(2 * pi * (double)k / (double)m_points);
-        t->lo[k][1] = -sin(2 * pi * (double)k / (double)m_points);
-    }
-    for (size_t k = 0; k < nhi; k++) {
-        const double a = 2 * pi * (double)(k * UNPACK_SPLIT) / (double)m_points;
-        t->hi[k][0] = cos(a);
-        t->hi[k][1] = -sin(a);
-    }
-    return 1;
-}
-
-/* The real FFT's bins 0 .. N of x (M = 2N points) from Z, the complex FFT of
- * N points of z[n] = x[2n] + i x[2n + 1], in place: with E and O the FFTs
- * of the even and odd samples, E[k] = (Z[k] + Z*[N-k]) / 2 and
- * O[k] = -i (Z[k] - Z*[N-k]) / 2, X[k] = E[k] + W^k O[k] and
- * X[N-k] = (E[k] - W^k O[k])*, W = e^{-2 pi i / M}; in double. */
-static void unpack(fftwf_complex *b, size_t n, const unpack_tables *t)
-{
-    const double r0 = b[0][0], i0 = b[0][1];
-    b[0][0] = (float)(r0 + i0);
-    b[0][1] = 0;
-    b[n][0] = (float)(r0 - i0);
-    b[n][1] = 0;
-    for (size_t k = 1; 2 * k <= n; k++) {
-        const double *lo = t->lo[k % UNPACK_SPLIT], *hi = t->hi[k / UNPACK_SPLIT];
-        const double wr = hi[0] * lo[0] - hi[1] * lo[1], wi = hi[0] * lo[1] + hi[1] * lo[0];
-        const double ar = b[k][0], ai = b[k][1], br = b[n - k][0], bi = -b[n - k][1];
-        const double er = (ar + br) / 2, ei = (ai + bi) / 2;
-        const double or_ = (ai - bi) / 2, oi = -(ar - br) / 2;
-        const double tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
-        b[k][0] = (float)(er + tr);
-        b[k][1] = (float)(ei + ti);
-        if (2 * k < n) {
-            b[n - k][0] = (float)(er - tr);
-            b[n - k][1] = (float)(-(ei - ti));
-        }
-    }
-}
-
 /* The sets' transforms, in place: each set's taps zero-padded where its
- * bins go, which as complex numbers are z. */
+ * bins go. */
 typedef struct transform_job {
     gf_spectra *sp;
     const float *taps;
     fftwf_plan plan;
-    unpack_tables tables;
-    int tables_made;
 } transform_job;
 
-/* Task 0 plans the transform and makes the unpacking's tables while the
- * others lay out a set each (the first touch of their memory). */
+/* Task 0 plans the transform while the others lay out a set each (the
+ * first touch of their memory, which costs about as much as the plan). */
 static void plan_or_lay_out(void *arg, size_t task)
 {
     transform_job *job = arg;
     gf_spectra *sp = job->sp;
     if (task == 0) {
-        job->plan = gf_fftw_dft_once((int)(sp->m_points / 2), sp->bins);
-        job->tables_made = tables_make(&job->tables, sp->m_points);
+        job->plan = gf_fftw_r2c_once((int)sp->m_points, (float *)sp->bins, sp->bins);
         return;
     }
     float *in = (float *)(sp->bins + (task - 1) * sp->stride);
@@ -502,8 +437,7 @@ static void transform_set(void *arg, size_t s)
 {
     transform_job *job = arg;
     fftwf_complex *bins = job->sp->bins + s * job->sp->stride;
-    fftwf_execute_dft(job->plan, bins, bins);
-    unpack(bins, job->sp->m_points / 2, &job->tables);
+    fftwf_execute_dft_r2c(job->plan, (float *)bins, bins);
 }
 
 /* pool's threads (or the caller alone, without one) run fn for tasks
@@ -521,7 +455,7 @@ static void run_tasks(gf_pool *pool, gf_task_fn fn, void *arg, size_t n)
 gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_pool *pool)
 {
     gf_spectra *sp = calloc(1, sizeof *sp);
-    transform_job job = {sp, taps, NULL, {NULL, NULL}, 0};
+    transform_job job = {sp, taps, NULL};
     const size_t target = 2 * ntaps > PEAK_MIN_GRID ? 2 * ntaps : PEAK_MIN_GRID;
 
     if (!sp)
@@ -535,18 +469,13 @@ gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_
     /* a set a task: one set's transform is a pass over memory that no
      * thread splits */
     run_tasks(pool, plan_or_lay_out, &job, (size_t)nsets + 1);
-    if (!job.plan || !job.tables_made)
+    if (!job.plan)
         goto fail;
     run_tasks(pool, transform_set, &job, nsets);
     gf_fftw_plan_destroy(job.plan);
-    free(job.tables.lo);
-    free(job.tables.hi);
     interpolator_init(sp);
     return sp;
 fail:
-    gf_fftw_plan_destroy(job.plan);
-    free(job.tables.lo);
-    free(job.tables.hi);
     gf_spectra_free(sp);
     return NULL;
 }
@@ -557,12 +486,6 @@ void gf_spectra_free(gf_spectra *sp)
         return;
     free(sp->bins);
     free(sp);
-}
-
-const float *gf_spectra_bins(const gf_spectra *sp, unsigned s, size_t *m_points)
-{
-    *m_points = sp->m_points;
-    return (const float *)(sp->bins + (size_t)s * sp->stride);
 }
 
 int gf_spectra_peak(const gf_spectra *sp, const unsigned *sets, const double *gains, unsigned n,

@@ -29,11 +29,6 @@ typedef struct gf_spectra gf_spectra;
 gf_spectra *gf_spectra_make(const float *taps, size_t ntaps, unsigned nsets, gf_pool *pool);
 void gf_spectra_free(gf_spectra *sp);
 
-/* Set s's bins 0 .. M/2 of its M-point transform, interleaved real and
- * imaginary parts, and M into *m_points: what the tests check the
- * transform by. */
-const float *gf_spectra_bins(const gf_spectra *sp, unsigned s, size_t *m_points);
-
 /* max over w of sum_i |gains[i]| |H_{sets[i]}(e^{jw})| for i < n.
  * 0 (GFIR_OK), or GFIR_ERR_NOMEM. Several calls may run at once. */
 int gf_spectra_peak(const gf_spectra *sp, const unsigned *sets, const double *gains, unsigned n,

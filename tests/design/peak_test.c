@@ -22,7 +22,6 @@
 #include "test_util.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -262,54 +261,6 @@ static void test_errors(void **state)
     assert_true(gfir_filter_loudness(h, 4, 1, NULL, 0, GFIR_NORMALIZE_ENERGY) == 0.0);
 }
 
-/* The grid itself: the bins of a complex transform of M/2 points unpacked
- * into the real one's, against the DFT summed in double at every 23rd bin,
- * at both ends and around the middle. M = 2 x 5^6 (15601 taps: M/2 odd, its middle pair
- * unpaired) and 2^2 3^4 5^3 (20011 taps: M/2 even, a middle bin of its
- * own); two sets, so the second's stride counts. Tolerance: 1e-5 of the
- * largest bin, the float transform's rounding (file header). */
-static void check_bins(size_t ntaps, size_t want_m, uint64_t *rng)
-{
-    float *h = malloc(2 * ntaps * sizeof *h);
-    gf_spectra *sp;
-    size_t m = 0;
-    assert_non_null(h);
-    test_fill(h, 2 * ntaps, rng);
-    sp = gf_spectra_make(h, ntaps, 2, NULL);
-    assert_non_null(sp);
-    for (unsigned s = 0; s < 2; s++) {
-        const float *b = gf_spectra_bins(sp, s, &m);
-        const float *x = h + (size_t)s * ntaps;
-        double largest = 0, worst = 0;
-        assert_int_equal(m, want_m);
-        for (size_t k = 0; k <= m / 2; k++)
-            largest = fmax(largest, hypot(b[2 * k], b[2 * k + 1]));
-        for (size_t k = 0; k <= m / 2; k++) {
-            double re = 0, im = 0;
-            if (k % 23 && k != m / 2 && (k + 3 < m / 4 || k > m / 4 + 3))
-                continue;
-            for (size_t t = 0; t < ntaps; t++) {
-                const double a = TWO_PI * (double)((k * t) % m) / (double)m;
-                re += x[t] * cos(a);
-                im -= x[t] * sin(a);
-            }
-            worst = fmax(worst, hypot(b[2 * k] - re, b[2 * k + 1] - im));
-        }
-        if (!(worst <= PEAK_TOLERANCE * largest))
-            fail_msg("%zu taps, set %u: a bin %.3g off, of %.3g", ntaps, s, worst, largest);
-    }
-    gf_spectra_free(sp);
-    free(h);
-}
-
-static void test_bins(void **state)
-{
-    uint64_t rng = 0x9ea40002;
-    (void)state;
-    check_bins(15601, 31250, &rng);
-    check_bins(20011, 40500, &rng);
-}
-
 /* The onset: the first frame of any set within the level of the largest. */
 static void test_onset(void **state)
 {
@@ -330,7 +281,6 @@ int main(void)
         cmocka_unit_test(test_random),       cmocka_unit_test(test_narrow_band),
         cmocka_unit_test(test_flat),         cmocka_unit_test(test_loudness),
         cmocka_unit_test(test_errors),       cmocka_unit_test(test_onset),
-        cmocka_unit_test(test_bins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
