@@ -132,13 +132,23 @@ int cli_live_plan(const cli_options *o, const cli_design *d, size_t block_frames
     return 0;
 }
 
-int cli_chain_from_design(const cli_options *o, const cli_design *d, size_t block_frames,
+/* Stage i's taps, or the folded filter's. */
+static void plan_taps(const cli_options *o, const cli_design *d, size_t i, cli_taps *t)
+{
+    if (o->no_fold)
+        cli_design_stage(d, i, t);
+    else
+        cli_design_whole(d, t);
+}
+
+int cli_chain_from_design(const cli_options *o, cli_design *d, size_t block_frames,
                           size_t expected_frames, cli_chain *chain)
 {
     char what[64];
+    double gain;
 
     memset(chain, 0, sizeof *chain);
-    say_scale(o, d);
+    chain->gain = 1;
     chain->nplans = o->no_fold ? d->nstages : 1;
     /* the alignment counts an IR's trailing silence, dropped from the taps:
      * the tail of --align full, and the delay of `same`, are the files' */
@@ -151,12 +161,11 @@ int cli_chain_from_design(const cli_options *o, const cli_design *d, size_t bloc
         cli_error("out of memory");
         goto fail;
     }
+    /* a normalisation still measured (cli_design_begin) goes on meanwhile:
+     * these taps are unscaled, and the scale joins the output */
     for (size_t i = 0; i < chain->nplans; i++) {
         cli_taps t;
-        if (o->no_fold)
-            cli_design_stage(d, i, &t);
-        else
-            cli_design_whole(d, &t);
+        plan_taps(o, d, i, &t);
         /* the writer drops the engine's latency: files grant any */
         if (make_plan(o, &t, block_frames, GFIR_LATENCY_ANY, expected_frames,
                       &chain->plans[i]) != GFIR_OK) {
@@ -166,6 +175,14 @@ int cli_chain_from_design(const cli_options *o, const cli_design *d, size_t bloc
         chain->latency_frames += gfir_plan_latency(chain->plans[i]);
         chain->max_channels = t.inputs > chain->max_channels ? t.inputs : chain->max_channels;
         chain->max_channels = t.outputs > chain->max_channels ? t.outputs : chain->max_channels;
+    }
+    if (cli_design_settle(o->filter, d, &gain))
+        goto fail;
+    chain->gain = gain;
+    say_scale(o, d);
+    for (size_t i = 0; i < chain->nplans; i++) {
+        cli_taps t;
+        plan_taps(o, d, i, &t);
         what[0] = '\0';
         if (o->no_fold)
             snprintf(what, sizeof what, "stage %zu: ", i + 1);
@@ -192,7 +209,7 @@ int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, si
     int rc;
 
     memset(chain, 0, sizeof *chain);
-    if ((o->no_fold ? cli_design_stages : cli_design_build)(o->filter, rate_hz, channels,
+    if ((o->no_fold ? cli_design_stages : cli_design_begin)(o->filter, rate_hz, channels,
                                                            o->quiet, &d))
         return 1;
     rc = cli_chain_from_design(o, &d, block_frames, expected_frames, chain);
@@ -218,16 +235,29 @@ static gfir_status run_rest(cli_chain *chain, float *out, size_t frames)
     return GFIR_OK;
 }
 
+/* The rest of the stages, then the gain the plans lack. */
+static gfir_status finish(cli_chain *chain, float *out, size_t frames)
+{
+    const gfir_status st = run_rest(chain, out, frames);
+    const double gain = chain->gain; /* in double: what a float holds the taps' product may not */
+    const size_t n = frames * gfir_plan_out_channels(chain->plans[chain->nplans - 1]);
+    if (st != GFIR_OK || gain == 1)
+        return st;
+    for (size_t k = 0; k < n; k++)
+        out[k] = (float)(out[k] * gain);
+    return GFIR_OK;
+}
+
 gfir_status cli_chain_execute(cli_chain *chain, const float *in, float *out, size_t frames)
 {
     gfir_status st = gfir_plan_execute(chain->plans[0], in, out, frames);
-    return st != GFIR_OK ? st : run_rest(chain, out, frames);
+    return st != GFIR_OK ? st : finish(chain, out, frames);
 }
 
 gfir_status cli_chain_flush(cli_chain *chain, float *out, size_t frames)
 {
     gfir_status st = gfir_plan_flush(chain->plans[0], out, frames);
-    return st != GFIR_OK ? st : run_rest(chain, out, frames);
+    return st != GFIR_OK ? st : finish(chain, out, frames);
 }
 
 const char *cli_chain_error(const cli_chain *chain, gfir_status status)

@@ -20,6 +20,8 @@ typedef struct cli_chain {
     unsigned max_channels;      /* the most any plan gives or takes: what the buffers of
                                    cli_chain_execute's output must hold a frame of */
     float *scratch;             /* --no-fold, where a stage changes the channels: its output */
+    double gain;                /* what the plans' output is multiplied by: the scale of a
+                                   normalisation measured while they were made, else 1 */
     size_t block_frames;
 } cli_chain;
 
@@ -38,9 +40,11 @@ int cli_chain_create(const cli_options *o, double rate_hz, unsigned channels, si
                      size_t expected_frames, cli_chain *chain);
 struct cli_design;
 /* The same for a chain designed already at the file's rate for its channels
- * (filter/filter.h): folded, or with --no-fold its stages. d is only read,
- * and may be freed once the chain is made. */
-int cli_chain_from_design(const cli_options *o, const struct cli_design *d, size_t block_frames,
+ * (filter/filter.h): folded, or with --no-fold its stages. A normalisation
+ * that cli_design_begin left measuring is settled once the plans are made
+ * (the taps scaled, the plans' output by the gain they lack); otherwise d is
+ * only read. d may be freed once the chain is made. */
+int cli_chain_from_design(const cli_options *o, struct cli_design *d, size_t block_frames,
                           size_t expected_frames, cli_chain *chain);
 /* The live plan for a chain designed already (filter/filter.h) for the
  * stream's channels: no latency budget, blocks of up to block_frames; it

@@ -449,6 +449,55 @@ def normalize_modes(d):
 
 
 @test("conditioning")
+def normalize_long_while_planning(d):
+    """Beyond 16384 taps --normalize is measured on a thread of its own while
+    the plans are made from the unscaled taps, and the scale joins the output
+    (src/cli/filter/measure.h): the output is still the float64 routed
+    reference over the float64 loudness, to the 1e-5 of every check here."""
+    n = 20011
+    x = wav(d, "x.wav", d.noise(3001))
+    h = wav(d, "st.wav", room(d, n, 2, decay=n / 4) * 5)
+    paths = [(0, 0, h[:, 0], 1), (0, 1, h[:, 1], 1)]
+    peak = loudest_peak(paths)
+    r = run(d, "x.wav", "y.wav", "--ir", "st.wav", "-v")
+    _, y = read(d.p("y.wav"))
+    assert rel_l2(y, routed(x, paths) / peak) < REL_L2, "default: peak"
+    # the gain's line before the plan's, as without the thread
+    lines = r.stderr.splitlines()
+    said = [i for i, l in enumerate(lines) if f"{-20 * np.log10(peak):+.2f} dB" in l]
+    plan = [i for i, l in enumerate(lines) if "backend " in l]
+    assert said and plan and said[0] < plan[0], r.stderr
+    r = run(d, "--describe", "--ir", "st.wav")
+    assert f"scaled by {-20 * np.log10(peak):+.2f} dB" in r.stdout, (peak, r.stdout)
+    # energy with --gain, true stereo (two paths into each output), --no-fold
+    run(d, "x.wav", "y.wav", "--ir", "st.wav", "--normalize", "energy", "--gain", "-2")
+    err = rel_l2(read(d.p("y.wav"))[1], routed(x, paths) / loudest_energy(paths) * 10 ** -0.1)
+    assert err < REL_L2, f"--normalize energy: {err}"
+    xs = wav(d, "xs.wav", d.noise(2001, 2))
+    t = wav(d, "ts.wav", room(d, n, 4, decay=n / 4))
+    ts = [(0, 0, t[:, 0], 1), (0, 1, t[:, 1], 1), (1, 0, t[:, 2], 1), (1, 1, t[:, 3], 1)]
+    for extra in ([], ["--no-fold"]):
+        run(d, "xs.wav", "y.wav", "--ir", "ts.wav", *extra)
+        err = rel_l2(read(d.p("y.wav"))[1], routed(xs, ts) / loudest_peak(ts))
+        assert err < REL_L2, f"true stereo {extra}: {err}"
+    # a scale past the largest float (a quiet room, a large --gain) whose
+    # scaled taps and output are floats: the output's gain is a double
+    q = wav(d, "quiet.wav", h / np.abs(h).max() * 1e-10)
+    qp = [(0, 0, q[:, 0], 1), (0, 1, q[:, 1], 1)]
+    assert 10 ** 35 / loudest_peak(qp) > np.finfo(np.float32).max
+    run(d, "x.wav", "y.wav", "--ir", "quiet.wav", "--gain", "700", "--format", "wav:float")
+    err = rel_l2(read(d.p("y.wav"))[1], routed(x, qp) / loudest_peak(qp) * 10 ** 35)
+    assert err < REL_L2, f"a scale of {10 ** 35 / loudest_peak(qp):g}: {err}"
+    # what the measurement finds fails the run as before, with no OUTPUT
+    wav(d, "silent.wav", np.zeros((n, 2)))
+    fails(d, ["x.wav", "out.wav", "--ir", "silent.wav", *ENGINE], 1, "--normalize peak",
+          "silent at every output")
+    fails(d, ["x.wav", "out.wav", "--ir", "st.wav", "--gain", "1e9", *ENGINE], 1, "--gain",
+          "overflow")
+    fails(d, ["--describe", "--ir", "silent.wav"], 1, "silent at every output", output="-")
+
+
+@test("conditioning")
 def normalize_peak_is_the_true_peak(d):
     """A resonance's peak is as narrow as its length allows; a grid four to
     eight times as fine as the IR read it up to 1% low (0.1 dB), and

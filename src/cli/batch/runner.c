@@ -194,7 +194,9 @@ static cli_chain *chain_for(worker *w, const manifest_job *j, const SF_INFO *inf
      * had while the parsers used strtok) kept a second GPU idle */
     o.filter = batch_filter_for(r->bo, j);
     o.quiet = 1;
-    designed = o.filter && !(o.no_fold ? cli_design_stages : cli_design_build)(
+    /* begun as single-file gfir begins it (a long filter's --normalize
+     * measured while the plans are made), for the same samples */
+    designed = o.filter && !(o.no_fold ? cli_design_stages : cli_design_begin)(
                                o.filter, info->samplerate, (unsigned)info->channels, 1, &d);
     if (designed) {
         rc = cli_chain_from_design(&o, &d, r->block, expected, &slot->chain);

@@ -27,7 +27,7 @@ typedef int (*cli_file_ready)(void *ctx, const struct cli_chain *chain);
  * not closed. d: the filter designed already at INPUT's rate for its
  * channels (filter/filter.h), or NULL to design it here. ready may be NULL. */
 int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
-                      const struct cli_design *d, cli_file_ready ready, void *ctx);
+                      struct cli_design *d, cli_file_ready ready, void *ctx);
 
 /*
  * Opens INPUT ("-": standard input) for reading: one line and 1 when it is

@@ -131,7 +131,7 @@ static SF_INFO as_filtered(const cli_options *o, const SF_INFO *in_info)
 }
 
 int cli_run_file_from(const cli_options *o, SNDFILE *in, const SF_INFO *in_info,
-                      const struct cli_design *d, cli_file_ready ready, void *ctx)
+                      struct cli_design *d, cli_file_ready ready, void *ctx)
 {
     const SF_INFO rated = as_filtered(o, in_info);
     SF_INFO out_info;

@@ -6,6 +6,7 @@
 #include "filter/filter.h"
 #include "filter/ceiling.h"
 #include "filter/layout.h"
+#include "filter/measure.h"
 #include "filter/mix.h"
 #include "filter/preset.h"
 #include "filter/sets.h"
@@ -22,6 +23,9 @@
 
 #define MAX_OVERRIDES 32
 #define PATH_LEN 4096
+/* Taps beyond which --normalize is measured while the plans are made: where
+ * the measurement's transforms pay for a thread (design/loudness.c). */
+#define DEFER_TAPS 16384
 
 cli_filter *cli_filter_new(void)
 {
@@ -308,13 +312,11 @@ static double loudness(const cli_design *d, cli_normalize how)
                                 (gfir_normalize)how);
 }
 
-static int scale_design(const cli_filter *f, cli_design *d)
+/* The scale once the loudness is known (level; unused without a
+ * normalisation), applied to the taps. */
+static int scale_by(const cli_filter *f, cli_design *d, double level)
 {
-    d->scale = pow(10.0, f->gain_db / 20.0);
-    d->normalize = cli_filter_normalize(f);
     if (d->normalize != CLI_NORMALIZE_NONE) {
-        /* with --dry, the wet sound's: the dry signal keeps its level */
-        const double level = d->wet_loudness > 0 ? d->wet_loudness : loudness(d, d->normalize);
         if (level < 0)
             return cli_error("--normalize %s: measuring %zu taps: %s",
                              normalize_names[d->normalize], d->ntaps,
@@ -327,6 +329,42 @@ static int scale_design(const cli_filter *f, cli_design *d)
     /* an unfolded chain takes the scale in its first stage */
     return (d->taps && scale_taps(f, d, d->taps, (size_t)d->filter_channels * d->ntaps)) ||
            scale_taps(f, d, d->stages[0].taps, (size_t)d->stages[0].nsets * d->stages[0].ntaps);
+}
+
+/* With defer, a long folded filter's loudness is measured on a thread of its
+ * own (measure.h) and its taps stay unscaled until cli_design_settle. */
+static int scale_design(const cli_filter *f, cli_design *d, int defer)
+{
+    d->scale = pow(10.0, f->gain_db / 20.0);
+    d->normalize = cli_filter_normalize(f);
+    if (d->normalize == CLI_NORMALIZE_NONE)
+        return scale_by(f, d, 1);
+    /* with --dry, the wet sound's: the dry signal keeps its level */
+    if (d->wet_loudness > 0)
+        return scale_by(f, d, d->wet_loudness);
+    if (defer && d->taps && d->ntaps > DEFER_TAPS) {
+        cli_taps whole;
+        cli_design_whole(d, &whole);
+        d->measure = cli_measure_start(whole.taps, whole.ntaps, whole.nsets, whole.paths,
+                                       whole.npaths, (gfir_normalize)d->normalize);
+        if (d->measure)
+            return 0;
+    }
+    return scale_by(f, d, loudness(d, d->normalize));
+}
+
+int cli_design_settle(const cli_filter *f, cli_design *d, double *plans_gain)
+{
+    double level;
+    *plans_gain = 1;
+    if (!d->measure)
+        return 0;
+    level = cli_measure_end(d->measure);
+    d->measure = NULL;
+    if (scale_by(f, d, level))
+        return 1;
+    *plans_gain = d->scale;
+    return 0;
 }
 
 /* ---- one stage ------------------------------------------------------------------ */
@@ -485,7 +523,7 @@ static int check_true_stereo(const cli_filter *f, const cli_design *d)
 /* The stages at rate_hz; folded into d->taps when fold is set (or when
  * --normalize must measure the whole chain). */
 static int build(const cli_filter *f, double rate_hz, unsigned channels, int quiet, int fold,
-                 cli_design *d)
+                 int defer, cli_design *d)
 {
     unsigned width = channels;
     int rc = 1;
@@ -525,7 +563,7 @@ static int build(const cli_filter *f, double rate_hz, unsigned channels, int qui
     if (!d->has_ir && !f->min_phase)
         d->delay_frames = (d->ntaps - 1) / 2;
     if ((f->mix && mix_design(f, d)) || (fold && (fold_design(d) || check_chain_size(f, d))) ||
-        scale_design(f, d))
+        scale_design(f, d, defer && fold))
         goto done;
     rc = 0;
 done:
@@ -537,13 +575,19 @@ done:
 int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
                      cli_design *d)
 {
-    return build(f, rate_hz, channels, quiet, 1, d);
+    return build(f, rate_hz, channels, quiet, 1, 0, d);
+}
+
+int cli_design_begin(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
+                     cli_design *d)
+{
+    return build(f, rate_hz, channels, quiet, 1, 1, d);
 }
 
 int cli_design_stages(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
                       cli_design *d)
 {
-    if (build(f, rate_hz, channels, quiet, 0, d))
+    if (build(f, rate_hz, channels, quiet, 0, 0, d))
         return 1;
     /* --normalize measured the folded chain; it runs unfolded */
     free(d->taps);
@@ -560,6 +604,8 @@ static void free_names(char **names, size_t n)
 
 void cli_design_free(cli_design *d)
 {
+    if (d->measure) /* its thread reads the taps */
+        (void)cli_measure_end(d->measure);
     for (size_t i = 0; d->stages && i < d->nstages; i++) {
         stage_design *sd = &d->stages[i];
         free(sd->taps);

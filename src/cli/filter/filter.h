@@ -87,6 +87,9 @@ typedef struct cli_design {
     double wet_loudness;        /* with --dry: the loudness --normalize measured before the
                                    dry signal joined the IR, else 0 */
     cli_normalize normalize;    /* the normalisation applied: never DEFAULT */
+    struct cli_measure *measure; /* cli_design_begin: the loudness being measured on its own
+                                   thread, the taps and scale not yet scaled by it or
+                                   --gain (cli_design_settle); else NULL */
     size_t delay_frames;        /* frames of delay of the linear-phase stages (not an IR's,
                                    none made minimum phase) */
     int has_ir;
@@ -123,6 +126,15 @@ cli_filter *cli_filter_renew(const cli_filter *f);
  * resampling, trimming). rate_hz must lie in CLI_MIN_RATE_HZ..CLI_MAX_RATE_HZ. */
 int cli_design_build(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
                      cli_design *d);
+/* The same, but a long filter's --normalize is measured on a thread of its
+ * own while the caller makes its plans from the unscaled taps (measure.h);
+ * cli_design_settle then waits for it and scales the taps. */
+int cli_design_begin(const cli_filter *f, double rate_hz, unsigned channels, int quiet,
+                     cli_design *d);
+/* Finishes what cli_design_begin left measuring, with the checks and the
+ * line cli_design_build would have given (1 after it); *plans_gain: the
+ * scale that plans made before the call lack (1 when nothing was left). */
+int cli_design_settle(const cli_filter *f, cli_design *d, double *plans_gain);
 /* The same without folding (--no-fold): d->taps is NULL, d->ntaps the length
  * the stages have in series. --normalize still measures the chain as one
  * filter, so it folds a copy to measure. */

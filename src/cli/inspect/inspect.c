@@ -12,7 +12,7 @@
 
 typedef struct inspection {
     const cli_options *o;
-    const cli_design *d;
+    cli_design *d;
     cli_plot plot;
 } inspection;
 
@@ -82,7 +82,10 @@ int cli_inspect(const cli_options *o)
         if (o->output)
             frames = (size_t)resampled_frames(frames, in_info.samplerate, (int)rate_hz);
     }
-    rc = cli_design_build(o->filter, rate_hz, channels, o->quiet, &d);
+    /* --describe makes the plans, while a long filter's --normalize is
+     * measured (cli_design_begin); they settle it before it is shown */
+    rc = (o->describe ? cli_design_begin : cli_design_build)(o->filter, rate_hz, channels,
+                                                             o->quiet, &d);
     if (!rc)
         rc = o->output ? cli_run_file_from(o, in, &in_info, &d, show, &s)
                        : show_alone(&s, frames);
