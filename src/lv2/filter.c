@@ -186,6 +186,9 @@ static void activate(LV2_Handle h)
     f->asked = read_controls(f);
     f->in_flight = 0;
     gl_runner_reset(&f->runner, build(f, &f->asked, NULL, NULL, &r) == 0 ? &r.h : NULL);
+    /* the plan replaced has no worker to go to */
+    if (!f->host.schedule)
+        gl_runner_empty_trash(&f->runner);
 }
 
 static void ask_design(filter *f)

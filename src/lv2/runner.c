@@ -112,6 +112,14 @@ void gl_runner_reset(gl_runner *r, const gl_handover *h)
     retire_filters(r);
 }
 
+void gl_runner_empty_trash(gl_runner *r)
+{
+    for (; r->ntrash > 0; r->ntrash--) {
+        gfir_plan_destroy(r->trash[r->ntrash - 1].plan);
+        gfir_filter_destroy(r->trash[r->ntrash - 1].filter);
+    }
+}
+
 int gl_runner_offer(gl_runner *r, const gl_handover *h)
 {
     if (r->pending.plan || r->pending.filter) {

@@ -115,6 +115,10 @@ void gl_runner_free(gl_runner *r);
  * by the worker, and is destroyed. */
 void gl_runner_reset(gl_runner *r, const gl_handover *h);
 
+/* Not real-time: destroys what the trash holds, for a plugin with no worker
+ * (then no request reads it, and run() has nowhere to send it): activate(). */
+void gl_runner_empty_trash(gl_runner *r);
+
 /* Audio thread: takes h to run from the next chunk on. Only one handover may
  * wait at a time (call it when gl_runner_settled()): one offered while
  * another waits is never taken, but goes to the trash. 0 when taken, 1 when

@@ -205,6 +205,8 @@ static void keep_loaded(const LilvPlugin *plugin)
     lilv_free(path);
 }
 
+int host_without_worker;
+
 int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
 {
     static LV2_Options_Option options[3];
@@ -216,6 +218,8 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
                        bounded_f = {LV2_BUF_SIZE__boundedBlockLength, NULL};
     static const LV2_Feature *features[] = {&map_f,     &unmap_f,   &work_f, &log_f,
                                             &options_f, &bounded_f, NULL};
+    static const LV2_Feature *no_worker[] = {&map_f, &unmap_f, &log_f, &options_f, &bounded_f,
+                                             NULL};
     LilvNode *u;
     memset(h, 0, sizeof *h);
     block = max_block;
@@ -243,7 +247,8 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
     }
     logging = h;
     keep_loaded(h->plugin);
-    h->instance = lilv_plugin_instantiate(h->plugin, rate_hz, features);
+    h->instance =
+        lilv_plugin_instantiate(h->plugin, rate_hz, host_without_worker ? no_worker : features);
     if (!h->instance) {
         fprintf(stderr, "host: %s did not instantiate\n", uri);
         return 1;

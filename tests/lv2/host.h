@@ -38,6 +38,10 @@ typedef struct host {
     int hold_responses;                 /* 1: cycles leave the work's responses queued */
 } host;
 
+/* 1: host_open offers the plugin no worker (work:schedule), as lv2apply and
+ * GStreamer's wrapper offer none. */
+extern int host_without_worker;
+
 /* Loads the bundle from LV2_PATH and instantiates uri at rate_hz with
  * blocks of up to max_block frames; ports connected, controls at their
  * defaults, activated. Returns 0, or 1 (with a message on stderr). */
