@@ -219,7 +219,9 @@ typedef struct gfir_config {
                                    what is left of a device's start-up (about 0.35 s for
                                    CUDA's first plan in a process, less what
                                    gfir_backend_prepare() has done) against the work it
-                                   would take off the CPU */
+                                   would take off the CPU; and the CPU's FFT engines
+                                   measure FFT sizes the wisdom cache lacks (up to seconds)
+                                   only where the work repays it, else estimate them */
     unsigned out_channels;      /* interleaved output channels, 1..GFIR_MAX_CHANNELS; 0 (the
                                    default) means as many as the input. Without paths it
                                    must be 0 or channels */

@@ -17,6 +17,14 @@
  *   cpu_fft_bench --threads     one thread against all cores across block
  *                               sizes and tap counts: CHANNELS_MIN_WORK and
  *                               BINS_MIN_WORK
+ *   cpu_fft_bench --planner [RUNS]
+ *                               per transform size the engines plan (the
+ *                               real pairs of 2P points and the sliced
+ *                               four-step transforms), the planning time
+ *                               and the time of one forward and inverse
+ *                               under FFTW_MEASURE and FFTW_ESTIMATE, with
+ *                               no wisdom (medians of RUNS, default 3):
+ *                               gf_cpu_fftw_measure_pays()
  *
  * Every figure is the best of five runs of at least 30 ms each (of the
  * thread's CPU time where one thread works, else wall time), in ns per
@@ -24,6 +32,8 @@
  * machine's other load. Rerun when a table looks ragged.
  */
 #include "core/swap.h"
+#include "cpu/fft_sliced.h"
+#include "cpu/fftw.h"
 #include "cpu/tuning.h"
 #include "gfir.h"
 
@@ -190,6 +200,129 @@ static void threads(void)
             }
 }
 
+/* ---- --planner: what FFTW_MEASURE costs and saves per size ---------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct planned {
+    gf_fftw_pair pair;   /* whole real transforms, or */
+    gf_sliced_fft sliced; /* the four steps */
+    int four_step;
+    float *in, *out, *work, *scratch, *re, *im;
+} planned;
+
+/* Plans the engines' transforms of 2 * part points as fftw.c would with no
+ * wisdom, measuring or not, and returns the thread CPU seconds it took. */
+static double plan_one(planned *t, size_t part, int four_step, int measure)
+{
+    double t0;
+    setenv("GFIR_FFTW_PLANNER", measure ? "measure" : "estimate", 1);
+    fftwf_forget_wisdom();
+    t->four_step = four_step;
+    t0 = now_s(1);
+    if (four_step) {
+        if (!gf_sliced_make(&t->sliced, part, 0))
+            return -1.0;
+    } else if (!gf_fftw_pair_make(&t->pair, (int)(2 * part), t->in, (fftwf_complex *)t->re,
+                                  t->out, measure)) {
+        return -1.0;
+    }
+    return now_s(1) - t0;
+}
+
+/* ns of one forward and one inverse transform, a median of runs of 30 ms */
+static double execute_ns(planned *t, int runs)
+{
+    double v[9];
+    for (int r = 0; r < runs; r++) {
+        size_t n = 0;
+        double t0 = now_s(1), dt;
+        do {
+            if (t->four_step) {
+                const size_t slices = gf_sliced_count(&t->sliced);
+                for (size_t i = 0; i < slices; i++)
+                    gf_sliced_forward(&t->sliced, i, t->in, t->work, t->scratch, t->re, t->im);
+                for (size_t i = 0; i < slices; i++)
+                    gf_sliced_inverse(&t->sliced, i, t->re, t->im, t->scratch, t->out);
+            } else {
+                fftwf_execute_dft_r2c(t->pair.fwd, t->in, (fftwf_complex *)t->re);
+                fftwf_execute_dft_c2r(t->pair.inv, (fftwf_complex *)t->re, t->out);
+            }
+            n++;
+            dt = now_s(1) - t0;
+        } while (dt < 0.03);
+        v[r] = dt * 1e9 / (double)n;
+    }
+    return median(v, runs);
+}
+
+static void planner(int runs)
+{
+    char dir[] = "/tmp/gfir-planner-XXXXXX";
+    if (runs < 1 || runs > 9 || !mkdtemp(dir)) {
+        fprintf(stderr, "cpu_fft_bench: RUNS is 1 to 9, and a temporary directory is needed\n");
+        return;
+    }
+    /* the wisdom fftw.c saves goes where no later run reads it */
+    setenv("XDG_CACHE_HOME", dir, 1);
+    printf("| transform | points | MEASURE plan ms | ESTIMATE plan ms | MEASURE us | "
+           "ESTIMATE us | saved us | executes to repay |\n|---|---|---|---|---|---|---|---|\n");
+    for (int four_step = 0; four_step < 2; four_step++) {
+        for (size_t part = four_step ? GF_SLICED_MIN_PART : 64; part <= 65536; part *= 2) {
+            double plan_s[2][9], exec[2][9], p[2], e[2];
+            planned t;
+            memset(&t, 0, sizeof t);
+            t.in = gf_fftw_floats(2, part, 1);
+            t.out = gf_fftw_floats(2, part, 1);
+            t.re = gf_fftw_floats(2, part + 2, 1);
+            t.im = t.re + part + 2;
+            t.work = gf_fftw_floats(4, part, 1);
+            t.scratch = gf_fftw_floats(4, part, 1);
+            if (!t.in || !t.out || !t.re || !t.work || !t.scratch)
+                return;
+            fill(t.in, 2 * part);
+            for (int r = 0; r < runs; r++) {
+                for (int m = 0; m < 2; m++) {
+                    plan_s[m][r] = plan_one(&t, part, four_step, m);
+                    fill(t.in, 2 * part); /* measuring wrote over it */
+                    exec[m][r] = execute_ns(&t, 3);
+                    if (four_step)
+                        gf_sliced_destroy(&t.sliced);
+                    else
+                        gf_fftw_pair_destroy(&t.pair);
+                }
+            }
+            for (int m = 0; m < 2; m++) {
+                p[m] = median(plan_s[m], runs);
+                e[m] = median(exec[m], runs);
+            }
+            printf("| %s | %zu | %.1f | %.2f | %.2f | %.2f | %.2f | ",
+                   four_step ? "four-step" : "real pair", 2 * part, 1e3 * p[1], 1e3 * p[0],
+                   1e-3 * e[1], 1e-3 * e[0], 1e-3 * (e[0] - e[1]));
+            if (e[0] > e[1])
+                printf("%.0f |\n", (p[1] - p[0]) * 1e9 / (e[0] - e[1]));
+            else
+                printf("never |\n");
+            fflush(stdout);
+            fftwf_free(t.in);
+            fftwf_free(t.out);
+            fftwf_free(t.re);
+            fftwf_free(t.work);
+            fftwf_free(t.scratch);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--crossover") == 0)
@@ -198,9 +331,12 @@ int main(int argc, char **argv)
         partition(argc == 3 ? (size_t)strtoul(argv[2], NULL, 10) : 0);
     else if (argc == 2 && strcmp(argv[1], "--threads") == 0)
         threads();
+    else if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--planner") == 0)
+        planner(argc == 3 ? atoi(argv[2]) : 3);
     else {
         fprintf(stderr,
-                "usage: cpu_fft_bench --crossover [MARGIN] | --partition [CALL] | --threads\n");
+                "usage: cpu_fft_bench --crossover [MARGIN] | --partition [CALL] | --threads"
+                " | --planner [RUNS]\n");
         return 2;
     }
     return 0;

@@ -48,6 +48,7 @@ gfir_status gf_plan_create_one(gfir_plan **out, const float *taps, size_t ntaps,
     }
     plan->threads = cfg->threads;
     plan->max_latency_frames = cfg->max_latency_frames;
+    plan->expected_frames = cfg->expected_frames;
     plan->device = cfg->device;
     plan->id = atomic_fetch_add(&next_plan_id, 1);
     atomic_init(&plan->retired, NULL);

@@ -47,6 +47,8 @@ struct gfir_plan {
     size_t block_frames;         /* largest block handed to engine->execute */
     size_t latency_frames;       /* the engine's latency(), set at create */
     size_t max_latency_frames;   /* the caller's budget (gfir_config), GFIR_LATENCY_ANY: none */
+    size_t expected_frames;      /* the frames the caller expects to filter (gfir_config), 0:
+                                    unknown */
     unsigned threads;
     int device;
     void *impl;                  /* the backend's own state */

@@ -409,6 +409,7 @@ gfir_status gf_split_create(gfir_plan **out, const float *taps, size_t ntaps,
     plan->block_frames = block;
     plan->threads = cfg->threads;
     plan->max_latency_frames = cfg->max_latency_frames;
+    plan->expected_frames = cfg->expected_frames;
     atomic_init(&plan->retired, NULL);
     divide(cfg, outputs, nparts, work, owner);
     st = GFIR_OK;

@@ -376,7 +376,8 @@ gfir_status gf_cpu_fft_nonuniform_create_scheme(gfir_plan *plan, const gf_nu_sch
     for (size_t l = 0; l < st->nlevels; l++) {
         nu_level *lv = &st->level[l];
         /* The first level's block is never spread: one FFTW transform. */
-        if (!(lv->sync ? gf_sliced_make_whole : gf_sliced_make)(&lv->fft, lv->part)) {
+        if (!(lv->sync ? gf_sliced_make_whole : gf_sliced_make)(&lv->fft, lv->part,
+                                                                 gf_cpu_fft_uses(plan, lv->part))) {
             nu_destroy(plan);
             return gf_fail(plan, GFIR_ERR_NOMEM, "FFTW could not plan a real FFT of size %zu",
                            2 * lv->part);

@@ -15,6 +15,7 @@
  * DFT is 2P (w[2n] + i w[2n+1]), and runs the steps backwards.
  */
 #include "cpu/fft_sliced.h"
+#include "cpu/tuning.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -188,7 +189,8 @@ static int make_whole(gf_sliced_fft *f)
     float *in = fftwf_malloc(2 * P * sizeof *in), *out = fftwf_malloc(2 * P * sizeof *out);
     fftwf_complex *spec = fftwf_malloc((P + 1) * sizeof *spec);
     int ok = in && out && spec &&
-             gf_fftw_pair_make(&f->whole, (int)(2 * P), in, spec, out);
+             gf_fftw_pair_make(&f->whole, (int)(2 * P), in, spec, out,
+                               gf_cpu_fftw_measure_pays(0, 2 * P, f->uses));
     fftwf_free(in);
     fftwf_free(out);
     fftwf_free(spec);
@@ -217,14 +219,15 @@ static int make_steps(gf_sliced_fft *f)
     const size_t P = f->part;
     const int R = (int)f->rows, S = (int)f->cols, cc = (int)f->col_chunk, rc = (int)f->row_chunk;
     fftwf_complex *a = fftwf_malloc(P * sizeof *a), *b = fftwf_malloc(P * sizeof *b);
+    const int measure = gf_cpu_fftw_measure_pays(1, 2 * P, f->uses);
     int ok = 0;
     f->twiddle = fftwf_malloc(2 * P * sizeof *f->twiddle);
     f->unpack = fftwf_malloc(2 * P * sizeof *f->unpack);
     if (a && b && f->twiddle && f->unpack) {
-        f->col_fwd = gf_fftw_many_make(R, cc, a, S, 1, b, S, 1, FFTW_FORWARD);
-        f->row_fwd = gf_fftw_many_make(S, rc, b, 1, S, b, 1, S, FFTW_FORWARD);
-        f->row_inv = gf_fftw_many_make(S, rc, b, 1, S, b, 1, S, FFTW_BACKWARD);
-        f->col_inv = gf_fftw_many_make(R, cc, b, S, 1, b, S, 1, FFTW_BACKWARD);
+        f->col_fwd = gf_fftw_many_make(R, cc, a, S, 1, b, S, 1, FFTW_FORWARD, measure);
+        f->row_fwd = gf_fftw_many_make(S, rc, b, 1, S, b, 1, S, FFTW_FORWARD, measure);
+        f->row_inv = gf_fftw_many_make(S, rc, b, 1, S, b, 1, S, FFTW_BACKWARD, measure);
+        f->col_inv = gf_fftw_many_make(R, cc, b, S, 1, b, S, 1, FFTW_BACKWARD, measure);
         ok = f->col_fwd && f->row_fwd && f->row_inv && f->col_inv;
         fill_tables(f);
     }
@@ -233,10 +236,11 @@ static int make_steps(gf_sliced_fft *f)
     return ok;
 }
 
-static int make(gf_sliced_fft *f, size_t part, int whole)
+static int make(gf_sliced_fft *f, size_t part, double uses, int whole)
 {
     memset(f, 0, sizeof *f);
     f->part = part;
+    f->uses = uses;
     select_loops(f);
     if (whole || part < GF_SLICED_MIN_PART) {
         if (make_whole(f))
@@ -258,14 +262,14 @@ static int make(gf_sliced_fft *f, size_t part, int whole)
     return 0;
 }
 
-int gf_sliced_make(gf_sliced_fft *f, size_t part)
+int gf_sliced_make(gf_sliced_fft *f, size_t part, double uses)
 {
-    return make(f, part, 0);
+    return make(f, part, uses, 0);
 }
 
-int gf_sliced_make_whole(gf_sliced_fft *f, size_t part)
+int gf_sliced_make_whole(gf_sliced_fft *f, size_t part, double uses)
 {
-    return make(f, part, 1);
+    return make(f, part, uses, 1);
 }
 
 size_t gf_sliced_count(const gf_sliced_fft *f)

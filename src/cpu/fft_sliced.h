@@ -50,6 +50,7 @@ typedef void (*gf_sliced_twiddle_fn)(float *z, const float *wr, const float *wi,
 
 typedef struct gf_sliced_fft {
     size_t part;         /* P */
+    double uses;         /* how many times the transforms will run; 0: unknown */
     size_t rows, cols;   /* R x S = P; rows == 0: one slice */
     size_t col_chunk;    /* columns per slice of the column step */
     size_t row_chunk;    /* rows per slice of the row step */
@@ -64,12 +65,14 @@ typedef struct gf_sliced_fft {
     gf_sliced_twiddle_fn twiddle_run;
 } gf_sliced_fft;
 
-/* Plans the transforms of 2 * part reals (part a power of two, at least 16).
- * 1 on success; on failure nothing is left to destroy. */
-int gf_sliced_make(gf_sliced_fft *f, size_t part);
+/* Plans the transforms of 2 * part reals (part a power of two, at least 16),
+ * to run `uses` times each (0: unknown), which decides whether FFTW measures
+ * them (gf_cpu_fftw_measure_pays). 1 on success; on failure nothing is left
+ * to destroy. */
+int gf_sliced_make(gf_sliced_fft *f, size_t part, double uses);
 /* The same as one slice at any size, FFTW's whole real transforms: for
  * work that is never spread (the non-uniform engine's first level). */
-int gf_sliced_make_whole(gf_sliced_fft *f, size_t part);
+int gf_sliced_make_whole(gf_sliced_fft *f, size_t part, double uses);
 /* Destroys what make made; a zeroed struct is allowed. */
 void gf_sliced_destroy(gf_sliced_fft *f);
 

@@ -259,8 +259,10 @@ static gfir_status uniform_create(gfir_plan *plan)
         uniform_destroy(plan);
         return GFIR_ERR_NOMEM;
     }
-    if (!gf_fftw_pair_make(&st->fft, (int)(2 * st->part), st->xin,
-                           (fftwf_complex *)st->spec, st->yt)) {
+    if (!gf_fftw_pair_make(&st->fft, (int)(2 * st->part), st->xin, (fftwf_complex *)st->spec,
+                           st->yt,
+                           gf_cpu_fftw_measure_pays(0, 2 * st->part,
+                                                    gf_cpu_fft_uses(plan, st->part)))) {
         gf_fail(plan, GFIR_ERR_NOMEM, "FFTW could not plan a real FFT of size %zu",
                   2 * st->part);
         uniform_destroy(plan);

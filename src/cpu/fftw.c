@@ -38,15 +38,27 @@ static void planner_lock_take(void)
     pthread_mutex_lock(&planner_lock);
 }
 
-/* GFIR_FFTW_PLANNER=estimate skips measuring (tests, one-shot runs):
- * FFTW_MEASURE times candidate algorithms once per size and machine. */
-static unsigned planner_flags(void)
+/* How a plan is made: from wisdom or FFTW_ESTIMATE, or by measuring what
+ * wisdom lacks (FFTW_MEASURE times candidate algorithms once per shape and
+ * machine, up to seconds a size). The caller says whether measuring pays
+ * for its work (tuning.h, gf_cpu_fftw_measure_pays); GFIR_FFTW_PLANNER
+ * overrides it: "estimate" never measures nor touches the wisdom file
+ * (tests, one-shot runs), "measure" measures every size (to fill a cache
+ * ahead of short jobs). */
+enum { PLAN_ESTIMATE, PLAN_WISDOM, PLAN_MEASURE };
+
+static int planner_mode(int measure)
 {
     const char *env = getenv("GFIR_FFTW_PLANNER");
     if (env && strcmp(env, "estimate") == 0)
-        return FFTW_ESTIMATE;
-    return FFTW_MEASURE;
+        return PLAN_ESTIMATE;
+    if (env && strcmp(env, "measure") == 0)
+        return PLAN_MEASURE;
+    return measure ? PLAN_MEASURE : PLAN_WISDOM;
 }
+
+/* How each transform was planned in this process (gf_fftw_counts). */
+static gf_fftw_count counts;
 
 /* On every plan an engine executes, which may be inside an audio callback:
  * FFTW's buffered solvers allocate their buffers inside fftwf_execute once
@@ -74,49 +86,71 @@ static void wisdom_save(void)
         remove(tmp);
 }
 
-/* Takes the planner lock and, when measuring, reads the wisdom file once per
- * process; returns the planner flags. */
-static unsigned planner_begin(void)
+/* Takes the planner lock and, unless the mode is PLAN_ESTIMATE, reads the
+ * wisdom file once per process; returns the mode. */
+static int planner_begin(int measure)
 {
-    unsigned flags = planner_flags();
+    int mode = planner_mode(measure);
     planner_lock_take();
-    if (flags != FFTW_ESTIMATE && !wisdom_imported) {
+    if (mode != PLAN_ESTIMATE && !wisdom_imported) {
         char path[4096];
         if (wisdom_path(path, sizeof path, 0))
             fftwf_import_wisdom_from_filename(path);
         wisdom_imported = 1;
     }
-    return flags;
+    return mode;
+}
+
+/* Counts one transform planned: from wisdom, by measuring, or estimated. */
+static void count(fftwf_plan plan, int how)
+{
+    if (!plan)
+        return;
+    if (how == PLAN_WISDOM)
+        counts.from_wisdom++;
+    else if (how == PLAN_MEASURE)
+        counts.measured++;
+    else
+        counts.estimated++;
 }
 
 int gf_fftw_pair_make(gf_fftw_pair *pair, int n, float *real_in, fftwf_complex *spec,
-                      float *real_out)
+                      float *real_out, int measure)
 {
-    unsigned flags = planner_begin();
+    const unsigned wise = FFTW_MEASURE | EXECUTE_FLAGS | FFTW_WISDOM_ONLY;
+    const int mode = planner_begin(measure);
     int learnt = 0;
 
     pair->fwd = pair->inv = NULL;
-    if (flags != FFTW_ESTIMATE) {
-        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec,
-                                          flags | EXECUTE_FLAGS | FFTW_WISDOM_ONLY);
-        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out,
-                                          flags | EXECUTE_FLAGS | FFTW_WISDOM_ONLY);
+    if (mode != PLAN_ESTIMATE) {
+        pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, wise);
+        pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, wise);
+        count(pair->fwd, PLAN_WISDOM);
+        count(pair->inv, PLAN_WISDOM);
+    }
+    if (mode == PLAN_MEASURE) {
         if (!pair->fwd) {
-            pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, flags | EXECUTE_FLAGS);
+            pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, FFTW_MEASURE | EXECUTE_FLAGS);
+            count(pair->fwd, PLAN_MEASURE);
             learnt = 1;
         }
         if (!pair->inv) {
-            pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, flags | EXECUTE_FLAGS);
+            pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, FFTW_MEASURE | EXECUTE_FLAGS);
+            count(pair->inv, PLAN_MEASURE);
             learnt = 1;
         }
         if (learnt && pair->fwd && pair->inv)
             wisdom_save();
     }
     /* ESTIMATE always succeeds for sizes FFTW supports; it is the fallback. */
-    if (!pair->fwd)
+    if (!pair->fwd) {
         pair->fwd = fftwf_plan_dft_r2c_1d(n, real_in, spec, FFTW_ESTIMATE | EXECUTE_FLAGS);
-    if (!pair->inv)
+        count(pair->fwd, PLAN_ESTIMATE);
+    }
+    if (!pair->inv) {
         pair->inv = fftwf_plan_dft_c2r_1d(n, spec, real_out, FFTW_ESTIMATE | EXECUTE_FLAGS);
+        count(pair->inv, PLAN_ESTIMATE);
+    }
     pthread_mutex_unlock(&planner_lock);
     if (pair->fwd && pair->inv)
         return 1;
@@ -136,23 +170,28 @@ void gf_fftw_pair_destroy(gf_fftw_pair *pair)
 }
 
 fftwf_plan gf_fftw_many_make(int n, int howmany, fftwf_complex *in, int istride, int idist,
-                             fftwf_complex *out, int ostride, int odist, int sign)
+                             fftwf_complex *out, int ostride, int odist, int sign, int measure)
 {
-    unsigned flags = planner_begin();
+    const unsigned wise = FFTW_MEASURE | EXECUTE_FLAGS | FFTW_WISDOM_ONLY;
+    const int mode = planner_begin(measure);
     fftwf_plan plan = NULL;
-    if (flags != FFTW_ESTIMATE) {
+    if (mode != PLAN_ESTIMATE) {
         plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL, ostride,
-                                   odist, sign, flags | EXECUTE_FLAGS | FFTW_WISDOM_ONLY);
-        if (!plan) {
-            plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL,
-                                       ostride, odist, sign, flags | EXECUTE_FLAGS);
-            if (plan)
-                wisdom_save();
-        }
+                                   odist, sign, wise);
+        count(plan, PLAN_WISDOM);
     }
-    if (!plan)
+    if (!plan && mode == PLAN_MEASURE) {
+        plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL, ostride,
+                                   odist, sign, FFTW_MEASURE | EXECUTE_FLAGS);
+        count(plan, PLAN_MEASURE);
+        if (plan)
+            wisdom_save();
+    }
+    if (!plan) {
         plan = fftwf_plan_many_dft(1, &n, howmany, in, NULL, istride, idist, out, NULL, ostride,
                                    odist, sign, FFTW_ESTIMATE | EXECUTE_FLAGS);
+        count(plan, PLAN_ESTIMATE);
+    }
     pthread_mutex_unlock(&planner_lock);
     return plan;
 }
@@ -172,6 +211,13 @@ void gf_fftw_plan_destroy(fftwf_plan plan)
         return;
     planner_lock_take();
     fftwf_destroy_plan(plan);
+    pthread_mutex_unlock(&planner_lock);
+}
+
+void gf_fftw_counts(gf_fftw_count *out)
+{
+    planner_lock_take();
+    *out = counts;
     pthread_mutex_unlock(&planner_lock);
 }
 

@@ -71,6 +71,8 @@ static size_t ceil_pow2(size_t n)
  * (before its wisdom is cached): 6.7 s of CPU for the transforms of 262144,
  * 3.3 s for 131072's and 1.85 s for 65536's (a one-second input, an empty
  * XDG_CACHE_HOME, same machine and day), against 4% a frame at 262144 taps.
+ * Since then only the jobs that repay measuring measure (FFTW planning,
+ * below), so that cost now falls on long jobs and streams; not re-tuned.
  */
 #define OFFLINE_MID_PARTITION ((size_t)4096)
 #define OFFLINE_MAX_PARTITION ((size_t)65536)
@@ -285,6 +287,84 @@ double gf_cpu_fft_nonuniform_ns(size_t ntaps)
         ns += 3.0 + parts * (part >= 8192 ? 0.7 : 0.3);
     }
     return ns;
+}
+
+/* ---- FFTW planning: when measuring pays -------------------------------------- */
+
+/*
+ * FFTW_MEASURE times candidate algorithms for each shape with no wisdom;
+ * FFTW_ESTIMATE picks by a model in well under 10 ms. Measured with
+ * `cpu_fft_bench --planner 3` (no wisdom before each plan, thread CPU time,
+ * medians of 3; 2-core Intel Xeon VM, load average 2 to 5 from other work,
+ * FFTW 3.3.10, 2026-11-27): per size, MEASURE's planning in ms, and one
+ * forward and one inverse in us under MEASURE's plan and ESTIMATE's:
+ *     real pair  n    plan   MEASURE ESTIMATE   four-step n  plan  MEAS.  EST.
+ *                128    46     0.52   0.59                2048   14    4.60   4.63
+ *                256    84     0.74   0.90                4096   17    9.30   9.31
+ *                512   124     1.22   1.56                8192   20   19.1   19.2
+ *               1024   177     2.32   3.16               16384   22   42.5   42.4
+ *               2048   227     4.71   6.29               32768   26  110    188
+ *               4096   292     9.57  13.0                65536   27  235    308
+ *               8192   384    19.8   29.3               131072   41  491    764
+ *              16384   568    47.8   57.2
+ *              32768   888    96.6  149
+ *              65536  1471   214    335
+ *             131072  3085   675    734
+ * MEASURE's plan repays its planning after 12000 (65536 points) to 680000
+ * (128) uses of the pair: a 5-s stereo file at partitions of 65536 uses
+ * its pair 8 times and saved 0.5 ms for 3.1 s of measuring. With the length
+ * unknown (a stream: live audio, a plugin) the work is unbounded and
+ * measuring pays wherever it saves at least MEASURE_MARGIN a use; the pair
+ * of 131072 (8%) and the four-step transforms below 32768 (their batches of
+ * short DFTs, none) save less, and are estimated. Estimated plans are not
+ * saved as wisdom; a later job that measures does, and every job reuses it.
+ */
+#define MEASURE_MARGIN 0.10
+
+typedef struct planning_row {
+    size_t n;           /* real points */
+    double plan_s;      /* FFTW_MEASURE's planning, no wisdom */
+    double measured_s;  /* a forward and an inverse, MEASURE's plan */
+    double estimated_s; /* the same, ESTIMATE's */
+} planning_row;
+
+static const planning_row pair_rows[] = {
+    {128, 0.046, 0.52e-6, 0.59e-6},      {256, 0.084, 0.74e-6, 0.90e-6},
+    {512, 0.124, 1.22e-6, 1.56e-6},      {1024, 0.177, 2.32e-6, 3.16e-6},
+    {2048, 0.227, 4.71e-6, 6.29e-6},     {4096, 0.292, 9.57e-6, 13.04e-6},
+    {8192, 0.384, 19.80e-6, 29.34e-6},   {16384, 0.568, 47.80e-6, 57.24e-6},
+    {32768, 0.888, 96.64e-6, 149.22e-6}, {65536, 1.471, 214.0e-6, 335.4e-6},
+    {131072, 3.085, 675.1e-6, 733.7e-6},
+};
+
+static const planning_row four_step_rows[] = {
+    {2048, 0.014, 4.60e-6, 4.63e-6},      {4096, 0.017, 9.30e-6, 9.31e-6},
+    {8192, 0.020, 19.14e-6, 19.15e-6},    {16384, 0.022, 42.47e-6, 42.44e-6},
+    {32768, 0.026, 110.3e-6, 188.3e-6},   {65536, 0.027, 235.4e-6, 307.6e-6},
+    {131072, 0.041, 491.2e-6, 764.1e-6},
+};
+
+int gf_cpu_fftw_measure_pays(int four_step, size_t n, double uses)
+{
+    const planning_row *rows = four_step ? four_step_rows : pair_rows;
+    const size_t nrows = four_step ? sizeof four_step_rows / sizeof four_step_rows[0]
+                                   : sizeof pair_rows / sizeof pair_rows[0];
+    size_t i = 0;
+    double saved;
+    /* the nearest size measured: sizes beyond the table cost at least its ends */
+    while (i + 1 < nrows && rows[i].n < n)
+        i++;
+    saved = rows[i].estimated_s - rows[i].measured_s;
+    if (uses <= 0)
+        return saved >= MEASURE_MARGIN * rows[i].estimated_s;
+    return saved * uses > rows[i].plan_s;
+}
+
+double gf_cpu_fft_uses(const gfir_plan *plan, size_t part)
+{
+    if (!plan->expected_frames || !part)
+        return 0;
+    return (double)((plan->expected_frames + part - 1) / part) * plan->channels;
 }
 
 /*

@@ -88,6 +88,21 @@ int gf_cpu_fft_nonuniform_preferred(size_t ntaps, size_t block_frames);
  * within a factor of about 1.5. */
 double gf_cpu_fft_nonuniform_ns(size_t ntaps);
 
+/* ---- planning --------------------------------------------------------------- */
+
+/* Whether FFTW_MEASURE pays, where no wisdom has the plan, for an engine's
+ * transforms of n real points (n = 2P: a real pair, or with four_step the
+ * sliced transform of fft_sliced.h) that will run `uses` times each
+ * (forward and inverse), 0 when unknown (a stream): 1 when the time the
+ * measured plan saves over those uses exceeds the time measuring takes, or
+ * with uses unknown when it saves a margin per use. */
+int gf_cpu_fftw_measure_pays(int four_step, size_t n, double uses);
+
+/* How many times a plan of gfir_plan.expected_frames frames runs each
+ * transform of partitions of `part` frames: one forward and one inverse a
+ * partition and channel; 0 when the plan does not know its length. */
+double gf_cpu_fft_uses(const gfir_plan *plan, size_t part);
+
 /* ---- cost models (each engine's cost_s, core/engine.h) ---------------------- */
 
 /* Seconds of compute for `frames` frames of the plan's shape on

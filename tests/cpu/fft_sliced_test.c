@@ -115,7 +115,7 @@ static void test_forward(void **state)
         double *re = malloc(n * sizeof *re), *im = calloc(n, sizeof *im), num = 0.0, den = 0.0;
         bufs b;
         assert_true(re && im);
-        assert_int_equal(gf_sliced_make(&f, P), 1);
+        assert_int_equal(gf_sliced_make(&f, P, 0), 1);
         b = make_bufs(&f);
         test_fill(b.window, n, &rng);
         for (size_t i = 0; i < n; i++)
@@ -151,7 +151,7 @@ static void test_inverse(void **state)
         double *re = calloc(n, sizeof *re), *im = calloc(n, sizeof *im), num = 0.0, den = 0.0;
         bufs b;
         assert_true(re && im);
-        assert_int_equal(gf_sliced_make(&f, P), 1);
+        assert_int_equal(gf_sliced_make(&f, P, 0), 1);
         b = make_bufs(&f);
         for (size_t k = 0; k <= P; k++) {
             float v[2];
@@ -194,7 +194,7 @@ static void test_interleaved_round_trip(void **state)
         size_t count;
         gf_sliced_fft f;
         bufs a, b, solo;
-        assert_int_equal(gf_sliced_make(&f, P), 1);
+        assert_int_equal(gf_sliced_make(&f, P, 0), 1);
         a = make_bufs(&f);
         b = make_bufs(&f);
         solo = make_bufs(&f);
@@ -237,10 +237,10 @@ static void test_slicing(void **state)
 {
     (void)state;
     gf_sliced_fft f;
-    assert_int_equal(gf_sliced_make(&f, GF_SLICED_MIN_PART / 2), 1);
+    assert_int_equal(gf_sliced_make(&f, GF_SLICED_MIN_PART / 2, 0), 1);
     assert_int_equal(gf_sliced_count(&f), 1);
     gf_sliced_destroy(&f);
-    assert_int_equal(gf_sliced_make(&f, 65536), 1);
+    assert_int_equal(gf_sliced_make(&f, 65536, 0), 1);
     assert_true(gf_sliced_count(&f) >= 64);
     for (size_t s = 0; s < gf_sliced_count(&f); s++)
         assert_true(gf_sliced_cost(&f, s) > 0.0);
