@@ -36,6 +36,7 @@ test_packages=(
   tmux                                              # the terminal tests
   slurm-wlm munge                                   # gfir batch under a real Slurm
   strace                                            # tests: OUTPUT's directory synced
+  time                                              # tests: a run's peak memory (GNU time)
   clang libclang-rt-14-dev                          # CI: libFuzzer (tests/fuzz/run.sh)
   git                                               # benchmarks name the commit they ran
   dpkg-dev fakeroot lintian                         # the Debian packages (tests/install)

@@ -290,22 +290,20 @@ def bounded_memory(d):
     # 23 MB of float samples; gfir streams them, so its peak memory stays at its
     # own few MB (about 5 here) instead of growing with the file. On the CPU:
     # a CUDA context alone maps more than this whatever the file.
+    # GNU time's %M: the kernel's peak resident size of gfir from its exec to
+    # its exit (wait4). Sampling /proc/PID/status from here instead missed
+    # the whole run on a loaded machine (peak 0, CI's sanitizer pass); and
+    # gfir must be time's child, not ours: a child forked from this Python
+    # starts its count at Python's size.
     def peak(frames):
         d.wav("x.wav", d.noise(frames, 2))
-        p = subprocess.Popen([GFIR, "x.wav", "y.wav", "--taps", "h.txt", "--backend", "cpu"],
-                             cwd=d.path)
-        peak_kb = 0
-        while p.poll() is None:     # VmHWM: the peak resident size since exec
-            try:
-                with open(f"/proc/{p.pid}/status") as f:
-                    for line in f:
-                        if line.startswith("VmHWM:"):
-                            peak_kb = max(peak_kb, int(line.split()[1]))
-            except OSError:
-                pass
-        assert p.returncode == 0 and peak_kb > 0, (p.returncode, peak_kb)
+        res = subprocess.run(["/usr/bin/time", "-f", "peak_kb %M", GFIR, "x.wav", "y.wav",
+                              "--taps", "h.txt", "--backend", "cpu", "-q"],
+                             cwd=d.path, capture_output=True, text=True)
+        lines = [l for l in res.stderr.splitlines() if l.startswith("peak_kb ")]
+        assert res.returncode == 0 and lines, (res.returncode, res.stderr)
         assert read(d.p("y.wav"))[1].shape == (frames, 2)
-        return peak_kb
+        return int(lines[-1].split()[1])
     d.text("h.txt", "0.5 0.25 0.125")
     # 10 s already fill every block of the pipeline; 60 s must need no more
     short, long = peak(48000 * 10), peak(48000 * 60)
