@@ -14,6 +14,13 @@
  *                               with CALL, stereo in calls of CALL frames
  *                               (a file's: 65536) and partitions to 131072,
  *                               whatever the latency
+ *   cpu_fft_bench --transform [CALL]
+ *                               ns per frame of filters that fit one
+ *                               partition by transform size N (2C to
+ *                               16C or 32768, C = ceil_pow2(ntaps)), hop
+ *                               N - ntaps + 1 (classic overlap-save), beside
+ *                               the offline rule's choice: stereo in calls
+ *                               of CALL frames (default 65536), medians
  *   cpu_fft_bench --threads     one thread against all cores across block
  *                               sizes and tap counts: CHANNELS_MIN_WORK and
  *                               BINS_MIN_WORK
@@ -64,6 +71,21 @@ static void fill(float *v, size_t n)
     }
 }
 
+/* Set by --transform: the median of the runs rather than the best. */
+static int median_of_runs;
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* ns per frame per channel of kernel for this shape, in block-sized calls;
  * negative when the plan cannot be made. A nonzero part forces the FFT
  * kernel's partition size past its rule. */
@@ -74,7 +96,7 @@ static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned c
     float *buf = malloc(block * channels * sizeof *buf);
     gfir_plan *plan = NULL;
     gfir_config cfg;
-    double best = -1.0;
+    double best = -1.0, runs[5];
     if (!taps || !buf)
         goto done;
     fill(taps, ntaps);
@@ -105,11 +127,14 @@ static double measure(gfir_kernel kernel, size_t ntaps, size_t block, unsigned c
             t = now_s(threads) - t0;
         } while (t < 0.03 || frames < 4 * block);
         t = t * 1e9 / (double)frames / channels;
+        runs[rep] = t;
         if (best < 0 || t < best)
             best = t;
         /* Keep the signal bounded: the output fed back in grows otherwise. */
         fill(buf, block * channels);
     }
+    if (median_of_runs)
+        best = median(runs, 5);
 done:
     gfir_plan_destroy(plan);
     free(taps);
@@ -184,6 +209,32 @@ static void partition(size_t call)
     }
 }
 
+/* Filters that fit one partition, by transform size: hop N - ntaps + 1 at
+ * N = 2C, 4C, ... 16C and on to 32768 (C = ceil_pow2(ntaps)), beside the offline rule's
+ * hop (whatever engine layout that gives), stereo in calls of `call`
+ * frames, one thread, medians of five: the basis of offline_partition(). */
+static void transform(size_t call)
+{
+    static const size_t taps[] = {255, 511, 1023, 2047, 4095, 8191, 16383};
+    median_of_runs = 1;
+    printf("| taps | rule's hop | ns/frame at the rule | ns/frame at N = 2C 4C ... (hop) |\n");
+    printf("|---|---|---|---|\n");
+    for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++) {
+        const size_t rule = gf_cpu_fft_partition(taps[t], call, GFIR_LATENCY_ANY);
+        size_t c = 1;
+        while (c < taps[t])
+            c *= 2;
+        printf("| %zu | %zu | %.2f |", taps[t], rule,
+               measure(GFIR_KERNEL_FFT, taps[t], call, 2, 1, rule));
+        for (size_t n = 2 * c; n <= 16 * c || n <= 32768; n *= 2) {
+            printf(" %.2f (%zu)", measure(GFIR_KERNEL_FFT, taps[t], call, 2, 1, n - taps[t] + 1),
+                   n - taps[t] + 1);
+            fflush(stdout);
+        }
+        printf(" |\n");
+    }
+}
+
 static void threads(void)
 {
     static const size_t taps[] = {256, 4096, 65536, 1 << 20};
@@ -201,18 +252,6 @@ static void threads(void)
 }
 
 /* ---- --planner: what FFTW_MEASURE costs and saves per size ---------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef struct planned {
     gf_fftw_pair pair;   /* whole real transforms, or */
@@ -329,14 +368,16 @@ int main(int argc, char **argv)
         crossover(argc == 3 ? atof(argv[2]) : 1.0);
     else if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--partition") == 0)
         partition(argc == 3 ? (size_t)strtoul(argv[2], NULL, 10) : 0);
+    else if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--transform") == 0)
+        transform(argc == 3 ? (size_t)strtoul(argv[2], NULL, 10) : 65536);
     else if (argc == 2 && strcmp(argv[1], "--threads") == 0)
         threads();
     else if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--planner") == 0)
         planner(argc == 3 ? atoi(argv[2]) : 3);
     else {
         fprintf(stderr,
-                "usage: cpu_fft_bench --crossover [MARGIN] | --partition [CALL] | --threads"
-                " | --planner [RUNS]\n");
+                "usage: cpu_fft_bench --crossover [MARGIN] | --partition [CALL] |"
+                " --transform [CALL] | --threads | --planner [RUNS]\n");
         return 2;
     }
     return 0;

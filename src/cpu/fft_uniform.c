@@ -9,6 +9,12 @@
  * FFT gives P output frames. Those frames are handed out during the next P
  * input frames, so the output is the exact causal convolution delayed by P
  * frames (plan->latency_frames = P), whatever the chunking of the calls.
+ * A filter of at most P taps is one partition, and its transform need only
+ * hold a block and the filter: N = ceil_pow2(P + ntaps - 1) points, which
+ * is 2P for the powers of two the live rule gives, while an offline plan
+ * (no latency budget) may take a hop P of N - ntaps + 1 for a larger N:
+ * classic overlap-save, fewer transforms per frame (gf_cpu_fft_partition).
+ * Such a transform keeps the last N - P frames of input, not P.
  * The engine (gf_cpu_fft_uniform_engine, "cpu-fft-uniform") states P in
  * plan->partition when it applies; a tool that measures other sizes sets
  * plan->partition and rebuilds the engine (core/swap.h, gf_engine_build).
@@ -55,8 +61,10 @@
 
 
 typedef struct fft_state {
-    size_t part;             /* P: new frames per block, half the FFT size */
-    size_t nbins;            /* P + 1 */
+    size_t part;             /* P: new frames per block (the hop), taps per partition */
+    size_t fftn;             /* N: 2P, or with one partition as below */
+    size_t keep;             /* N - P: the frames before the new ones in a transform */
+    size_t nbins;            /* N / 2 + 1 */
     size_t bstride;          /* nbins rounded up to ALIGN_FLOATS */
     size_t nparts;           /* K */
     size_t pos;              /* frames of the current block received so far */
@@ -71,13 +79,13 @@ typedef struct fft_state {
     const float *task_h;     /* the filter the pool's multiply-accumulate tasks use */
     float *w;                /* P: the fade's weights for one stretch */
     /* Per channel. */
-    float *xin;              /* 2P: previous block, then the block being filled */
+    float *xin;              /* N: the last N - P frames, then the block being filled */
     float *outq;             /* P: outputs of the last block, handed out now */
     float *outq_new;         /* P: the same with the incoming filter, during a fade */
     float *fdl;              /* K x 2 x bstride: the frequency-domain delay line */
     float *spec;             /* 2 x bstride: FFTW's interleaved spectrum */
     float *acc;              /* 2 x bstride: the output spectrum, split */
-    float *yt;               /* 2P: the inverse FFT's output */
+    float *yt;               /* N: the inverse FFT's output */
     /* Calls shared out a channel per task (execute_by_channel): each
      * channel's output plane, the stretch being filtered, and how many
      * stretches went so (for tests). */
@@ -122,7 +130,7 @@ static size_t log2_size(size_t n)
  * GF_CPU_FFT_CHANNELS_MIN_WORK. */
 static size_t work_of(const gfir_plan *plan, const fft_state *st, size_t frames)
 {
-    return plan->channels * frames * (st->nparts + log2_size(2 * st->part));
+    return plan->channels * frames * (st->nparts + log2_size(st->fftn));
 }
 
 /* The frames of the largest call that one task per channel filters at once. */
@@ -172,9 +180,9 @@ static gfir_status uniform_prepare(const gfir_plan *plan, const float *taps, gfi
 {
     const fft_state *st = plan->impl;
     const size_t P = st->part, ntaps = plan->ntaps;
-    const float scale = 1.0f / (float)(2 * P);
+    const float scale = 1.0f / (float)st->fftn;
     float *h = gf_fftw_floats(plan->filter_channels * st->nparts, 2, st->bstride);
-    float *x = gf_fftw_floats(2, P, 1), *spec = gf_fftw_floats(2, st->bstride, 1);
+    float *x = gf_fftw_floats(st->fftn, 1, 1), *spec = gf_fftw_floats(2, st->bstride, 1);
     if (!h || !x || !spec) {
         fftwf_free(h);
         fftwf_free(x);
@@ -187,7 +195,7 @@ static gfir_status uniform_prepare(const gfir_plan *plan, const float *taps, gfi
             float *hr = h + (s * st->nparts + j) * 2 * st->bstride;
             float *hi = hr + st->bstride;
             size_t len = ntaps - j * P < P ? ntaps - j * P : P;
-            memset(x, 0, 2 * P * sizeof *x);
+            memset(x, 0, st->fftn * sizeof *x);
             for (size_t k = 0; k < len; k++)
                 x[k] = taps[s * ntaps + j * P + k] * scale;
             fftwf_execute_dft_r2c(st->fft.fwd, x, (fftwf_complex *)spec);
@@ -238,19 +246,21 @@ static gfir_status uniform_create(gfir_plan *plan)
         return gf_fail(plan, GFIR_ERR_NOMEM, "out of host memory");
     plan->impl = st;
     st->part = part;
-    st->nbins = st->part + 1;
+    st->fftn = gf_cpu_fft_uniform_points(plan->ntaps, part);
+    st->keep = st->fftn - part;
+    st->nbins = st->fftn / 2 + 1;
     st->bstride = (st->nbins + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
     st->nparts = (plan->ntaps + st->part - 1) / st->part;
     st->mac = gf_cmac_select();
 
     st->w = gf_fftw_floats(st->part, 1, 1);
-    st->xin = gf_fftw_floats(ch, 2, st->part);
+    st->xin = gf_fftw_floats(ch, st->fftn, 1);
     st->outq = gf_fftw_floats(ch, 1, st->part);
     st->outq_new = gf_fftw_floats(ch, 1, st->part);
     st->fdl = gf_fftw_floats(ch * st->nparts, 2, st->bstride);
     st->spec = gf_fftw_floats(ch, 2, st->bstride);
     st->acc = gf_fftw_floats(ch, 2, st->bstride);
-    st->yt = gf_fftw_floats(ch, 2, st->part);
+    st->yt = gf_fftw_floats(ch, st->fftn, 1);
     if (!st->w || !st->xin || !st->outq || !st->outq_new || !st->fdl || !st->spec || !st->acc ||
         !st->yt) {
         gf_fail(plan, GFIR_ERR_NOMEM,
@@ -259,12 +269,12 @@ static gfir_status uniform_create(gfir_plan *plan)
         uniform_destroy(plan);
         return GFIR_ERR_NOMEM;
     }
-    if (!gf_fftw_pair_make(&st->fft, (int)(2 * st->part), st->xin, (fftwf_complex *)st->spec,
+    if (!gf_fftw_pair_make(&st->fft, (int)st->fftn, st->xin, (fftwf_complex *)st->spec,
                            st->yt,
-                           gf_cpu_fftw_measure_pays(0, 2 * st->part,
+                           gf_cpu_fftw_measure_pays(0, st->fftn,
                                                     gf_cpu_fft_uses(plan, st->part)))) {
         gf_fail(plan, GFIR_ERR_NOMEM, "FFTW could not plan a real FFT of size %zu",
-                  2 * st->part);
+                  st->fftn);
         uniform_destroy(plan);
         return GFIR_ERR_NOMEM;
     }
@@ -299,7 +309,7 @@ static gfir_status uniform_reset(gfir_plan *plan)
 {
     fft_state *st = plan->impl;
     const size_t ch = plan->channels;
-    memset(st->xin, 0, ch * 2 * st->part * sizeof *st->xin);
+    memset(st->xin, 0, ch * st->fftn * sizeof *st->xin);
     memset(st->outq, 0, ch * st->part * sizeof *st->outq);
     memset(st->fdl, 0, ch * st->nparts * 2 * st->bstride * sizeof *st->fdl);
     /* Padding bins are multiplied too; keep them zero. */
@@ -317,7 +327,7 @@ static void block_forward(const fft_state *st, size_t c, size_t head)
 {
     float *spec = st->spec + c * 2 * st->bstride;
     float *xr = st->fdl + (c * st->nparts + head) * 2 * st->bstride, *xi = xr + st->bstride;
-    fftwf_execute_dft_r2c(st->fft.fwd, st->xin + c * 2 * st->part, (fftwf_complex *)spec);
+    fftwf_execute_dft_r2c(st->fft.fwd, st->xin + c * st->fftn, (fftwf_complex *)spec);
     for (size_t k = 0; k < st->nbins; k++) {
         xr[k] = spec[2 * k];
         xi[k] = spec[2 * k + 1];
@@ -353,26 +363,26 @@ static void block_mac_all(const gfir_plan *plan, const fft_state *st, const floa
 }
 
 /* Phase 3, per channel: back to time; the last P samples are the valid
- * ones, and go to channel c's outputs in outq. */
+ * ones (the first N - P wrapped around), and go to channel c's outputs in outq. */
 static void block_inverse(const fft_state *st, size_t c, float *outq)
 {
     const size_t P = st->part;
     float *spec = st->spec + c * 2 * st->bstride;
     const float *ar = st->acc + c * 2 * st->bstride, *ai = ar + st->bstride;
-    float *yt = st->yt + c * 2 * P;
+    float *yt = st->yt + c * st->fftn;
     for (size_t k = 0; k < st->nbins; k++) {
         spec[2 * k] = ar[k];
         spec[2 * k + 1] = ai[k];
     }
     fftwf_execute_dft_c2r(st->fft.inv, (fftwf_complex *)spec, yt);
-    memcpy(outq + c * P, yt + P, P * sizeof *yt);
+    memcpy(outq + c * P, yt + st->keep, P * sizeof *yt);
 }
 
-/* The block just filled becomes the previous one. */
+/* The transform's last N - P frames begin the next one's. */
 static void block_slide(const fft_state *st, size_t c)
 {
-    float *xin = st->xin + c * 2 * st->part;
-    memcpy(xin, xin + st->part, st->part * sizeof *xin);
+    float *xin = st->xin + c * st->fftn;
+    memmove(xin, xin + st->part, st->keep * sizeof *xin);
 }
 
 static void block_channel(const gfir_plan *plan, const fft_state *st, size_t c, size_t head)
@@ -457,8 +467,8 @@ static void stretch_task(void *arg, size_t c)
     size_t pos = st->pos, head = st->head;
     for (size_t done = 0; done < n;) {
         const size_t m = P - pos < n - done ? P - pos : n - done;
-        gf_frames_take(st->xin + c * 2 * P + P + pos, st->call_in ? st->call_in + done * ch : NULL,
-                       (unsigned)ch, (unsigned)c, m);
+        gf_frames_take(st->xin + c * st->fftn + st->keep + pos,
+                       st->call_in ? st->call_in + done * ch : NULL, (unsigned)ch, (unsigned)c, m);
         memcpy(plane + done, st->outq + c * P + pos, m * sizeof *plane);
         pos += m;
         done += m;
@@ -552,7 +562,8 @@ static gfir_status uniform_execute(gfir_plan *plan, const float *in, float *out,
         /* All of this stretch's input is read before any of its output is
          * written, which makes in == out safe. */
         for (size_t c = 0; c < ch; c++)
-            gf_frames_take(st->xin + c * 2 * P + P + st->pos, in, (unsigned)ch, (unsigned)c, m);
+            gf_frames_take(st->xin + c * st->fftn + st->keep + st->pos, in, (unsigned)ch,
+                           (unsigned)c, m);
         if (plan->incoming)
             gf_fade_weights(plan, done, m, st->w);
         for (size_t c = 0; c < ch; c++) {

@@ -52,7 +52,7 @@ static size_t ceil_pow2(size_t n)
 /*
  * Offline (a budget of GFIR_LATENCY_ANY: a file, whose writer drops the
  * latency) the block bounds nothing, and P is the fastest per frame for the
- * filter's length: ceil_pow2(ntaps) up to 4096 taps, as above; 4096 up to
+ * filter's length: one partition up to 16384 taps (below); 4096 up to
  * 32768 taps, where a transform that stays in the L1 and L2 caches beats
  * fewer partitions; 65536 from 65536 taps, where the delay line streams from
  * memory and every partition fewer pays.
@@ -77,14 +77,56 @@ static size_t ceil_pow2(size_t n)
 #define OFFLINE_MID_PARTITION ((size_t)4096)
 #define OFFLINE_MAX_PARTITION ((size_t)65536)
 
+/*
+ * A filter of up to 16384 taps, offline, is one partition with a transform
+ * of N = 8 * ceil_pow2(ntaps) points, 4096 to 65536, and a hop (the
+ * partition, and the latency) of N - ntaps + 1: classic overlap-save, whose
+ * 2P-point transforms above spent half their points on the filter's overlap.
+ * Measured with `cpu_fft_bench --transform 65536` (stereo, one thread,
+ * 65536-frame calls, the thread's CPU time, medians of five; three runs,
+ * their medians here; 2-core Intel Xeon VM, load average 3 to 3.5 from other
+ * work, 2026-11-27), ns a frame and channel at the rule before this one
+ * (hop ceil_pow2(ntaps), N = 2 ceil_pow2; for 8191 and 16383 hop 4096 and
+ * several partitions) and at N points, 4 to 16 (255 taps: 128) times
+ * ceil_pow2(ntaps):
+ *     255 taps   9.24               1024 6.87   2048 6.22   4096 4.99
+ *                                   8192 6.03  16384 6.16  32768 7.37
+ *     511        6.42               2048 4.61   4096 4.30   8192 4.65
+ *     1023       6.75               4096 5.01   8192 4.88  16384 4.95
+ *     2047       7.07               8192 5.17  16384 7.19  32768 5.39
+ *     4095       7.14              16384 6.30  32768 5.89  65536 7.12
+ *     8191       8.81              32768 7.69  65536 7.77 131072 7.30
+ *     16383      9.25              65536 7.97 131072 7.94 262144 7.61
+ * 8x (4096 points for 255 taps) is within the noise (a run's figures
+ * scatter by 20%) of each row's best up to 4095 taps, and 17 to 46% below
+ * the old rule but at 2047 taps (7.19 against 7.07; its three runs gave
+ * 7.8, 5.2 and 7.2 at 16384 points). 65536 points is
+ * the cap for what FFTW_MEASURE costs the first plan of a larger size
+ * (below); at 8191 and 16383 taps it is 12 to 14% below the old rule.
+ */
+#define ONE_PART_MAX_TAPS ((size_t)16384)
+#define ONE_PART_MIN_POINTS ((size_t)4096)
+#define ONE_PART_MAX_POINTS ((size_t)65536)
+
 static size_t offline_partition(size_t ntaps)
 {
     const size_t fit = ceil_pow2(ntaps);
-    if (fit <= OFFLINE_MID_PARTITION)
-        return fit < MIN_PARTITION ? MIN_PARTITION : fit;
+    if (fit <= ONE_PART_MAX_TAPS) {
+        size_t points = 8 * fit;
+        points = points < ONE_PART_MIN_POINTS ? ONE_PART_MIN_POINTS
+                 : points > ONE_PART_MAX_POINTS ? ONE_PART_MAX_POINTS : points;
+        return points - ntaps + 1;
+    }
     if (fit <= 8 * OFFLINE_MID_PARTITION)
         return OFFLINE_MID_PARTITION;
     return fit < OFFLINE_MAX_PARTITION ? fit : OFFLINE_MAX_PARTITION;
+}
+
+size_t gf_cpu_fft_uniform_points(size_t ntaps, size_t partition)
+{
+    if (ntaps > partition)
+        return 2 * partition;
+    return ceil_pow2(partition + ntaps - 1);
 }
 
 size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency)
@@ -379,9 +421,10 @@ double gf_cpu_fft_uses(const gfir_plan *plan, size_t part)
  *
  * Uniformly partitioned FFT with partitions of P frames and K = ntaps / P
  * partitions: FFT_LOG_NS * log2(2P) + FFT_PART_NS * K ns per frame and channel
- * on one thread, fitted to `cpu_fft_bench --partition` (same machine,
- * 2026-11-23): 512 taps at P = 512 3.5 ns, 65536 at 32768 5.4 ns, 262144 at
- * 32768 6.3 ns (model 8.8) and at 8192 16.0 (model 20.2), 2^20 at 32768 23.3
+ * on one thread (times N / 2P, and log2(N) for log2(2P), for transforms of
+ * N points), fitted to `cpu_fft_bench --partition` (same machine, 2026-11-23):
+ * 512 taps at P = 512 3.5 ns, 65536 at 32768 5.4 ns, 262144 at 32768 6.3 ns
+ * (model 8.8) and at 8192 16.0 (model 20.2), 2^20 at 32768 23.3
  * (model 20.8). The engine spreads channels over threads, and a single
  * channel's partitions only when there are many of them. The zero-latency FFT
  * engine's model is its own (gf_cpu_fft_nonuniform_ns()).
@@ -415,8 +458,10 @@ double gf_cpu_fft_uniform_seconds(const gfir_plan *plan, double frames)
 {
     const double threads = threads_of(plan), samples = frames * plan->channels;
     const double p = (double)plan->partition;
+    const double n = (double)gf_cpu_fft_uniform_points(plan->ntaps, plan->partition);
     const double parts = (double)((plan->ntaps + plan->partition - 1) / plan->partition);
-    const double ns = FFT_LOG_NS * log2_of(2 * p) + FFT_PART_NS * parts;
+    /* transforms of N points every P frames; the fit was made at N = 2P */
+    const double ns = (FFT_LOG_NS * log2_of(n) + FFT_PART_NS * parts) * n / (2 * p);
     double used = plan->channels > 1 ? plan->channels : parts >= 32 ? threads : 1;
     used = used < threads ? used : threads;
     return samples * ns * 1e-9 / used;

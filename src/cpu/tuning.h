@@ -57,8 +57,17 @@
  * block_frames frames, within a latency budget of max_latency frames: a
  * power of two, 64 to 32768, or 0 when the budget is below 64. With
  * GFIR_LATENCY_ANY (offline) the fastest per frame for the filter, whatever
- * the block: 64 to 65536. */
+ * the block: up to 16384 taps the hop of one partition in a transform of
+ * 4096 to 65536 points (N - ntaps + 1, no power of two), beyond 4096 to
+ * 65536. */
 size_t gf_cpu_fft_partition(size_t ntaps, size_t block_frames, size_t max_latency);
+
+/* The points of the engine's transform for ntaps taps and partitions (hops)
+ * of `partition` frames: 2 * partition when the filter takes several
+ * partitions, else the smallest power of two holding a block and the filter,
+ * partition + ntaps - 1 (which is 2 * partition for a power of two from
+ * ntaps / 2 on). */
+size_t gf_cpu_fft_uniform_points(size_t ntaps, size_t partition);
 
 /* From how many taps this engine beats direct convolution at that partition. */
 size_t gf_cpu_fft_uniform_min_taps(size_t partition);

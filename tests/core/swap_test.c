@@ -82,6 +82,15 @@ static void test_long_filters(void **state)
     tc.frames = 2 * RATE;
     swap_check(&tc);
 
+    /* offline, one partition: a hop of 28674 frames, calls longer than it */
+    tc = cpu_case("fft uniform, one partition of 32768 points, stereo, 4095 taps",
+                  GFIR_KERNEL_FFT, 4095, 65536);
+    tc.budget = GFIR_LATENCY_ANY;
+    tc.inputs = tc.sets = 2;
+    tc.frames = 3 * RATE;
+    tc.max_call = 40000;
+    swap_check(&tc);
+
     tc = cpu_case("fft zero latency, stereo, 9000 taps", GFIR_KERNEL_FFT, 9000, 256);
     tc.inputs = 2;
     tc.max_call = 300;
@@ -121,6 +130,13 @@ static void test_threads(void **state)
     tc.inputs = 4;
     tc.frames = RATE / 2;
     tc.sampled = 1;
+    swap_check(&tc);
+
+    tc = threaded(cpu_case("fft uniform, one partition, 4 channels, threads", GFIR_KERNEL_FFT,
+                           2000, 65536));
+    tc.budget = GFIR_LATENCY_ANY;
+    tc.inputs = 4;
+    tc.max_call = 30000;
     swap_check(&tc);
 
     tc = threaded(cpu_case("fft zero latency, stereo, threads", GFIR_KERNEL_FFT, 5000, 8192));
@@ -168,12 +184,13 @@ static void test_routed(void **state)
         {0, 0, 0, 0.7f}, {1, 0, 1, -0.4f}, {1, 1, 0, 1.0f}, {2, 1, 1, 0.5f}, {0, 1, 1, 0.25f},
     };
     static const gfir_kernel kernels[] = {GFIR_KERNEL_GOLD, GFIR_KERNEL_DIRECT, GFIR_KERNEL_FFT,
-                                          GFIR_KERNEL_FFT};
-    static const size_t budgets[] = {0, 0, 128, 0};
-    static const size_t taps[] = {40, 90, 300, 600};
+                                          GFIR_KERNEL_FFT, GFIR_KERNEL_FFT};
+    static const size_t budgets[] = {0, 0, 128, 0, GFIR_LATENCY_ANY};
+    static const size_t taps[] = {40, 90, 300, 600, 1000};
     static const char *const names[] = {"routed gold", "routed direct", "routed fft uniform",
-                                        "routed fft zero latency"};
-    for (size_t k = 0; k < 4; k++) {
+                                        "routed fft zero latency",
+                                        "routed fft uniform, one partition of 8192 points"};
+    for (size_t k = 0; k < 5; k++) {
         swap_case tc = cpu_case(names[k], kernels[k], taps[k], 256);
         tc.budget = budgets[k];
         tc.inputs = 3;

@@ -418,16 +418,22 @@ static void test_latency_and_block(void **state)
 }
 
 /* Offline plans at each branch of the offline rule, with partitions larger
- * than the calls (calls of random size, or of a block smaller than P) and
- * with several partitions: against float64 like every case here. */
+ * than the calls (calls of random size, of one frame, or of a block smaller
+ * than P), calls of several hops, and with several partitions: against
+ * float64 like every case here. Up to 16384 taps the filter is one
+ * partition, the hop N - ntaps + 1 for a transform of N points. */
 static void test_offline_partitions(void **state)
 {
     static const struct {
         fft_case tc;
         size_t partition;
     } cases[] = {
-        {{2, 1, 300, 5003, 256, RANDOM, 0, 1}, 512},            /* P past a 256 block */
-        {{2, 2, 5001, 30011, 4096, PRIME997, 1, 1}, 4096},      /* two partitions */
+        {{2, 1, 300, 5003, 256, RANDOM, 0, 1}, 4096 - 299},     /* P past a 256 block */
+        {{6, 6, 4095, 3 * 28674 + 5, 65536, WHOLE, 0, 2}, 28674}, /* 32768 points */
+        {{2, 1, 1023, 2 * 7170 + 3, 1, ONES, 1, 1}, 7170},      /* 8192 points */
+        {{5, 1, 16383, 2 * 49154 + 11, 65536, RANDOM, 0, 1}, 49154}, /* 65536 points */
+        {{3, 3, 2, 9001, 997, PRIME997, 0, 1}, 4095},           /* 4096 points */
+        {{2, 2, 20001, 30011, 4096, PRIME997, 1, 1}, 4096},     /* five partitions */
         {{2, 1, 40000, 3 * 65536 + 777, 65536, RANDOM, 0, 2}, 65536},
         {{1, 1, 140001, 3 * 65536 + 555, 20000, RANDOM, 0, 1}, 65536}, /* three */
         {{2, 2, 300001, 6 * 65536 + 99, 65536, WHOLE, 1, 2}, 65536},   /* five */
