@@ -8,7 +8,16 @@
  *
  *   live_bench [--backend cpu|cuda|auto] [--layout diag|fan|matrix]
  *              [--inputs N] [--outputs M] [--taps N] [--period FRAMES]
- *              [--rate HZ] [--seconds S] [--gpus LIST] [--header]
+ *              [--rate HZ] [--seconds S] [--gpus LIST] [--header] [--trace]
+ *
+ * --trace (the CUDA delay-line engine) also says where each call's time
+ * went, in a second table: how late the worker woke on the period's clock,
+ * and the call's staging, enqueueing and waiting on the host beside the
+ * device's own time for its work (core/trace.h), each as quantiles and as
+ * the mean over the slowest 0.1% of calls, so a tail is seen to come from
+ * the host's thread, the hand-over or the device. Tracing makes the
+ * engine's output event keep time; the first table's row, traced, is that
+ * much slower than an untraced run's.
  *
  * --gpus 0,1 splits the plan's outputs over those CUDA devices
  * (gfir_config.devices; implies --backend cuda): one call's time is then
@@ -31,6 +40,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/trace.h"
 #include "live/timing.h"
 
 static double now_s(void)
@@ -59,13 +69,94 @@ static void fill(float *v, size_t n, uint64_t *s, float scale)
     }
 }
 
+/* --trace: a call's parts, in the table's order. */
+enum { T_LATE, T_STAGED, T_ENQUEUED, T_WAITED, T_DEVICE, T_HANDOVER, T_CALL, TRACE_PARTS };
+static const char *const trace_names[TRACE_PARTS] = {
+    "woke late (before the call)", "staged (input to pinned memory)",
+    "enqueued (graph launch)", "waited (launch to output seen)", "device (first work to output)",
+    "waited - device (hand-over both ways)", "the call"};
+
+static void trace_keep(const gfir_plan *plan, double *p, double late, double took)
+{
+    gf_call_trace t;
+    for (int i = 0; i < TRACE_PARTS; i++)
+        p[i] = -1.0;
+    p[T_LATE] = late;
+    p[T_CALL] = took;
+    if (gf_trace_last(plan, &t) != GFIR_OK)
+        return; /* not a replayed block: its parts unknown */
+    p[T_STAGED] = t.staged_s;
+    p[T_ENQUEUED] = t.enqueued_s;
+    p[T_WAITED] = t.waited_s;
+    p[T_DEVICE] = t.device_s;
+    if (t.device_s >= 0)
+        p[T_HANDOVER] = t.waited_s - t.device_s;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int slower_first(const void *a, const void *b)
+{
+    const double x = ((const double *)a)[T_CALL], y = ((const double *)b)[T_CALL];
+    return x > y ? -1 : x < y;
+}
+
+/* Each part's quantiles, and its mean over the slowest 0.1% of calls. */
+static void trace_print(double *parts, size_t calls, double period_s)
+{
+    double *v = malloc((calls ? calls : 1) * sizeof *v);
+    const size_t slow = calls / 1000 ? calls / 1000 : 1;
+    if (!v || !calls) {
+        free(v);
+        return;
+    }
+    printf("\n| part of a call | median ms | p99 ms | p99.9 ms | max ms | mean over the slowest "
+           "0.1%% of calls, ms (%zu calls) |\n|---|---|---|---|---|---|\n", slow);
+    qsort(parts, calls, TRACE_PARTS * sizeof *parts, slower_first);
+    for (int i = 0; i < TRACE_PARTS; i++) {
+        size_t n = 0, ns = 0;
+        double sum = 0;
+        for (size_t k = 0; k < calls; k++) {
+            const double x = parts[k * TRACE_PARTS + i];
+            if (x < -0.5 && i != T_LATE && i != T_HANDOVER)
+                continue; /* unknown */
+            if (i == T_HANDOVER && parts[k * TRACE_PARTS + T_DEVICE] < 0)
+                continue;
+            v[n++] = x;
+            if (k < slow) {
+                sum += x;
+                ns++;
+            }
+        }
+        if (!n) {
+            printf("| %s | n/a | n/a | n/a | n/a | n/a |\n", trace_names[i]);
+            continue;
+        }
+        qsort(v, n, sizeof *v, by_value);
+        printf("| %s | %.3f | %.3f | %.3f | %.3f | ", trace_names[i], 1e3 * v[(n - 1) / 2],
+               1e3 * v[(size_t)(0.99 * (double)(n - 1))], 1e3 * v[(size_t)(0.999 * (double)(n - 1))],
+               1e3 * v[n - 1]);
+        if (ns)
+            printf("%.3f |\n", 1e3 * sum / (double)ns);
+        else
+            printf("n/a |\n");
+    }
+    printf("\nperiod %.3f ms; parts of calls that did not replay the block graph are left out.\n",
+           1e3 * period_s);
+    free(v);
+}
+
 int main(int argc, char **argv)
 {
     const char *backend = "auto", *layout = "diag";
     unsigned inputs = 2, outputs = 0;
     size_t ntaps = 48000, period = 128;
     double rate = 48000, seconds = 10;
-    int header = 0;
+    int header = 0, trace = 0;
     int gpus[GFIR_MAX_DEVICES];
     unsigned ngpus = 0;
     const char *gpu_list = NULL;
@@ -73,6 +164,10 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--header")) {
             header = 1;
+            continue;
+        }
+        if (!strcmp(a, "--trace")) {
+            trace = 1;
             continue;
         }
         if (!v) {
@@ -181,10 +276,27 @@ int main(int argc, char **argv)
         fill(in, period * inputs, &rng, 0.5f);
         gfir_plan_execute(plan, in, out, period);
     }
+    double *parts = NULL; /* with --trace: TRACE_PARTS a call */
+    if (trace) {
+        if (gf_trace_start(plan) != GFIR_OK) {
+            fprintf(stderr, "live_bench: --trace: this plan's engine (%s, %s) keeps no trace\n",
+                    gfir_backend_name(gfir_plan_backend(plan)),
+                    gfir_kernel_name(gfir_plan_kernel(plan)));
+            return 2;
+        }
+        parts = calloc(calls ? calls * TRACE_PARTS : 1, sizeof *parts);
+        if (!parts) {
+            fprintf(stderr, "live_bench: out of memory for the trace\n");
+            return 1;
+        }
+        for (size_t k = 0; k < 16; k++) /* the graph captured again, with its stamp */
+            gfir_plan_execute(plan, in, out, period);
+    }
     const double start = now_s();
     for (size_t k = 0; k < calls; k++) {
         fill(in, period * inputs, &rng, 0.5f);
-        sleep_until(start + (double)k * period_s);
+        const double due = start + (double)k * period_s;
+        sleep_until(due);
         const double t0 = now_s();
         if (gfir_plan_execute(plan, in, out, period) != GFIR_OK) {
             fprintf(stderr, "live_bench: %s\n", gfir_plan_error_detail(plan));
@@ -193,6 +305,8 @@ int main(int argc, char **argv)
         const double took = now_s() - t0;
         block_times_add(&times, took);
         misses += took > period_s;
+        if (parts)
+            trace_keep(plan, parts + k * TRACE_PARTS, t0 - due, took);
     }
     if (header)
         printf("| backend, kernel | layout | in x out | paths | taps | period | median ms | "
@@ -205,6 +319,9 @@ int main(int argc, char **argv)
            1e3 * block_times_quantile(&times, 0.5), 1e3 * block_times_quantile(&times, 0.99),
            1e3 * block_times_quantile(&times, 0.999), 1e3 * times.max_s,
            100.0 * block_times_quantile(&times, 0.999) / period_s, misses, calls);
+    if (parts)
+        trace_print(parts, calls, period_s);
+    free(parts);
     block_times_free(&times);
     gfir_plan_destroy(plan);
     free(paths);

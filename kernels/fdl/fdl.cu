@@ -112,19 +112,23 @@ extern "C" cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t stride,
 
 /* ---- per call ---------------------------------------------------------- */
 
+/* One thread a sample, in the input's interleaved order, so consecutive
+ * threads read consecutive words: one transaction a warp, also where `in`
+ * is mapped host memory that the reads cross the bus for. */
 __global__ void stage_kernel(const float *__restrict__ in, unsigned inputs, size_t n,
                              float *__restrict__ xw, size_t part, size_t pos, int parity,
                              gf_fdl_at at)
 {
-    const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    const unsigned c = blockIdx.y;
-    if (i >= n)
+    const size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (j >= n * inputs)
         return;
+    const size_t i = j / inputs;
+    const unsigned c = (unsigned)(j - i * inputs);
     if (at.pos)
         pos = *at.pos;
     if (at.parity)
         parity = (int)*at.parity;
-    xw[((size_t)c * 2 + parity) * part + pos + i] = in ? in[i * inputs + c] : 0.0f;
+    xw[((size_t)c * 2 + parity) * part + pos + i] = in ? in[j] : 0.0f;
 }
 
 extern "C" cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, size_t n,
@@ -135,9 +139,9 @@ extern "C" cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, s
         return cudaErrorInvalidValue;
     if (n == 0)
         return cudaSuccess;
-    dim3 grid((unsigned)((n + HEAD_THREADS - 1) / HEAD_THREADS), inputs);
-    stage_kernel<<<grid, HEAD_THREADS, 0, stream>>>(d_in, inputs, n, d_xw, part, pos, parity,
-                                                     at);
+    const size_t samples = n * inputs;
+    stage_kernel<<<(unsigned)((samples + HEAD_THREADS - 1) / HEAD_THREADS), HEAD_THREADS, 0,
+                   stream>>>(d_in, inputs, n, d_xw, part, pos, parity, at);
     return cudaGetLastError();
 }
 

@@ -77,8 +77,9 @@ typedef struct gf_fdl_paths {
 cudaError_t gf_launch_fdl_spectra(const float *d_taps, size_t stride, size_t skip, size_t len,
                                   unsigned sets, size_t part, size_t tparts, const float2 *d_tw,
                                   float2 *d_h, cudaStream_t stream);
-/* n frames of interleaved d_in (NULL: silence) into each input's current
- * block at frame pos (pos + n <= part). */
+/* n frames of interleaved d_in (NULL: silence; device or mapped host
+ * memory, read once, in order) into each input's current block at frame
+ * pos (pos + n <= part). */
 cudaError_t gf_launch_fdl_stage(const float *d_in, unsigned inputs, size_t n, float *d_xw,
                                 size_t part, size_t pos, int parity, gf_fdl_at at,
                                 cudaStream_t stream);

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+struct gf_call_trace; /* core/trace.h */
+
 /* One call of gfir_plan_execute_device() or gfir_plan_flush_device(), as a
  * backend gets it: strided device buffers (gfir.h, "Device memory"), checked
  * by the plan layer, and the caller's stream. */
@@ -126,6 +128,11 @@ typedef struct gf_engine {
     gfir_status (*convolve_device)(gfir_plan *plan, const gf_device_io *io, size_t frames,
                                    size_t start, size_t length);
     gfir_status (*set_taps_device)(gfir_plan *plan, const float *taps, void *stream);
+    /* Optional, NULL where the engine keeps no trace (core/trace.h):
+     * trace_start turns it on for the calls after it; trace_last gives the
+     * last call's, GFIR_ERR_UNSUPPORTED where that call kept none. */
+    gfir_status (*trace_start)(gfir_plan *plan);
+    gfir_status (*trace_last)(const gfir_plan *plan, struct gf_call_trace *out);
     /* Clears the history; a status < 0 when the device fails. */
     gfir_status (*reset)(gfir_plan *plan);
     /* Frees plan->impl (NULL after a failed create is allowed). */

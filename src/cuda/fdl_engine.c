@@ -5,6 +5,7 @@
  * GF_CUDA_FDL_MAX_BLOCK frames (tuning.h) and runs paths natively. Every
  * entry point runs inside the device guard (guard.h).
  */
+#include "core/trace.h"
 #include "cuda/backend.h"
 #include "cuda/fdl_state.h"
 #include "cuda/guard.h"
@@ -99,6 +100,22 @@ static gfir_status fdl_set_taps_device(gfir_plan *plan, const float *taps, void 
     GUARDED(gf_fdl_set_taps_device(plan, plan->impl, taps, (cudaStream_t)stream));
 }
 
+static gfir_status fdl_trace_start(gfir_plan *plan)
+{
+    GUARDED(gf_fdl_trace_start(plan));
+}
+
+static gfir_status fdl_trace_last(const gfir_plan *plan, gf_call_trace *out)
+{
+    int theirs;
+    gfir_status s = gf_cuda_enter(plan->device, &theirs) == cudaSuccess ? GFIR_OK
+                                                                         : GFIR_ERR_DEVICE;
+    if (s == GFIR_OK)
+        s = gf_fdl_trace_last(plan, out);
+    gf_cuda_leave(theirs);
+    return s;
+}
+
 static gfir_status fdl_reset(gfir_plan *plan)
 {
     GUARDED(gf_fdl_reset(plan));
@@ -121,6 +138,8 @@ const gf_engine gf_cuda_fdl_engine = {
     .execute_device = fdl_execute_device,
     .convolve_device = fdl_convolve_device,
     .set_taps_device = fdl_set_taps_device,
+    .trace_start = fdl_trace_start,
+    .trace_last = fdl_trace_last,
     .reset = fdl_reset,
     .destroy = gf_fdl_destroy,
 };

@@ -2,14 +2,16 @@
  * fdl_graph.c - the delay-line engine's block graph (fdl_state.h): a host
  * call of one whole block on a block's boundary, outside a crossfade (a live
  * caller's period), replays one CUDA graph captured from the launches such a
- * call makes: the input copy, the near and far staging, the head, the output
- * copy and its event, the next block's tail, and a one-thread tick of the
- * device clock the graph's kernels read their place from. Timed apart on an
- * H100, enqueueing those ten operations one by one was 35 of a 32-frame
- * call's 40 us and most of its tail. The host keeps its own count of the
- * blocks and copies it to the clock after calls that did not replay; a
- * crossfade's end changes the filter and tails the graph holds, so it is
- * captured again and the executable graph updated in place.
+ * call makes: the near and far staging, which read the input from mapped
+ * host memory, the head, which writes the output there, its event, the next
+ * block's tail, and a one-thread tick of the device clock the graph's
+ * kernels read their place from. Timed apart on an H100, enqueueing such a
+ * call's operations one by one (ten, with a copy each way where the mapped
+ * memory is now) was 35 of a 32-frame call's 40 us and most of its tail.
+ * The host keeps its own count of the blocks and copies it to the clock
+ * after calls that did not replay; a crossfade's end changes the filter
+ * and tails the graph holds, so it is captured again and the executable
+ * graph updated in place.
  */
 #include "cuda/fdl_state.h"
 #include "kernels.h"
@@ -36,19 +38,16 @@ static gfir_status capture_block(gfir_plan *plan, fdl_state *st, cudaGraph_t *gr
     cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
     if (e != cudaSuccess)
         return fail(plan, e, "cudaStreamBeginCapture");
-    e = cudaMemcpyAsync(st->d_in, st->h_in, B * st->inputs * sizeof(float),
-                        cudaMemcpyHostToDevice, stream);
+    if (st->trace)
+        e = cudaEventRecordWithFlags(st->trace_began, stream, cudaEventRecordExternal);
     if (e == cudaSuccess)
-        e = gf_launch_fdl_stage(st->d_in, st->inputs, B, st->d_xw, B, 0, 0, near, stream);
+        e = gf_launch_fdl_stage(st->m_in, st->inputs, B, st->d_xw, B, 0, 0, near, stream);
     if (e == cudaSuccess && st->far)
-        e = gf_fdl_far_stage_clocked(st->far, st->d_in, B, c, stream);
+        e = gf_fdl_far_stage_clocked(st->far, st->m_in, B, c, stream);
     if (e == cudaSuccess)
         e = gf_launch_fdl_head(st->d_xw, f->d_head, st->d_tail,
                                st->far ? gf_fdl_far_ring_clocked(st->far, c) : none, paths,
-                               st->outputs, B, st->head_len, 0, B, 0, near, st->d_out, stream);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(st->h_out, st->d_out, B * st->outputs * sizeof(float),
-                            cudaMemcpyDeviceToHost, stream);
+                               st->outputs, B, st->head_len, 0, B, 0, near, st->m_out, stream);
     if (e == cudaSuccess)
         e = cudaEventRecordWithFlags(st->out_ready, stream, cudaEventRecordExternal);
     if (e == cudaSuccess && st->tparts)

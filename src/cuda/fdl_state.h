@@ -28,6 +28,7 @@ typedef struct fdl_state {
     cudaEvent_t out_ready;
     cudaEvent_t caller;             /* device calls: the caller's stream so far */
     float *h_in, *h_out;            /* pinned: block_frames x inputs, x outputs */
+    float *m_in, *m_out;            /* the same, mapped: where the block graph reads and writes */
     float *d_in, *d_out;
     float *d_xw, *d_tail;
     float *d_tail_new, *d_out_new;  /* the incoming filter's, during a crossfade */
@@ -46,6 +47,12 @@ typedef struct fdl_state {
     int graph_stale;                /* pointers it holds have changed: capture again */
     int graph_off;                  /* capture failed: the launches one by one */
     int clock_stale;                /* calls without the graph moved the blocks */
+    /* The call trace (core/trace.h, fdl_trace.c): with it on, out_ready
+     * keeps time and the graph records trace_began first; the host's
+     * stamps: launch entered, input staged, graph launched, output seen. */
+    int trace, traced;
+    cudaEvent_t trace_began;
+    double trace_t[4];
 } fdl_state;
 
 /* A prepared filter; its release waits for the event recorded on the
@@ -82,6 +89,12 @@ static inline gf_fdl_paths gf_fdl_paths_of(const fdl_state *st)
 gfir_status gf_fdl_graph_make(gfir_plan *plan, fdl_state *st);
 int gf_fdl_replays(gfir_plan *plan, fdl_state *st, const float *in, size_t n);
 gfir_status gf_fdl_replay(gfir_plan *plan, fdl_state *st);
+
+/* fdl_trace.c: the call trace's clock, and its engine entries (inside the
+ * device guard). */
+double gf_fdl_now_s(void);
+gfir_status gf_fdl_trace_start(gfir_plan *plan);
+gfir_status gf_fdl_trace_last(const gfir_plan *plan, struct gf_call_trace *out);
 
 /* fdl.c: the engine's host calls (core/engine.h's contracts), each called
  * inside the device guard by fdl_engine.c; prepare, the filters' release

@@ -7,7 +7,8 @@
 # convoLV2 (x42-plugins) and LSP's Impulse Responses (lsp-plugins-lv2),
 # each set to its IR by patch:Set of the path property its Turtle declares.
 # A peer that does not load the file that way is listed as such.
-#   tools/bench/lv2.sh [--seconds N] [--build DIR]
+#   tools/bench/lv2.sh [--seconds N] [--build DIR]   (GFIR_PYTHON: a Python with NumPy
+#   and SciPy for the 64-channel IR; default /usr/bin/python3)
 # Prints a Markdown section for docs/BENCHMARKS.md:
 #   tools/bench/lv2.sh | tools/bench/put-section.py docs/BENCHMARKS.md lv2
 # With --channels 64, only gfir convolver-64 with a 64-channel IR of --taps
@@ -61,7 +62,7 @@ gpu_name() {
 }
 
 if [ -n "$channels" ]; then
-    /usr/bin/python3 - "$work/ir.wav" "$taps" <<'PYEOF'
+    "${GFIR_PYTHON:-/usr/bin/python3}" - "$work/ir.wav" "$taps" <<'PYEOF'
 import sys
 import numpy as np
 import scipy.io.wavfile as w
@@ -96,7 +97,7 @@ PYEOF
     echo "The plugin's status note: ${status:-none (it runs on the backend asked for)}."
     exit 0
 fi
-/usr/bin/python3 - "$work" <<'PYEOF'
+"${GFIR_PYTHON:-/usr/bin/python3}" - "$work" <<'PYEOF'
 import sys
 import numpy as np
 import scipy.io.wavfile as w
