@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_live.sh - the GPU's live table (docs/BENCHMARKS.md): gfir --monitor
 # through a JACK server on its dummy driver with 128 capture and 128 playback
-# ports, 128 channels of 480,000-tap filters (one each) at a 64-frame period;
+# ports, 128 channels of 480,000-tap filters (one each) at 32- and 64-frame periods;
 # the stereo rows of live.sh on the GPU; routed loads through JACK (one input
 # to 128 outputs through a 128-channel IR, a 32 x 32 matrix as 32 files of 32
 # channels); and live_bench's same routed loads through the library.
@@ -36,10 +36,10 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "## 128 channels x 480,000 taps, one filter each, period 64 (gfir --monitor, JACK dummy)"
+echo "## 128 channels x 480,000 taps, one filter each, periods 32 and 64 (gfir --monitor, JACK dummy)"
 # Ten seconds of quiet noise in each of 128 channels; the values do not change the cost.
 sox -n -r 48000 -b 32 -e floating-point -c 128 "$work/ir128.wav" synth 10 whitenoise vol 0.001
-bash tools/bench/live.sh ${gpus[@]+"${gpus[@]}"} --backend cuda --seconds "$seconds" --periods 64 --channels 128 \
+bash tools/bench/live.sh ${gpus[@]+"${gpus[@]}"} --backend cuda --seconds "$seconds" --periods "32 64" --channels 128 \
     --ir "$work/ir128.wav"
 
 echo "## stereo, periods 64 to 256, 255 to 2^20 taps (gfir --monitor, JACK dummy)"
