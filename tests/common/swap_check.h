@@ -49,6 +49,7 @@ typedef struct swap_case {
     size_t every;               /* frames from one swap to the next */
     size_t fade_min, fade_max;  /* crossfade lengths, at most `every` */
     size_t max_call;            /* calls of 1 .. max_call frames */
+    int whole_calls;            /* every call max_call frames, a live caller's periods */
     int sampled;                /* compare SWAP_SAMPLES outputs, not all */
     /* NULL: gfir_plan_execute; else how the test runs a call (device memory) */
     gfir_status (*execute)(gfir_plan *plan, const float *in, float *out, size_t n);
@@ -181,7 +182,7 @@ static inline void swap_stream(const swap_case *tc, swap_run *r, uint64_t *rng)
             } else
                 assert_int_equal(st, GFIR_ERR_BUSY);
         }
-        n = swap_draw(rng, 1, tc->max_call);
+        n = tc->whole_calls ? tc->max_call : swap_draw(rng, 1, tc->max_call);
         if (next < r->nfilters && pos < next * tc->every && pos + n > next * tc->every)
             n = next * tc->every - pos;
         if (pos + n > tc->frames)

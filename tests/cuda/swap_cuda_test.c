@@ -127,6 +127,17 @@ static void test_long_and_big(void **state)
     tc.sampled = 1;
     expect_engine(&tc, "cuda-fdl");
     swap_check(&tc);
+
+    /* A live caller's 32-frame periods, every call whole and on a block's
+     * boundary: outside fades each replays the block graph (mapped memory,
+     * far partitions past 4096 taps), captured again after every fade. */
+    tc = gpu_case("cuda delay line, 20000 taps, whole periods of 32", GFIR_KERNEL_FFT, 20000, 32,
+                  2);
+    tc.max_call = 32;
+    tc.whole_calls = 1;
+    tc.sampled = 1;
+    expect_engine(&tc, "cuda-fdl");
+    swap_check(&tc);
 }
 
 static void test_routed(void **state)
