@@ -13,9 +13,11 @@
  *   launch      the kernel launched each call, its event spun on;
  *   persistent  one kernel launched once that never returns: a block spins
  *               on a sequence word in mapped memory, does the copy when the
- *               host bumps it, and answers in another word the host spins on.
+ *               host bumps it, and answers in another word the host spins on;
+ *   persistent-grid  the same with a block per 1024 words (at most 32), the
+ *               last block to finish answering for all.
  *
- *   roundtrip_bench [--mode graph|launch|persistent] [--channels N]
+ *   roundtrip_bench [--mode graph|launch|persistent|persistent-grid] [--channels N]
  *                   [--period FRAMES] [--rate HZ] [--seconds S] [--header]
  *
  * Prints one Markdown row: the round trip's median, p99, p99.9 and maximum,
@@ -62,6 +64,40 @@ __global__ void persistent_kernel(const float *in, float *out, size_t n, volatil
         __syncthreads();
         if (threadIdx.x == 0)
             ring[1] = s;
+        seen = s;
+    }
+}
+
+/* The same with `gridDim.x` blocks, each copying its share: every block
+ * spins on the sequence, and the last to finish (a count in device memory)
+ * answers for all. */
+__global__ void persistent_grid_kernel(const float *in, float *out, size_t n,
+                                       volatile unsigned *ring, unsigned *arrived)
+{
+    __shared__ unsigned seq;
+    unsigned seen = 0;
+    for (;;) {
+        if (threadIdx.x == 0) {
+            unsigned s;
+            while ((s = ring[0]) == seen)
+                ;
+            seq = s;
+        }
+        __syncthreads();
+        const unsigned s = seq;
+        if (s == 0xFFFFFFFFu)
+            return;
+        __threadfence_system();
+        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+             i += (size_t)gridDim.x * blockDim.x)
+            out[i] = 0.5f * ((volatile const float *)in)[i];
+        __threadfence_system();
+        __syncthreads();
+        if (threadIdx.x == 0 && atomicAdd(arrived, 1u) == gridDim.x - 1) {
+            atomicExch(arrived, 0u);
+            __threadfence_system();
+            ring[1] = s;
+        }
         seen = s;
     }
 }
@@ -114,9 +150,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    const int persistent = !strcmp(mode, "persistent"), graph = !strcmp(mode, "graph");
+    const int grid = !strcmp(mode, "persistent-grid");
+    const int persistent = grid || !strcmp(mode, "persistent"), graph = !strcmp(mode, "graph");
     if (!persistent && !graph && strcmp(mode, "launch")) {
-        fprintf(stderr, "roundtrip_bench: --mode is graph, launch or persistent\n");
+        fprintf(stderr, "roundtrip_bench: --mode is graph, launch, persistent or persistent-grid\n");
         return 2;
     }
     if (!channels || !period || rate <= 0 || seconds <= 0) {
@@ -156,7 +193,16 @@ int main(int argc, char **argv)
         CK(cudaGraphInstantiate(&exec, g, 0));
         CK(cudaGraphDestroy(g));
     }
-    if (persistent) {
+    unsigned *d_arrived = NULL;
+    if (grid) {
+        /* one block a 1024 words, at most 32: all resident at once on any GPU */
+        const unsigned nb = (unsigned)((n + 1023) / 1024 < 32 ? (n + 1023) / 1024 : 32);
+        CK(cudaMalloc((void **)&d_arrived, sizeof *d_arrived));
+        CK(cudaMemset(d_arrived, 0, sizeof *d_arrived));
+        persistent_grid_kernel<<<nb, THREADS, 0, stream>>>(d_in, d_out, n,
+                                                           (volatile unsigned *)d_ring, d_arrived);
+        CK(cudaGetLastError());
+    } else if (persistent) {
         persistent_kernel<<<1, THREADS, 0, stream>>>(d_in, d_out, n, (volatile unsigned *)d_ring);
         CK(cudaGetLastError());
     }
@@ -217,6 +263,7 @@ int main(int argc, char **argv)
            100.0 * took[(size_t)(0.999 * (double)(calls - 1))] / period_s, misses, calls);
     if (exec)
         cudaGraphExecDestroy(exec);
+    cudaFree(d_arrived);
     cudaFreeHost(h_in);
     cudaFreeHost(h_out);
     cudaFreeHost(ring);

@@ -2,7 +2,8 @@
 # gpu_live_tail.sh - where a live GPU call's tail comes from, for the "GPU,
 # live at 32 frames" section of docs/BENCHMARKS.md: (1) the hand-over alone,
 # a period's input to the GPU and back with no filtering, by CUDA graph, by
-# plain launch and by a persistent kernel (build/tools/roundtrip_bench); (2)
+# plain launch and by a persistent kernel of one block or of several
+# (build/tools/roundtrip_bench); (2)
 # the delay-line engine's calls split into the worker's wake-up, staging,
 # enqueueing, waiting and the device's own time (build/tools/live_bench
 # --trace), 128 and 256 channels of 480,000 taps at 32 frames.
@@ -29,7 +30,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || 
 echo
 header=--header
 for channels in 128 256; do
-    for mode in graph persistent launch; do
+    for mode in graph persistent persistent-grid launch; do
         "$build/tools/roundtrip_bench" $header --mode "$mode" --channels "$channels" --period 32 \
             --seconds "$seconds"
         header=
