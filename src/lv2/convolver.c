@@ -318,6 +318,7 @@ static void schedule_request(convolver *c)
     }
     if (s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
         LV2_WORKER_SUCCESS) {
+        gl_runner_asked(&c->runner);
         c->in_flight = 1;
         c->want_load = 0;
         c->asked = k;
@@ -478,6 +479,7 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
     convolver *c = h;
     response r;
     const char *text = (const char *)data + sizeof r;
+    int taken;
     if (size < sizeof r)
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&r, data, sizeof r);
@@ -491,10 +493,10 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         return LV2_WORKER_SUCCESS;
     }
     c->in_flight = 0;
+    taken = !gl_runner_answer(&c->runner, &r.h);
     if (r.ok && r.h.generation != c->runner.generation) {
         /* built from the input before the last activate(): asked for again,
          * unless a newer patch:Set waits */
-        gl_runner_discard(&c->runner, &r.h);
         if (r.path_bytes && !c->want_load) {
             memcpy(c->wanted, text, r.path_bytes);
             c->want_load = 1;
@@ -503,8 +505,7 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         }
         return LV2_WORKER_SUCCESS;
     }
-    if (r.ok) {
-        gl_runner_offer(&c->runner, &r.h);
+    if (taken) {
         if (r.path_bytes) {
             memcpy(c->path, text, r.path_bytes);
             c->loaded = c->notify_path = 1;
