@@ -90,6 +90,8 @@ typedef struct convolver {
     char path[PATH_MAX_BYTES];  /* the IR running ("" none) */
     char wanted[PATH_MAX_BYTES];/* asked for by patch:Set, not yet sent to the worker */
     int want_load, in_flight, notify_path, loaded;
+    int flight_kind;            /* the request in flight: its kind, its path */
+    char flight[PATH_MAX_BYTES];
     conditioning asked;         /* what the running IR was conditioned with
                                    (normalize -1: to be conditioned again) */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
@@ -240,11 +242,20 @@ static void connect_port(LV2_Handle h, uint32_t port, void *data)
         c->out[port - PORT_AUDIO - c->inputs] = data;
 }
 
-/* A request made before may still be on the host's worker: its answer, of
- * an older generation, is asked for again (work_response). */
+/* A request made before may still be on the host's worker, or dropped
+ * there (a host may drop the work of a plugin it deactivated): its answer,
+ * of an older generation, is thrown away when it comes (work_response),
+ * and the request is made again now, unless a newer patch:Set waits. */
 static void activate(LV2_Handle h)
 {
     convolver *c = h;
+    if (c->in_flight && c->flight_kind == WORK_LOAD && !c->want_load) {
+        memcpy(c->wanted, c->flight, sizeof c->wanted);
+        c->want_load = 1;
+    } else if (c->in_flight && c->flight_kind == WORK_CONDITION) {
+        c->asked.normalize = -1;
+    }
+    c->in_flight = 0;
     gl_runner_reset(&c->runner, NULL);
 }
 
@@ -320,6 +331,9 @@ static void schedule_request(convolver *c)
         LV2_WORKER_SUCCESS) {
         gl_runner_asked(&c->runner);
         c->in_flight = 1;
+        c->flight_kind = msg.q.kind;
+        if (c->want_load)
+            memcpy(c->flight, c->wanted, msg.q.path_bytes);
         c->want_load = 0;
         c->asked = k;
     }
@@ -492,24 +506,15 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         c->want_load = 1;
         return LV2_WORKER_SUCCESS;
     }
-    c->in_flight = 0;
     taken = !gl_runner_answer(&c->runner, &r.h);
-    if (r.ok && r.h.generation != c->runner.generation) {
-        /* built from the input before the last activate(): asked for again,
-         * unless a newer patch:Set waits */
-        if (r.path_bytes && !c->want_load) {
-            memcpy(c->wanted, text, r.path_bytes);
-            c->want_load = 1;
-        } else if (!r.path_bytes) {
-            c->asked.normalize = -1;
-        }
+    /* one asked for before the last activate(), built from the input
+     * before it, is thrown away: activate() asked for it again */
+    if (r.h.generation != c->runner.generation)
         return LV2_WORKER_SUCCESS;
-    }
-    if (taken) {
-        if (r.path_bytes) {
-            memcpy(c->path, text, r.path_bytes);
-            c->loaded = c->notify_path = 1;
-        }
+    c->in_flight = 0;
+    if (taken && r.path_bytes) {
+        memcpy(c->path, text, r.path_bytes);
+        c->loaded = c->notify_path = 1;
     }
     memcpy(c->message, text + r.path_bytes, r.message_bytes);
     return LV2_WORKER_SUCCESS;

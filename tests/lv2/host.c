@@ -426,6 +426,13 @@ void host_work(host *h)
     requests.n = 0;
 }
 
+void host_drop_work(host *h)
+{
+    (void)h;
+    if (!threaded)
+        requests.n = 0;
+}
+
 /* ---- state ------------------------------------------------------------------------ */
 
 static const void *port_value(const char *symbol, void *data, uint32_t *size, uint32_t *type)
@@ -472,6 +479,33 @@ int host_restore(host *h, const char *dir, int thread_safe)
     lilv_state_restore(loaded, h->instance, set_port_value, h, 0, thread_safe ? safe : plain);
     lilv_state_free(loaded);
     return 0;
+}
+
+typedef struct saved_value {
+    LV2_URID key;
+    char *value;
+    size_t size;
+} saved_value;
+
+static LV2_State_Status store_value(LV2_State_Handle handle, uint32_t key, const void *value,
+                                    size_t size, uint32_t type, uint32_t flags)
+{
+    saved_value *s = handle;
+    (void)type, (void)flags;
+    if (key == s->key)
+        snprintf(s->value, s->size, "%.*s", (int)size, (const char *)value);
+    return LV2_STATE_SUCCESS;
+}
+
+int host_saved(host *h, const char *uri, char *value, size_t size)
+{
+    const LV2_State_Interface *state =
+        lilv_instance_get_extension_data(h->instance, LV2_STATE__interface);
+    static const LV2_Feature *const none[] = {NULL};
+    saved_value s = {map_uri(NULL, uri), value, size};
+    value[0] = '\0';
+    return !state || state->save(lilv_instance_get_handle(h->instance), store_value, &s, 0,
+                                 none) != LV2_STATE_SUCCESS;
 }
 
 int host_save_restore(host *h, const char *dir, host *fresh)
