@@ -11,7 +11,10 @@
  * The path is saved and restored with the host's state, through mapPath.
  * save() may run on any thread while run() goes on (the state extension):
  * it reads a copy of the path that only the worker and restore() write,
- * under a lock that run() and work_response never take.
+ * under a lock that run() and work_response never take. What the worker
+ * writes there is what the audio thread tells it plays (WORK_PLAYS), once
+ * it has taken a load's answer in or seen it fail: never a path it loaded
+ * that an activate() or a failure kept from playing.
  */
 #include "plugins.h"
 #include "convolver.h"
@@ -46,10 +49,11 @@ typedef struct conditioning {
 } conditioning;
 
 /* WORK_RESTORE: a restored path, sent back to the audio thread to load as a
- * patch:Set of it would be (restore) */
-enum { WORK_LOAD, WORK_CONDITION, WORK_RESTORE };
+ * patch:Set of it would be (restore); WORK_PLAYS: the path of the IR the
+ * audio thread runs (or will, once its fade begins), for save(): no answer */
+enum { WORK_LOAD, WORK_CONDITION, WORK_RESTORE, WORK_PLAYS };
 
-/* a request, then for WORK_LOAD and WORK_RESTORE path_bytes of path (with its NUL) */
+/* a request, then for all but WORK_CONDITION path_bytes of path (with its NUL) */
 typedef struct request {
     int kind;
     conditioning cond;
@@ -92,15 +96,17 @@ typedef struct convolver {
     int want_load, in_flight, notify_path, loaded;
     int flight_kind;            /* the request in flight: its kind, its path */
     char flight[PATH_MAX_BYTES];
+    int tell_state;             /* the worker is owed a WORK_PLAYS of path */
     conditioning asked;         /* what the running IR was conditioned with
                                    (normalize -1: to be conditioned again) */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
     uint64_t control_copy[PATH_MAX_BYTES / 8 + 64]; /* see aligned_control */
     /* worker */
     gl_ir ir;                   /* the file as read, at the host's rate */
-    /* state: what save() stores ("" none): the path the worker last loaded,
-     * else the one restore() last read (a host that saves a session it has
-     * just opened, before any run()); never touched by the audio thread */
+    /* state: what save() stores ("" none): the path of the IR that plays
+     * (WORK_PLAYS), or the one restore() read since (a host that saves a
+     * session it has just opened, before any run()); never touched by the
+     * audio thread */
     pthread_mutex_t state_lock;
     char state_path[PATH_MAX_BYTES];
 } convolver;
@@ -339,6 +345,26 @@ static void schedule_request(convolver *c)
     }
 }
 
+/* The path that plays, to the worker for save(): until the host's queue
+ * takes it, a later run() tries again. */
+static void tell_state(convolver *c)
+{
+    LV2_Worker_Schedule *s = c->host.schedule;
+    struct {
+        request q;
+        char path[PATH_MAX_BYTES];
+    } msg;
+    if (!c->tell_state)
+        return;
+    memset(&msg.q, 0, sizeof msg.q);
+    msg.q.kind = WORK_PLAYS;
+    msg.q.path_bytes = (uint32_t)strlen(c->path) + 1;
+    memcpy(msg.path, c->path, msg.q.path_bytes);
+    if (s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
+        LV2_WORKER_SUCCESS)
+        c->tell_state = 0;
+}
+
 static float db_gain(float db, int may_be_off)
 {
     return may_be_off && db <= GAIN_OFF_DB ? 0.0f : powf(10.0f, db / 20.0f);
@@ -400,6 +426,7 @@ static void run(LV2_Handle h, uint32_t frames)
     const float gain = db_gain(control(c, PORT_GAIN, 0), 0);
     read_messages(c);
     gl_runner_send_garbage(r, c->host.schedule);
+    tell_state(c);
     schedule_request(c);
     for (size_t done = 0; done < frames;) {
         const size_t n = frames - done < r->block ? frames - done : r->block;
@@ -459,6 +486,10 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     path = q.kind != WORK_CONDITION ? (const char *)data + sizeof q : NULL;
     memset(&msg.r, 0, sizeof msg.r);
     msg.r.kind = q.kind;
+    if (q.kind == WORK_PLAYS) {
+        set_state_path(c, path, q.path_bytes);
+        return LV2_WORKER_SUCCESS;
+    }
     if (q.kind == WORK_RESTORE) {
         msg.r.ok = 1;
         msg.r.path_bytes = q.path_bytes;
@@ -478,7 +509,6 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     if (msg.r.ok && path) {
         msg.r.path_bytes = q.path_bytes;
         memcpy(msg.text, path, q.path_bytes);
-        set_state_path(c, path, q.path_bytes);
     }
     msg.r.message_bytes = (uint32_t)strlen(msg.r.ok ? note : why) + 1;
     memcpy(msg.text + msg.r.path_bytes, msg.r.ok ? note : why, msg.r.message_bytes);
@@ -516,6 +546,8 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         memcpy(c->path, text, r.path_bytes);
         c->loaded = c->notify_path = 1;
     }
+    /* loaded or not, what plays is now known */
+    c->tell_state |= r.kind == WORK_LOAD;
     memcpy(c->message, text + r.path_bytes, r.message_bytes);
     return LV2_WORKER_SUCCESS;
 }

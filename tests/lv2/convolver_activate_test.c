@@ -13,7 +13,9 @@
  *
  * Also: a host that drops the load waiting on its worker when it
  * deactivates the plugin (the flag of a request in flight blocked every
- * later load).
+ * later load), and what save() stores when the load asked for before an
+ * activation finishes on the worker after it but never plays (it stored
+ * that load's path while the old IR played on).
  */
 #include "host.h"
 #include "test_util.h"
@@ -196,11 +198,64 @@ static void test_load_dropped_at_deactivation(void **state)
     free(a), free(b), free(c), free(x), free(y);
 }
 
+/* A load of b asked for, then a patch:Set of a file that does not load
+ * waiting behind it, when the host deactivates and activates the plugin;
+ * b's load finishes on the worker after that, its answer (of the older
+ * generation) is thrown away, and the newer file fails: a plays on, and
+ * save() must store a, not b (relative L2 error of the output against a
+ * with no history before the activation under 1e-5). */
+static void test_saved_path_after_a_superseded_load(void **state)
+{
+    enum { BLOCK = 128, CALLS = 80, AT = 20, NA = 400, NB = 900 };
+    const size_t from = AT * BLOCK, frames = CALLS * BLOCK;
+    char dir[] = "/tmp/gfir_lv2_XXXXXX", a_path[256], b_path[256], gone[300], saved[4096];
+    uint64_t rng = 43;
+    float *x = malloc(frames * sizeof *x), *y = calloc(frames, sizeof *y);
+    host h;
+    (void)state;
+    assert_true(x && y);
+    assert_non_null(mkdtemp(dir));
+    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
+    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng);
+    snprintf(gone, sizeof gone, "%s/no such file.wav", dir);
+    test_fill(x, frames, &rng);
+    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
+    h.controls[host_port(&h, "normalize")] = 0;
+    host_set_ir(&h, a_path);
+    for (size_t k = 0; k < CALLS; k++) {
+        float *in = x + k * BLOCK, *out = y + k * BLOCK;
+        if (k == AT - 2) {
+            host_set_ir(&h, b_path);
+            h.hold_work = 1;
+        }
+        if (k == AT - 1)
+            host_set_ir(&h, gone); /* waits: b's load is in flight */
+        if (k == AT) {
+            lilv_instance_deactivate(h.instance);
+            lilv_instance_activate(h.instance);
+            h.hold_work = 0;
+            host_work(&h); /* b loaded on the worker now */
+        }
+        host_cycle(&h, &in, &out, BLOCK);
+    }
+    assert_true(strstr(h.notified_status, "no such file") != NULL);
+    assert_string_equal(h.notified_path, a_path);
+    saved_path(&h, saved, sizeof saved);
+    const double err = error_against(a, NA, x, y, from, from, frames);
+    printf("a load superseded across an activation, the newer one failed: %s plays (relative "
+           "L2 error %.3g), save() stores %s\n", h.notified_path, err, saved);
+    assert_string_equal(saved, a_path);
+    assert_true(err < TOLERANCE);
+    host_close(&h);
+    free(a), free(b), free(x), free(y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_activate_while_a_load_waits),
         cmocka_unit_test(test_load_dropped_at_deactivation),
+        cmocka_unit_test(test_saved_path_after_a_superseded_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
