@@ -309,37 +309,44 @@ static void read_messages(convolver *c)
     }
 }
 
-/* One request at a time, when the last one's result has been taken in: a
- * new file first, else new conditioning of the one loaded. */
-static void schedule_request(convolver *c)
+/* Sends q, then path (NULL: none), to the worker through s: 1 when the
+ * host's queue took it. */
+static int send_request(LV2_Worker_Schedule *s, const request *q, const char *path)
 {
-    LV2_Worker_Schedule *s = c->host.schedule;
     struct {
         request q;
         char path[PATH_MAX_BYTES];
     } msg;
+    msg.q = *q;
+    msg.q.path_bytes = path ? (uint32_t)strlen(path) + 1 : 0;
+    if (path)
+        memcpy(msg.path, path, msg.q.path_bytes);
+    return s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
+           LV2_WORKER_SUCCESS;
+}
+
+/* One request at a time, when the last one's result has been taken in: a
+ * new file first, else new conditioning of the one loaded. */
+static void schedule_request(convolver *c)
+{
+    request q;
     const conditioning k = read_conditioning(c);
     if (c->in_flight || !gl_runner_settled(&c->runner))
         return;
     if (!c->want_load && (!c->loaded || same_conditioning(&k, &c->asked)))
         return;
-    memset(&msg.q, 0, sizeof msg.q);
-    msg.q.kind = c->want_load ? WORK_LOAD : WORK_CONDITION;
-    msg.q.cond = k;
-    msg.q.plan = c->runner.plan;
-    msg.q.shape = c->runner.shape;
-    msg.q.generation = c->runner.generation;
-    if (c->want_load) {
-        msg.q.path_bytes = (uint32_t)strlen(c->wanted) + 1;
-        memcpy(msg.path, c->wanted, msg.q.path_bytes);
-    }
-    if (s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
-        LV2_WORKER_SUCCESS) {
+    memset(&q, 0, sizeof q);
+    q.kind = c->want_load ? WORK_LOAD : WORK_CONDITION;
+    q.cond = k;
+    q.plan = c->runner.plan;
+    q.shape = c->runner.shape;
+    q.generation = c->runner.generation;
+    if (send_request(c->host.schedule, &q, c->want_load ? c->wanted : NULL)) {
         gl_runner_asked(&c->runner);
         c->in_flight = 1;
-        c->flight_kind = msg.q.kind;
+        c->flight_kind = q.kind;
         if (c->want_load)
-            memcpy(c->flight, c->wanted, msg.q.path_bytes);
+            memcpy(c->flight, c->wanted, sizeof c->flight);
         c->want_load = 0;
         c->asked = k;
     }
@@ -349,19 +356,10 @@ static void schedule_request(convolver *c)
  * takes it, a later run() tries again. */
 static void tell_state(convolver *c)
 {
-    LV2_Worker_Schedule *s = c->host.schedule;
-    struct {
-        request q;
-        char path[PATH_MAX_BYTES];
-    } msg;
-    if (!c->tell_state)
-        return;
-    memset(&msg.q, 0, sizeof msg.q);
-    msg.q.kind = WORK_PLAYS;
-    msg.q.path_bytes = (uint32_t)strlen(c->path) + 1;
-    memcpy(msg.path, c->path, msg.q.path_bytes);
-    if (s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
-        LV2_WORKER_SUCCESS)
+    request q;
+    memset(&q, 0, sizeof q);
+    q.kind = WORK_PLAYS;
+    if (c->tell_state && send_request(c->host.schedule, &q, c->path))
         c->tell_state = 0;
 }
 
@@ -613,10 +611,7 @@ static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrie
     size_t size, bytes;
     uint32_t type, vflags;
     const char *value = retrieve(handle, c->u.ir, &size, &type, &vflags);
-    struct {
-        request q;
-        char path[PATH_MAX_BYTES];
-    } msg;
+    request q;
     char *path, restored[PATH_MAX_BYTES];
     (void)flags;
     if (!value)
@@ -640,14 +635,9 @@ static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrie
         c->want_load = 1;
         return LV2_STATE_SUCCESS;
     }
-    memset(&msg.q, 0, sizeof msg.q);
-    msg.q.kind = WORK_RESTORE;
-    msg.q.path_bytes = (uint32_t)bytes;
-    memcpy(msg.path, restored, bytes);
-    return s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + bytes), &msg) ==
-                   LV2_WORKER_SUCCESS
-               ? LV2_STATE_SUCCESS
-               : LV2_STATE_ERR_UNKNOWN;
+    memset(&q, 0, sizeof q);
+    q.kind = WORK_RESTORE;
+    return send_request(s, &q, restored) ? LV2_STATE_SUCCESS : LV2_STATE_ERR_UNKNOWN;
 }
 
 static void cleanup(LV2_Handle h)

@@ -59,6 +59,25 @@ static double convolve(const float *h, size_t ntaps, const float *x, size_t from
     return y;
 }
 
+/* gfir convolver (mono) in blocks of block, unnormalised, its IR set to path */
+static void open_with(host *h, int32_t block, const char *path)
+{
+    assert_int_equal(host_open(h, "urn:gfir:lv2:convolver-mono", RATE, block), 0);
+    h->controls[host_port(h, "normalize")] = 0;
+    host_set_ir(h, path);
+}
+
+/* The host deactivates and activates the plugin, dropping the work it held
+ * back where drop says so, and holds no more back. */
+static void reactivate(host *h, int drop)
+{
+    lilv_instance_deactivate(h->instance);
+    if (drop)
+        host_drop_work(h);
+    lilv_instance_activate(h->instance);
+    h->hold_work = 0;
+}
+
 static void test_activate_while_a_load_waits(void **state)
 {
     enum { BLOCK = 256, CALLS = 120, AT = 40, NA = 500, NC = 3001 };
@@ -75,9 +94,7 @@ static void test_activate_while_a_load_waits(void **state)
     float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
     float *c = write_ir(c_path, sizeof c_path, dir, "c.wav", NC, &rng); /* a new plan */
     test_fill(x, frames, &rng);
-    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
-    h.controls[host_port(&h, "normalize")] = 0;
-    host_set_ir(&h, a_path);
+    open_with(&h, BLOCK, a_path);
     for (size_t k = 0; k < CALLS; k++) {
         float *in = x + k * BLOCK, *out = y + k * BLOCK;
         if (k == AT - 1) {
@@ -85,9 +102,7 @@ static void test_activate_while_a_load_waits(void **state)
             h.hold_work = 1;
         }
         if (k == AT) {
-            lilv_instance_deactivate(h.instance);
-            lilv_instance_activate(h.instance);
-            h.hold_work = 0;
+            reactivate(&h, 0);
             host_work(&h); /* the load asked for before, answered now */
         }
         host_cycle(&h, &in, &out, BLOCK);
@@ -158,21 +173,15 @@ static void test_load_dropped_at_deactivation(void **state)
     float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng); /* a new plan */
     float *c = write_ir(c_path, sizeof c_path, dir, "c.wav", NC, &rng); /* fits b's */
     test_fill(x, frames, &rng);
-    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
-    h.controls[host_port(&h, "normalize")] = 0;
-    host_set_ir(&h, a_path);
+    open_with(&h, BLOCK, a_path);
     for (size_t k = 0; k < CALLS; k++) {
         float *in = x + k * BLOCK, *out = y + k * BLOCK;
         if (k == AT - 1) {
             host_set_ir(&h, b_path);
             h.hold_work = 1;
         }
-        if (k == AT) {
-            lilv_instance_deactivate(h.instance);
-            host_drop_work(&h);
-            lilv_instance_activate(h.instance);
-            h.hold_work = 0;
-        }
+        if (k == AT)
+            reactivate(&h, 1);
         if (k == SET_C)
             host_set_ir(&h, c_path);
         host_cycle(&h, &in, &out, BLOCK);
@@ -219,9 +228,7 @@ static void test_saved_path_after_a_superseded_load(void **state)
     float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng);
     snprintf(gone, sizeof gone, "%s/no such file.wav", dir);
     test_fill(x, frames, &rng);
-    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
-    h.controls[host_port(&h, "normalize")] = 0;
-    host_set_ir(&h, a_path);
+    open_with(&h, BLOCK, a_path);
     for (size_t k = 0; k < CALLS; k++) {
         float *in = x + k * BLOCK, *out = y + k * BLOCK;
         if (k == AT - 2) {
@@ -231,9 +238,7 @@ static void test_saved_path_after_a_superseded_load(void **state)
         if (k == AT - 1)
             host_set_ir(&h, gone); /* waits: b's load is in flight */
         if (k == AT) {
-            lilv_instance_deactivate(h.instance);
-            lilv_instance_activate(h.instance);
-            h.hold_work = 0;
+            reactivate(&h, 0);
             host_work(&h); /* b loaded on the worker now */
         }
         host_cycle(&h, &in, &out, BLOCK);

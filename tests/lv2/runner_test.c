@@ -67,15 +67,6 @@ gfir_status __real_gfir_plan_swap(gfir_plan *plan, gfir_filter *filter, size_t c
 gfir_filter *__real_gfir_plan_retired(gfir_plan *plan);
 
 gfir_status __wrap_gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
-                                    const gfir_config *cfg);
-void __wrap_gfir_plan_destroy(gfir_plan *plan);
-gfir_status __wrap_gfir_filter_create(gfir_filter **filter, const gfir_plan *plan,
-                                      const float *taps, size_t ntaps);
-void __wrap_gfir_filter_destroy(gfir_filter *filter);
-gfir_status __wrap_gfir_plan_swap(gfir_plan *plan, gfir_filter *filter, size_t crossfade_frames);
-gfir_filter *__wrap_gfir_plan_retired(gfir_plan *plan);
-
-gfir_status __wrap_gfir_plan_create(gfir_plan **plan, const float *taps, size_t ntaps,
                                     const gfir_config *cfg)
 {
     const gfir_status st = __real_gfir_plan_create(plan, taps, ntaps, cfg);
