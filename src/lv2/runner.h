@@ -4,7 +4,7 @@
  *
  * The worker (or activate, where no worker runs) builds: a filter for the
  * running plan when the new taps fit it (gfir_filter_create), else a new
- * plan. The audio thread offers the result to the runner, which swaps a filter
+ * plan. The audio thread gives the answer to the runner, which swaps a filter
  * in with the library's crossfade (gfir_plan_swap) or fades from the old plan
  * to the new one itself with the same weights,
  *     out_k = (1 - w_k) y_old + w_k y_new,  w_k = 0.5 - 0.5 cos(pi (k + 0.5) / L).
@@ -94,7 +94,7 @@ typedef struct gl_runner {
     gl_shape shape;             /* what it was made for */
     gfir_plan *fading;          /* the plan faded out, while a plan fade runs */
     size_t fade_at;             /* frames of that fade done */
-    gl_handover pending;        /* offered, not yet taken in */
+    gl_handover pending;        /* an answer taken, not yet running */
     gl_garbage *trash;          /* no longer run: to the worker (trash_size slots) */
     unsigned ntrash, trash_size;
     unsigned awaited;           /* answers asked for, not yet come: a slot kept for each */
@@ -146,7 +146,7 @@ int gl_runner_answer(gl_runner *r, const gl_handover *h);
 int gl_runner_settled(const gl_runner *r);
 
 /* Audio thread: filters frames (up to r->block) already in r->in into
- * r->wet, applying what was offered. */
+ * r->wet, applying the answer taken. */
 void gl_runner_process(gl_runner *r, size_t frames);
 
 /* Audio thread: sends what the runner no longer runs to the worker, a
@@ -171,7 +171,7 @@ int gl_build(const gl_runner *r, const gl_shape *want, const float *taps, size_t
              gfir_plan *cur, const gl_shape *cur_shape, gl_handover *h, char *why,
              size_t why_size, char *note, size_t note_size);
 
-/* Frees what a handover holds (one never offered). */
+/* Frees what a handover holds (one never given to the runner). */
 void gl_handover_free(gl_handover *h);
 
 #endif
