@@ -258,10 +258,25 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
     return 0;
 }
 
+/* What a host owes the plugin before it frees it: the work it took done, and
+ * the responses delivered (the worker extension's promise), so that what
+ * they hold (a plan, garbage to free) reaches the plugin. */
+static void settle(host *h)
+{
+    const LV2_Worker_Interface *w =
+        lilv_instance_get_extension_data(h->instance, LV2_WORKER__interface);
+    host_work(h);
+    for (uint32_t i = 0; w && i < responses.n; i++)
+        w->work_response(lilv_instance_get_handle(h->instance), responses.size[i],
+                         responses.data[i]);
+    responses.n = 0;
+}
+
 void host_close(host *h)
 {
     host_worker_thread(h, 0);
     if (h->instance) {
+        settle(h);
         lilv_instance_deactivate(h->instance);
         lilv_instance_free(h->instance);
     }

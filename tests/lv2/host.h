@@ -46,6 +46,10 @@ extern int host_without_worker;
  * blocks of up to max_block frames; ports connected, controls at their
  * defaults, activated. Returns 0, or 1 (with a message on stderr). */
 int host_open(host *h, const char *uri, double rate_hz, int32_t max_block);
+
+/* Stops the worker's thread, does the work still queued and delivers its
+ * responses (as the worker extension promises the plugin), then frees the
+ * instance. */
 void host_close(host *h);
 
 /* The port index of symbol, or -1. */
