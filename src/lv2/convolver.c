@@ -11,7 +11,10 @@
  * The path is saved and restored with the host's state, through mapPath.
  * save() may run on any thread while run() goes on (the state extension):
  * it reads a copy of the path that only the worker and restore() write,
- * under a lock that run() and work_response never take.
+ * under a lock that run() and work_response never take. What the worker
+ * writes there is what the audio thread tells it plays (WORK_PLAYS), once
+ * it has taken a load's answer in or seen it fail: never a path it loaded
+ * that an activate() or a failure kept from playing.
  */
 #include "plugins.h"
 #include "convolver.h"
@@ -46,10 +49,11 @@ typedef struct conditioning {
 } conditioning;
 
 /* WORK_RESTORE: a restored path, sent back to the audio thread to load as a
- * patch:Set of it would be (restore) */
-enum { WORK_LOAD, WORK_CONDITION, WORK_RESTORE };
+ * patch:Set of it would be (restore); WORK_PLAYS: the path of the IR the
+ * audio thread runs (or will, once its fade begins), for save(): no answer */
+enum { WORK_LOAD, WORK_CONDITION, WORK_RESTORE, WORK_PLAYS };
 
-/* a request, then for WORK_LOAD and WORK_RESTORE path_bytes of path (with its NUL) */
+/* a request, then for all but WORK_CONDITION path_bytes of path (with its NUL) */
 typedef struct request {
     int kind;
     conditioning cond;
@@ -90,15 +94,19 @@ typedef struct convolver {
     char path[PATH_MAX_BYTES];  /* the IR running ("" none) */
     char wanted[PATH_MAX_BYTES];/* asked for by patch:Set, not yet sent to the worker */
     int want_load, in_flight, notify_path, loaded;
+    int flight_kind;            /* the request in flight: its kind, its path */
+    char flight[PATH_MAX_BYTES];
+    int tell_state;             /* the worker is owed a WORK_PLAYS of path */
     conditioning asked;         /* what the running IR was conditioned with
                                    (normalize -1: to be conditioned again) */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
     uint64_t control_copy[PATH_MAX_BYTES / 8 + 64]; /* see aligned_control */
     /* worker */
     gl_ir ir;                   /* the file as read, at the host's rate */
-    /* state: what save() stores ("" none): the path the worker last loaded,
-     * else the one restore() last read (a host that saves a session it has
-     * just opened, before any run()); never touched by the audio thread */
+    /* state: what save() stores ("" none): the path of the IR that plays
+     * (WORK_PLAYS), or the one restore() read since (a host that saves a
+     * session it has just opened, before any run()); never touched by the
+     * audio thread */
     pthread_mutex_t state_lock;
     char state_path[PATH_MAX_BYTES];
 } convolver;
@@ -240,11 +248,20 @@ static void connect_port(LV2_Handle h, uint32_t port, void *data)
         c->out[port - PORT_AUDIO - c->inputs] = data;
 }
 
-/* A request made before may still be on the host's worker: its answer, of
- * an older generation, is asked for again (work_response). */
+/* A request made before may still be on the host's worker, or dropped
+ * there (a host may drop the work of a plugin it deactivated): its answer,
+ * of an older generation, is thrown away when it comes (work_response),
+ * and the request is made again now, unless a newer patch:Set waits. */
 static void activate(LV2_Handle h)
 {
     convolver *c = h;
+    if (c->in_flight && c->flight_kind == WORK_LOAD && !c->want_load) {
+        memcpy(c->wanted, c->flight, sizeof c->wanted);
+        c->want_load = 1;
+    } else if (c->in_flight && c->flight_kind == WORK_CONDITION) {
+        c->asked.normalize = -1;
+    }
+    c->in_flight = 0;
     gl_runner_reset(&c->runner, NULL);
 }
 
@@ -292,36 +309,58 @@ static void read_messages(convolver *c)
     }
 }
 
-/* One request at a time, when the last one's result has been taken in: a
- * new file first, else new conditioning of the one loaded. */
-static void schedule_request(convolver *c)
+/* Sends q, then path (NULL: none), to the worker through s: 1 when the
+ * host's queue took it. */
+static int send_request(LV2_Worker_Schedule *s, const request *q, const char *path)
 {
-    LV2_Worker_Schedule *s = c->host.schedule;
     struct {
         request q;
         char path[PATH_MAX_BYTES];
     } msg;
+    msg.q = *q;
+    msg.q.path_bytes = path ? (uint32_t)strlen(path) + 1 : 0;
+    if (path)
+        memcpy(msg.path, path, msg.q.path_bytes);
+    return s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
+           LV2_WORKER_SUCCESS;
+}
+
+/* One request at a time, when the last one's result has been taken in: a
+ * new file first, else new conditioning of the one loaded. */
+static void schedule_request(convolver *c)
+{
+    request q;
     const conditioning k = read_conditioning(c);
     if (c->in_flight || !gl_runner_settled(&c->runner))
         return;
     if (!c->want_load && (!c->loaded || same_conditioning(&k, &c->asked)))
         return;
-    memset(&msg.q, 0, sizeof msg.q);
-    msg.q.kind = c->want_load ? WORK_LOAD : WORK_CONDITION;
-    msg.q.cond = k;
-    msg.q.plan = c->runner.plan;
-    msg.q.shape = c->runner.shape;
-    msg.q.generation = c->runner.generation;
-    if (c->want_load) {
-        msg.q.path_bytes = (uint32_t)strlen(c->wanted) + 1;
-        memcpy(msg.path, c->wanted, msg.q.path_bytes);
-    }
-    if (s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + msg.q.path_bytes), &msg) ==
-        LV2_WORKER_SUCCESS) {
+    memset(&q, 0, sizeof q);
+    q.kind = c->want_load ? WORK_LOAD : WORK_CONDITION;
+    q.cond = k;
+    q.plan = c->runner.plan;
+    q.shape = c->runner.shape;
+    q.generation = c->runner.generation;
+    if (send_request(c->host.schedule, &q, c->want_load ? c->wanted : NULL)) {
+        gl_runner_asked(&c->runner);
         c->in_flight = 1;
+        c->flight_kind = q.kind;
+        if (c->want_load)
+            memcpy(c->flight, c->wanted, sizeof c->flight);
         c->want_load = 0;
         c->asked = k;
     }
+}
+
+/* The path that plays, to the worker for save(): until the host's queue
+ * takes it, a later run() tries again. */
+static void tell_state(convolver *c)
+{
+    request q;
+    memset(&q, 0, sizeof q);
+    q.kind = WORK_PLAYS;
+    if (c->tell_state && send_request(c->host.schedule, &q, c->path))
+        c->tell_state = 0;
 }
 
 static float db_gain(float db, int may_be_off)
@@ -385,6 +424,7 @@ static void run(LV2_Handle h, uint32_t frames)
     const float gain = db_gain(control(c, PORT_GAIN, 0), 0);
     read_messages(c);
     gl_runner_send_garbage(r, c->host.schedule);
+    tell_state(c);
     schedule_request(c);
     for (size_t done = 0; done < frames;) {
         const size_t n = frames - done < r->block ? frames - done : r->block;
@@ -444,6 +484,10 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     path = q.kind != WORK_CONDITION ? (const char *)data + sizeof q : NULL;
     memset(&msg.r, 0, sizeof msg.r);
     msg.r.kind = q.kind;
+    if (q.kind == WORK_PLAYS) {
+        set_state_path(c, path, q.path_bytes);
+        return LV2_WORKER_SUCCESS;
+    }
     if (q.kind == WORK_RESTORE) {
         msg.r.ok = 1;
         msg.r.path_bytes = q.path_bytes;
@@ -463,7 +507,6 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     if (msg.r.ok && path) {
         msg.r.path_bytes = q.path_bytes;
         memcpy(msg.text, path, q.path_bytes);
-        set_state_path(c, path, q.path_bytes);
     }
     msg.r.message_bytes = (uint32_t)strlen(msg.r.ok ? note : why) + 1;
     memcpy(msg.text + msg.r.path_bytes, msg.r.ok ? note : why, msg.r.message_bytes);
@@ -478,6 +521,7 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
     convolver *c = h;
     response r;
     const char *text = (const char *)data + sizeof r;
+    int taken;
     if (size < sizeof r)
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&r, data, sizeof r);
@@ -490,26 +534,18 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         c->want_load = 1;
         return LV2_WORKER_SUCCESS;
     }
-    c->in_flight = 0;
-    if (r.ok && r.h.generation != c->runner.generation) {
-        /* built from the input before the last activate(): asked for again,
-         * unless a newer patch:Set waits */
-        gl_runner_discard(&c->runner, &r.h);
-        if (r.path_bytes && !c->want_load) {
-            memcpy(c->wanted, text, r.path_bytes);
-            c->want_load = 1;
-        } else if (!r.path_bytes) {
-            c->asked.normalize = -1;
-        }
+    taken = !gl_runner_answer(&c->runner, &r.h);
+    /* one asked for before the last activate(), built from the input
+     * before it, is thrown away: activate() asked for it again */
+    if (r.h.generation != c->runner.generation)
         return LV2_WORKER_SUCCESS;
+    c->in_flight = 0;
+    if (taken && r.path_bytes) {
+        memcpy(c->path, text, r.path_bytes);
+        c->loaded = c->notify_path = 1;
     }
-    if (r.ok) {
-        gl_runner_offer(&c->runner, &r.h);
-        if (r.path_bytes) {
-            memcpy(c->path, text, r.path_bytes);
-            c->loaded = c->notify_path = 1;
-        }
-    }
+    /* loaded or not, what plays is now known */
+    c->tell_state |= r.kind == WORK_LOAD;
     memcpy(c->message, text + r.path_bytes, r.message_bytes);
     return LV2_WORKER_SUCCESS;
 }
@@ -575,10 +611,7 @@ static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrie
     size_t size, bytes;
     uint32_t type, vflags;
     const char *value = retrieve(handle, c->u.ir, &size, &type, &vflags);
-    struct {
-        request q;
-        char path[PATH_MAX_BYTES];
-    } msg;
+    request q;
     char *path, restored[PATH_MAX_BYTES];
     (void)flags;
     if (!value)
@@ -602,14 +635,9 @@ static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrie
         c->want_load = 1;
         return LV2_STATE_SUCCESS;
     }
-    memset(&msg.q, 0, sizeof msg.q);
-    msg.q.kind = WORK_RESTORE;
-    msg.q.path_bytes = (uint32_t)bytes;
-    memcpy(msg.path, restored, bytes);
-    return s->schedule_work(s->handle, (uint32_t)(sizeof msg.q + bytes), &msg) ==
-                   LV2_WORKER_SUCCESS
-               ? LV2_STATE_SUCCESS
-               : LV2_STATE_ERR_UNKNOWN;
+    memset(&q, 0, sizeof q);
+    q.kind = WORK_RESTORE;
+    return send_request(s, &q, restored) ? LV2_STATE_SUCCESS : LV2_STATE_ERR_UNKNOWN;
 }
 
 static void cleanup(LV2_Handle h)

@@ -183,9 +183,17 @@ static void activate(LV2_Handle h)
 {
     filter *f = h;
     response r;
+    int built;
     f->asked = read_controls(f);
     f->in_flight = 0;
-    gl_runner_reset(&f->runner, build(f, &f->asked, NULL, NULL, &r) == 0 ? &r.h : NULL);
+    built = build(f, &f->asked, NULL, NULL, &r) == 0;
+    if (gl_runner_reset(&f->runner, built ? &r.h : NULL)) {
+        /* no room kept for the plan it would replace: the old filter goes on,
+         * and a worker is asked for the controls' again */
+        lv2_log_error(&f->host.logger, "gfir filter: out of memory at activation\n");
+        gl_handover_free(&r.h);
+        f->asked.type = -1;
+    }
     /* the plan replaced has no worker to go to */
     if (!f->host.schedule)
         gl_runner_empty_trash(&f->runner);
@@ -206,6 +214,7 @@ static void ask_design(filter *f)
     if (s->schedule_work(s->handle, sizeof q, &q) == LV2_WORKER_SUCCESS) {
         f->asked = p;
         f->in_flight = 1;
+        gl_runner_asked(&f->runner);
     }
 }
 
@@ -261,14 +270,11 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
     if (size != sizeof r)
         return LV2_WORKER_ERR_UNKNOWN;
     memcpy(&r, data, sizeof r);
-    if (r.h.generation != f->runner.generation) {
-        /* asked before the last activate(), which designed the controls */
-        gl_runner_discard(&f->runner, &r.h);
-        return LV2_WORKER_SUCCESS;
-    }
-    f->in_flight = 0;
-    if (r.ok)
-        gl_runner_offer(&f->runner, &r.h);
+    /* one asked before the last activate(), which designed the controls,
+     * is thrown away */
+    if (r.h.generation == f->runner.generation)
+        f->in_flight = 0;
+    gl_runner_answer(&f->runner, &r.h);
     return LV2_WORKER_SUCCESS;
 }
 

@@ -27,7 +27,9 @@ int gl_runner_init(gl_runner *r, unsigned inputs, unsigned outputs, size_t block
     r->old = calloc(r->block * outputs, sizeof *r->old);
     r->past = calloc(r->block * inputs, sizeof *r->past);
     r->ring = calloc(r->ring_frames * inputs, sizeof *r->ring);
-    if (!r->in || !r->wet || !r->old || !r->past || !r->ring) {
+    r->trash = calloc(GL_TRASH, sizeof *r->trash);
+    r->trash_size = GL_TRASH;
+    if (!r->in || !r->wet || !r->old || !r->past || !r->ring || !r->trash) {
         gl_runner_free(r);
         return 1;
     }
@@ -56,14 +58,21 @@ void gl_runner_free(gl_runner *r)
     free(r->old);
     free(r->past);
     free(r->ring);
+    free(r->trash);
     memset(r, 0, sizeof *r);
 }
 
-/* Puts a plan or a filter into the trash: 1, or 0 when it is full (the
+/* The trash's slots neither used nor kept for an answer asked for. */
+static unsigned trash_room(const gl_runner *r)
+{
+    return r->trash_size - r->ntrash - r->awaited;
+}
+
+/* Puts a plan or a filter into the trash: 1, or 0 when it has no room (the
  * caller keeps it and tries again later). */
 static int trash_put(gl_runner *r, gfir_plan *plan, gfir_filter *filter)
 {
-    if (r->ntrash == GL_TRASH)
+    if (trash_room(r) == 0)
         return 0;
     r->trash[r->ntrash].plan = plan;
     r->trash[r->ntrash++].filter = filter;
@@ -81,23 +90,41 @@ static void retire_fading(gl_runner *r)
 static void retire_filters(gl_runner *r)
 {
     gfir_filter *old;
-    while (r->plan && r->ntrash < GL_TRASH && (old = gfir_plan_retired(r->plan)))
+    while (r->plan && trash_room(r) > 0 && (old = gfir_plan_retired(r->plan)))
         trash_put(r, NULL, old);
 }
 
-void gl_runner_reset(gl_runner *r, const gl_handover *h)
+/* Not real-time: makes room in the trash for at least need more. 0, or 1
+ * without memory (the trash as it was). */
+static int grow_trash(gl_runner *r, unsigned need)
 {
+    const unsigned size = r->ntrash + r->awaited + need + GL_TRASH;
+    gl_garbage *t;
+    if (trash_room(r) >= need)
+        return 0;
+    if (!(t = realloc(r->trash, size * sizeof *t)))
+        return 1;
+    r->trash = t;
+    r->trash_size = size;
+    return 0;
+}
+
+int gl_runner_reset(gl_runner *r, const gl_handover *h)
+{
+    /* room for the plan replaced and the one faded out, and for the answer
+     * to the next request (the answers to those made before keep theirs,
+     * also where a host never delivers them: it may drop the work of a
+     * plugin it deactivated) */
+    const int take = !grow_trash(r, h ? 3 : 1) && h;
     r->generation++;
     atomic_store_explicit(&r->origin, atomic_load_explicit(&r->written, memory_order_relaxed),
                           memory_order_release);
     r->fade_at = r->fade_frames;
     retire_fading(r);
-    if (h) {
+    if (take) {
         /* what waits never ran, so no request reads it */
         gl_handover_free(&r->pending);
         memset(&r->pending, 0, sizeof r->pending);
-        /* the trash is full only after many activations with no run()
-         * between: the plan is then left, never freed under a request */
         if (r->plan)
             trash_put(r, r->plan, NULL);
         r->plan = h->plan;
@@ -110,6 +137,7 @@ void gl_runner_reset(gl_runner *r, const gl_handover *h)
     if (r->plan)
         gfir_plan_reset(r->plan);
     retire_filters(r);
+    return h && !take;
 }
 
 void gl_runner_empty_trash(gl_runner *r)
@@ -120,25 +148,29 @@ void gl_runner_empty_trash(gl_runner *r)
     }
 }
 
-int gl_runner_offer(gl_runner *r, const gl_handover *h)
+void gl_runner_asked(gl_runner *r)
 {
-    if (r->pending.plan || r->pending.filter) {
-        gl_runner_discard(r, h);
-        return 1;
-    }
-    r->pending = *h;
-    return 0;
+    r->awaited++;
 }
 
-void gl_runner_discard(gl_runner *r, const gl_handover *h)
+int gl_runner_answer(gl_runner *r, const gl_handover *h)
 {
+    if (r->awaited > 0)
+        r->awaited--; /* its slot is free again, for what it holds */
+    if (h->generation == r->generation && (h->plan || h->filter) && !r->pending.plan &&
+        !r->pending.filter) {
+        r->pending = *h;
+        return 0;
+    }
     if (h->plan || h->filter)
         trash_put(r, h->plan, h->filter);
+    return 1;
 }
 
 int gl_runner_settled(const gl_runner *r)
 {
-    return !r->pending.plan && !r->pending.filter && !r->fading && r->ntrash == 0;
+    return !r->pending.plan && !r->pending.filter && !r->fading && r->ntrash == 0 &&
+           trash_room(r) > 0;
 }
 
 /* Copies ring frames [from, from + n) into out (interleaved). */
@@ -190,7 +222,7 @@ static void take_pending(gl_runner *r)
             /* made for a plan this one replaced (or none runs): it never fits */
             r->pending.filter = NULL;
         }
-    } else if (r->pending.plan && !r->fading && r->ntrash < GL_TRASH && catch_up(r)) {
+    } else if (r->pending.plan && !r->fading && trash_room(r) > 0 && catch_up(r)) {
         r->fading = r->plan;
         r->fade_at = 0;
         r->plan = r->pending.plan;

@@ -4,7 +4,7 @@
  *
  * The worker (or activate, where no worker runs) builds: a filter for the
  * running plan when the new taps fit it (gfir_filter_create), else a new
- * plan. The audio thread offers the result to the runner, which swaps a filter
+ * plan. The audio thread gives the answer to the runner, which swaps a filter
  * in with the library's crossfade (gfir_plan_swap) or fades from the old plan
  * to the new one itself with the same weights,
  *     out_k = (1 - w_k) y_old + w_k y_new,  w_k = 0.5 - 0.5 cos(pi (k + 0.5) / L).
@@ -21,9 +21,17 @@
  *
  * activate() (gl_runner_reset) starts a new generation: plans start again
  * with no history, and an answer to a request made before (its generation
- * older) is not offered but thrown away (gl_runner_discard): hosts such as
+ * older) is not taken but thrown away (gl_runner_answer): hosts such as
  * Ardour deactivate and activate a plugin while its asynchronous worker
  * still runs an earlier request.
+ *
+ * Nothing is ever dropped, though run() may neither free nor allocate: the
+ * runner keeps a trash slot for the answer to every request it lets the
+ * plugin make (gl_runner_settled, gl_runner_asked), so an answer thrown away
+ * always has a place, and it takes nothing in from the running plan
+ * (a plan replaced, a fade ended, a filter retired) while no slot is free:
+ * those wait where they are for a later call. Only activate(), which may
+ * allocate, grows the trash, for the plan it replaces.
  */
 #ifndef GFIR_LV2_RUNNER_H
 #define GFIR_LV2_RUNNER_H
@@ -43,10 +51,9 @@
 /* the most paths of any layout the plugins offer (true stereo) */
 #define GL_MAX_PATHS 4
 
-/* the most plans and filters waiting to be sent to the worker: run() sends
- * them all at its start, so more than a few wait only while the host's
- * queue refuses messages or activate() is called many times without a
- * run() between */
+/* the trash's first size: run() sends what it holds at its start, so more
+ * than a few wait only while the host's queue refuses messages or
+ * activate() is called many times without a run() between (it then grows) */
 #define GL_TRASH 16
 
 /* What a plan is made for: a filter of another shape needs a new plan. */
@@ -87,9 +94,10 @@ typedef struct gl_runner {
     gl_shape shape;             /* what it was made for */
     gfir_plan *fading;          /* the plan faded out, while a plan fade runs */
     size_t fade_at;             /* frames of that fade done */
-    gl_handover pending;        /* offered, not yet taken in */
-    gl_garbage trash[GL_TRASH]; /* no longer run: to the worker */
-    unsigned ntrash;
+    gl_handover pending;        /* an answer taken, not yet running */
+    gl_garbage *trash;          /* no longer run: to the worker (trash_size slots) */
+    unsigned ntrash, trash_size;
+    unsigned awaited;           /* answers asked for, not yet come: a slot kept for each */
     uint32_t generation;        /* activations so far: requests carry it */
     size_t latency;             /* of the handover in force */
     float *ring;                /* the last ring_frames input frames, interleaved */
@@ -111,30 +119,34 @@ void gl_runner_free(gl_runner *r);
  * fade in progress ends. With h (a new plan made for this start) h runs
  * from now on, replacing the running plan and what waits; without, what
  * waits stays, to start with no history too. Plans that ran, which a
- * request still queued may read, go to the trash; nothing else here is read
- * by the worker, and is destroyed. */
-void gl_runner_reset(gl_runner *r, const gl_handover *h);
+ * request still queued may read, go to the trash, grown for them where it
+ * is full; nothing else here is read by the worker, and is destroyed. 0;
+ * 1 when the trash could not grow (no memory): then h was not taken (the
+ * caller frees it) and the running plan goes on, reset as without h. */
+int gl_runner_reset(gl_runner *r, const gl_handover *h);
 
 /* Not real-time: destroys what the trash holds, for a plugin with no worker
  * (then no request reads it, and run() has nowhere to send it): activate(). */
 void gl_runner_empty_trash(gl_runner *r);
 
-/* Audio thread: takes h to run from the next chunk on. Only one handover may
- * wait at a time (call it when gl_runner_settled()): one offered while
- * another waits is never taken, but goes to the trash. 0 when taken, 1 when
- * thrown away. */
-int gl_runner_offer(gl_runner *r, const gl_handover *h);
+/* Audio thread: the worker accepted a request of the plugin's, made when
+ * gl_runner_settled(): its answer has a trash slot kept from now on. */
+void gl_runner_asked(gl_runner *r);
 
-/* Audio thread: what h holds goes to the trash (an answer of an older
- * generation, made for a plan or a history that activate() ended). */
-void gl_runner_discard(gl_runner *r, const gl_handover *h);
+/* Audio thread: the answer h to a request gl_runner_asked() counted, every
+ * one (a failed one holds nothing). Of this generation, and while nothing
+ * waits, h is taken to run from the next chunk on: 0. Else what it holds
+ * goes to the trash, in the slot kept for it (an answer of an older
+ * generation, made for a plan or a history that activate() ended): 1. */
+int gl_runner_answer(gl_runner *r, const gl_handover *h);
 
-/* 1 when nothing waits, fades from plan to plan, or waits to be freed: the
- * time to ask the worker for the next filter. */
+/* 1 when nothing waits, fades from plan to plan, or waits to be freed, and
+ * the trash can keep a slot for one more answer: the time to ask the worker
+ * for the next filter. */
 int gl_runner_settled(const gl_runner *r);
 
 /* Audio thread: filters frames (up to r->block) already in r->in into
- * r->wet, applying what was offered. */
+ * r->wet, applying the answer taken. */
 void gl_runner_process(gl_runner *r, size_t frames);
 
 /* Audio thread: sends what the runner no longer runs to the worker, a
@@ -159,7 +171,7 @@ int gl_build(const gl_runner *r, const gl_shape *want, const float *taps, size_t
              gfir_plan *cur, const gl_shape *cur_shape, gl_handover *h, char *why,
              size_t why_size, char *note, size_t note_size);
 
-/* Frees what a handover holds (one never offered). */
+/* Frees what a handover holds (one never given to the runner). */
 void gl_handover_free(gl_handover *h);
 
 #endif

@@ -10,6 +10,12 @@
  * crossfaded in at whatever call boundary the worker's answers allow: each
  * is tried and the best must match float64 with relative L2 error under
  * 1e-5 (float taps, sums of up to 3001 products stay near 1e-7).
+ *
+ * Also: a host that drops the load waiting on its worker when it
+ * deactivates the plugin (the flag of a request in flight blocked every
+ * later load), and what save() stores when the load asked for before an
+ * activation finishes on the worker after it but never plays (it stored
+ * that load's path while the old IR played on).
  */
 #include "host.h"
 #include "test_util.h"
@@ -21,6 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -52,6 +59,25 @@ static double convolve(const float *h, size_t ntaps, const float *x, size_t from
     return y;
 }
 
+/* gfir convolver (mono) in blocks of block, unnormalised, its IR set to path */
+static void open_with(host *h, int32_t block, const char *path)
+{
+    assert_int_equal(host_open(h, "urn:gfir:lv2:convolver-mono", RATE, block), 0);
+    h->controls[host_port(h, "normalize")] = 0;
+    host_set_ir(h, path);
+}
+
+/* The host deactivates and activates the plugin, dropping the work it held
+ * back where drop says so, and holds no more back. */
+static void reactivate(host *h, int drop)
+{
+    lilv_instance_deactivate(h->instance);
+    if (drop)
+        host_drop_work(h);
+    lilv_instance_activate(h->instance);
+    h->hold_work = 0;
+}
+
 static void test_activate_while_a_load_waits(void **state)
 {
     enum { BLOCK = 256, CALLS = 120, AT = 40, NA = 500, NC = 3001 };
@@ -68,9 +94,7 @@ static void test_activate_while_a_load_waits(void **state)
     float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
     float *c = write_ir(c_path, sizeof c_path, dir, "c.wav", NC, &rng); /* a new plan */
     test_fill(x, frames, &rng);
-    assert_int_equal(host_open(&h, "urn:gfir:lv2:convolver-mono", RATE, BLOCK), 0);
-    h.controls[host_port(&h, "normalize")] = 0;
-    host_set_ir(&h, a_path);
+    open_with(&h, BLOCK, a_path);
     for (size_t k = 0; k < CALLS; k++) {
         float *in = x + k * BLOCK, *out = y + k * BLOCK;
         if (k == AT - 1) {
@@ -78,9 +102,7 @@ static void test_activate_while_a_load_waits(void **state)
             h.hold_work = 1;
         }
         if (k == AT) {
-            lilv_instance_deactivate(h.instance);
-            lilv_instance_activate(h.instance);
-            h.hold_work = 0;
+            reactivate(&h, 0);
             host_work(&h); /* the load asked for before, answered now */
         }
         host_cycle(&h, &in, &out, BLOCK);
@@ -110,10 +132,135 @@ static void test_activate_while_a_load_waits(void **state)
     free(a), free(c), free(x), free(y), free(ya), free(yc);
 }
 
+/* The relative L2 error of y against ntaps of h over x from frame from on
+ * (no history before it), at frames [at, end). */
+static double error_against(const float *h, size_t ntaps, const float *x, const float *y,
+                            size_t from, size_t at, size_t end)
+{
+    double err = 0, ref = 0;
+    for (size_t i = at; i < end; i++) {
+        const double want = convolve(h, ntaps, x, from, i);
+        err += (y[i] - want) * (y[i] - want);
+        ref += want * want;
+    }
+    return sqrt(err / ref);
+}
+
+/* What the convolver's save() stores now ("" nothing). */
+static void saved_path(host *h, char *path, size_t size)
+{
+    assert_int_equal(host_saved(h, "urn:gfir:lv2:ir", path, size), 0);
+}
+
+/* The load waiting on the worker is dropped by the host at deactivation:
+ * activate() asks for it again, and a patch:Set after that loads too. The
+ * output from the activation on: a's (the load had not played), then b,
+ * then c, each checked once faded in, against float64 with no history
+ * before the activation (relative L2 error under 1e-5, as above). */
+static void test_load_dropped_at_deactivation(void **state)
+{
+    enum { BLOCK = 128, CALLS = 240, AT = 20, SET_C = 120, NA = 400, NB = 900, NC = 700 };
+    const size_t from = AT * BLOCK, frames = CALLS * BLOCK;
+    char dir[] = "/tmp/gfir_lv2_XXXXXX", a_path[256], b_path[256], c_path[256], saved[4096];
+    uint64_t rng = 42;
+    float *x = malloc(frames * sizeof *x), *y = calloc(frames, sizeof *y);
+    size_t b_at = 0;
+    host h;
+    (void)state;
+    assert_true(x && y);
+    assert_non_null(mkdtemp(dir));
+    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
+    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng); /* a new plan */
+    float *c = write_ir(c_path, sizeof c_path, dir, "c.wav", NC, &rng); /* fits b's */
+    test_fill(x, frames, &rng);
+    open_with(&h, BLOCK, a_path);
+    for (size_t k = 0; k < CALLS; k++) {
+        float *in = x + k * BLOCK, *out = y + k * BLOCK;
+        if (k == AT - 1) {
+            host_set_ir(&h, b_path);
+            h.hold_work = 1;
+        }
+        if (k == AT)
+            reactivate(&h, 1);
+        if (k == SET_C)
+            host_set_ir(&h, c_path);
+        host_cycle(&h, &in, &out, BLOCK);
+        if (!b_at && !strcmp(h.notified_path, b_path))
+            b_at = (k + 1) * BLOCK;
+        if (k == SET_C - 1) {
+            saved_path(&h, saved, sizeof saved);
+            assert_string_equal(saved, b_path);
+        }
+    }
+    assert_true(b_at > 0 && b_at < SET_C * BLOCK - FADE);
+    assert_string_equal(h.notified_path, c_path);
+    saved_path(&h, saved, sizeof saved);
+    assert_string_equal(saved, c_path);
+    const double ea = error_against(a, NA, x, y, from, from, b_at - BLOCK);
+    const double eb = error_against(b, NB, x, y, from, b_at + FADE, SET_C * BLOCK);
+    const double ec = error_against(c, NC, x, y, from, (SET_C + 2) * BLOCK + FADE, frames);
+    printf("load dropped at deactivation: asked for again, in at frame %zu; a patch:Set "
+           "after it loads too: relative L2 errors %.3g (a), %.3g (b), %.3g (c)\n", b_at, ea, eb,
+           ec);
+    assert_true(ea < TOLERANCE && eb < TOLERANCE && ec < TOLERANCE);
+    host_close(&h);
+    free(a), free(b), free(c), free(x), free(y);
+}
+
+/* A load of b asked for, then a patch:Set of a file that does not load
+ * waiting behind it, when the host deactivates and activates the plugin;
+ * b's load finishes on the worker after that, its answer (of the older
+ * generation) is thrown away, and the newer file fails: a plays on, and
+ * save() must store a, not b (relative L2 error of the output against a
+ * with no history before the activation under 1e-5). */
+static void test_saved_path_after_a_superseded_load(void **state)
+{
+    enum { BLOCK = 128, CALLS = 80, AT = 20, NA = 400, NB = 900 };
+    const size_t from = AT * BLOCK, frames = CALLS * BLOCK;
+    char dir[] = "/tmp/gfir_lv2_XXXXXX", a_path[256], b_path[256], gone[300], saved[4096];
+    uint64_t rng = 43;
+    float *x = malloc(frames * sizeof *x), *y = calloc(frames, sizeof *y);
+    host h;
+    (void)state;
+    assert_true(x && y);
+    assert_non_null(mkdtemp(dir));
+    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
+    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng);
+    snprintf(gone, sizeof gone, "%s/no such file.wav", dir);
+    test_fill(x, frames, &rng);
+    open_with(&h, BLOCK, a_path);
+    for (size_t k = 0; k < CALLS; k++) {
+        float *in = x + k * BLOCK, *out = y + k * BLOCK;
+        if (k == AT - 2) {
+            host_set_ir(&h, b_path);
+            h.hold_work = 1;
+        }
+        if (k == AT - 1)
+            host_set_ir(&h, gone); /* waits: b's load is in flight */
+        if (k == AT) {
+            reactivate(&h, 0);
+            host_work(&h); /* b loaded on the worker now */
+        }
+        host_cycle(&h, &in, &out, BLOCK);
+    }
+    assert_true(strstr(h.notified_status, "no such file") != NULL);
+    assert_string_equal(h.notified_path, a_path);
+    saved_path(&h, saved, sizeof saved);
+    const double err = error_against(a, NA, x, y, from, from, frames);
+    printf("a load superseded across an activation, the newer one failed: %s plays (relative "
+           "L2 error %.3g), save() stores %s\n", h.notified_path, err, saved);
+    assert_string_equal(saved, a_path);
+    assert_true(err < TOLERANCE);
+    host_close(&h);
+    free(a), free(b), free(x), free(y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_activate_while_a_load_waits),
+        cmocka_unit_test(test_load_dropped_at_deactivation),
+        cmocka_unit_test(test_saved_path_after_a_superseded_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,10 +258,25 @@ int host_open(host *h, const char *uri, double rate_hz, int32_t max_block)
     return 0;
 }
 
+/* What a host owes the plugin before it frees it: the work it took done, and
+ * the responses delivered (the worker extension's promise), so that what
+ * they hold (a plan, garbage to free) reaches the plugin. */
+static void settle(host *h)
+{
+    const LV2_Worker_Interface *w =
+        lilv_instance_get_extension_data(h->instance, LV2_WORKER__interface);
+    host_work(h);
+    for (uint32_t i = 0; w && i < responses.n; i++)
+        w->work_response(lilv_instance_get_handle(h->instance), responses.size[i],
+                         responses.data[i]);
+    responses.n = 0;
+}
+
 void host_close(host *h)
 {
     host_worker_thread(h, 0);
     if (h->instance) {
+        settle(h);
         lilv_instance_deactivate(h->instance);
         lilv_instance_free(h->instance);
     }
@@ -426,6 +441,13 @@ void host_work(host *h)
     requests.n = 0;
 }
 
+void host_drop_work(host *h)
+{
+    (void)h;
+    if (!threaded)
+        requests.n = 0;
+}
+
 /* ---- state ------------------------------------------------------------------------ */
 
 static const void *port_value(const char *symbol, void *data, uint32_t *size, uint32_t *type)
@@ -472,6 +494,33 @@ int host_restore(host *h, const char *dir, int thread_safe)
     lilv_state_restore(loaded, h->instance, set_port_value, h, 0, thread_safe ? safe : plain);
     lilv_state_free(loaded);
     return 0;
+}
+
+typedef struct saved_value {
+    LV2_URID key;
+    char *value;
+    size_t size;
+} saved_value;
+
+static LV2_State_Status store_value(LV2_State_Handle handle, uint32_t key, const void *value,
+                                    size_t size, uint32_t type, uint32_t flags)
+{
+    saved_value *s = handle;
+    (void)type, (void)flags;
+    if (key == s->key)
+        snprintf(s->value, s->size, "%.*s", (int)size, (const char *)value);
+    return LV2_STATE_SUCCESS;
+}
+
+int host_saved(host *h, const char *uri, char *value, size_t size)
+{
+    const LV2_State_Interface *state =
+        lilv_instance_get_extension_data(h->instance, LV2_STATE__interface);
+    static const LV2_Feature *const none[] = {NULL};
+    saved_value s = {map_uri(NULL, uri), value, size};
+    value[0] = '\0';
+    return !state || state->save(lilv_instance_get_handle(h->instance), store_value, &s, 0,
+                                 none) != LV2_STATE_SUCCESS;
 }
 
 int host_save_restore(host *h, const char *dir, host *fresh)

@@ -46,6 +46,10 @@ extern int host_without_worker;
  * blocks of up to max_block frames; ports connected, controls at their
  * defaults, activated. Returns 0, or 1 (with a message on stderr). */
 int host_open(host *h, const char *uri, double rate_hz, int32_t max_block);
+
+/* Stops the worker's thread, does the work still queued and delivers its
+ * responses (as the worker extension promises the plugin), then frees the
+ * instance. */
 void host_close(host *h);
 
 /* The port index of symbol, or -1. */
@@ -77,6 +81,10 @@ int host_set_control(host *h, const char *symbol, float value);
  * nothing while the worker's thread runs (host_worker_thread). */
 void host_work(host *h);
 
+/* Forgets the work queued so far, undone, as a host may drop the work of a
+ * plugin it deactivates (not while the worker's thread runs). */
+void host_drop_work(host *h);
+
 /* on: the work from now on runs on a thread of its own, as in jalv, as soon
  * as it is scheduled, its responses delivered at the start of a later
  * cycle; off (and host_close): that thread is stopped. 0 on success. */
@@ -95,6 +103,11 @@ int host_save(host *h, const char *dir);
  * own, whose work goes into the same queue as run()'s (after what waits
  * there). 0 on success. */
 int host_restore(host *h, const char *dir, int thread_safe);
+
+/* What the plugin's save() stores now under the property uri, as a string
+ * into value (size bytes; "" where it stores nothing), without mapPath:
+ * paths as they are. 0 on success. */
+int host_saved(host *h, const char *uri, char *value, size_t size);
 
 /* Saves the instance's state into dir, restores it into a fresh instance of
  * the same plugin in *fresh (opened as host_open does). 0 on success. */
