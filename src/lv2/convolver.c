@@ -97,6 +97,10 @@ typedef struct convolver {
     int flight_kind;            /* the request in flight: its kind, its path */
     char flight[PATH_MAX_BYTES];
     int tell_state;             /* the worker is owed a WORK_PLAYS of path */
+    /* the path wanted, or in flight, came from restore(): if it does not
+     * load, save() keeps storing it (a session opened without its IR file
+     * does not lose the reference), while the IR before it plays on */
+    int want_restored, flight_restored;
     conditioning asked;         /* what the running IR was conditioned with
                                    (normalize -1: to be conditioned again) */
     char message[MESSAGE_BYTES];/* for the notify port ("" none) */
@@ -258,6 +262,7 @@ static void activate(LV2_Handle h)
     if (c->in_flight && c->flight_kind == WORK_LOAD && !c->want_load) {
         memcpy(c->wanted, c->flight, sizeof c->wanted);
         c->want_load = 1;
+        c->want_restored = c->flight_restored;
     } else if (c->in_flight && c->flight_kind == WORK_CONDITION) {
         c->asked.normalize = -1;
     }
@@ -305,6 +310,7 @@ static void read_messages(convolver *c)
             memcpy(c->wanted, LV2_ATOM_BODY_CONST(value), value->size);
             c->wanted[value->size - 1] = '\0';
             c->want_load = 1;
+            c->want_restored = 0;
         }
     }
 }
@@ -347,7 +353,8 @@ static void schedule_request(convolver *c)
         c->flight_kind = q.kind;
         if (c->want_load)
             memcpy(c->flight, c->wanted, sizeof c->flight);
-        c->want_load = 0;
+        c->flight_restored = c->want_load && c->want_restored;
+        c->want_load = c->want_restored = 0;
         c->asked = k;
     }
 }
@@ -531,7 +538,7 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
     if (r.kind == WORK_RESTORE) {
         /* not the answer to the request in flight: a path to load next */
         memcpy(c->wanted, text, r.path_bytes);
-        c->want_load = 1;
+        c->want_load = c->want_restored = 1;
         return LV2_WORKER_SUCCESS;
     }
     taken = !gl_runner_answer(&c->runner, &r.h);
@@ -544,8 +551,9 @@ static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *
         memcpy(c->path, text, r.path_bytes);
         c->loaded = c->notify_path = 1;
     }
-    /* loaded or not, what plays is now known */
-    c->tell_state |= r.kind == WORK_LOAD;
+    /* loaded or not, what plays is now known; a restored path that did not
+     * load stays what save() stores */
+    c->tell_state |= r.kind == WORK_LOAD && ((taken && r.path_bytes) || !c->flight_restored);
     memcpy(c->message, text + r.path_bytes, r.message_bytes);
     return LV2_WORKER_SUCCESS;
 }
@@ -632,7 +640,7 @@ static LV2_State_Status restore(LV2_Handle h, LV2_State_Retrieve_Function retrie
     set_state_path(c, restored, bytes);
     if (!s) {
         memcpy(c->wanted, restored, bytes);
-        c->want_load = 1;
+        c->want_load = c->want_restored = 1;
         return LV2_STATE_SUCCESS;
     }
     memset(&q, 0, sizeof q);

@@ -130,7 +130,9 @@ static void test_save_while_running(void **state)
 }
 
 /* A session saved with b, restored (as jalv does, through restore's own
- * worker schedule) into an instance playing a after b's file went away. */
+ * worker schedule) into an instance playing a after b's file went away:
+ * a plays on, and save() keeps b, the session's reference, until the user
+ * loads another file. */
 static void test_restore_that_fails(void **state)
 {
     enum { BLOCK = 64 };
@@ -166,7 +168,14 @@ static void test_restore_that_fails(void **state)
     assert_int_equal(host_saved(&h, "urn:gfir:lv2:ir", saved, sizeof saved), 0);
     printf("its load failed (%s): %s plays, save() stores %s\n", h.notified_status,
            h.notified_path, saved);
+    /* the IR before it plays on; the session keeps the file it names */
     assert_string_equal(h.notified_path, a);
+    assert_non_null(strstr(saved, "bbbb"));
+    /* a file the user then loads is what plays and what is saved */
+    host_set_ir(&h, a);
+    for (int k = 0; k < 4; k++)
+        host_cycle(&h, &in, &out, BLOCK);
+    assert_int_equal(host_saved(&h, "urn:gfir:lv2:ir", saved, sizeof saved), 0);
     assert_string_equal(saved, a);
     host_close(&h);
 }
