@@ -96,6 +96,11 @@ static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit 
     }
 }
 
+void gf_nu_path_unit(const nu_state *st, nu_path *path, size_t l, size_t i)
+{
+    run_unit(st, path, l, &st->level[l].units[i], FOR_CURRENT);
+}
+
 /*
  * One step of the block in flight: its next unit, or, in a block made for
  * both filters, half of a multiply-accumulate or inverse unit (the current
