@@ -34,11 +34,11 @@
  * filter's share of what is in flight is not made at once (at 2^20 taps
  * that is a thousand 64-frame calls' work): blocks that start from the swap
  * on are made for it, and the fade begins once those are the blocks being
- * read, up to two of the longest partitions later (nu_fade_begin,
- * gf_nu_path_swap). Only a level's blocks read within the fade run their
- * multiply-accumulates and inverse slices for both filters (the forward
- * transforms are the input's and run once), in half steps spread over the
- * block's slack like its other units. Units are weighed by their time on
+ * read, up to two of the longest partitions and one grid block later
+ * (nu_fade_begin, gf_nu_path_swap). Only a level's blocks read within the
+ * fade run their multiply-accumulates and inverse slices for both filters
+ * (the forward transforms are the input's and run once), in half steps
+ * spread over the block's slack like its other units. Units are weighed by their time on
  * this machine (fft_nonuniform_weigh.c), so a block's share of the time
  * passed is a share of its time. A level's delay line has one slot
  * more than it has partitions, so the first level's whole-block segments
@@ -456,7 +456,15 @@ static gfir_status nu_reset(gfir_plan *plan)
 /* ---- crossfades ---------------------------------------------------------------------- */
 
 /* No work at once: the fade waits until the incoming filter's blocks are
- * being read (gf_nu_path_swap), at most two of the longest partitions. */
+ * being read (gf_nu_path_swap), at most two of the longest partitions and
+ * one grid block. Where it waits for larger levels, that frame ends a block
+ * of the longest partition and so of every level: the call after it starts
+ * them all, the heaviest of the cycle. The fade's first call makes both
+ * filters' first-level blocks and heads, cold, and mixes: it begins a grid
+ * block later, on a call that starts the first level's block alone (at
+ * 2^20 taps in 64-frame calls that call took 2.2 to 2.7 times the mean
+ * call, 1.7 to 1.9 a grid block later: cpu_nupc_bench --swap-calls,
+ * 2026-11-27). */
 static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
@@ -465,6 +473,8 @@ static gfir_status nu_fade_begin(gfir_plan *plan)
         const size_t f = gf_nu_path_fade_from(st, &st->paths[c]);
         from = f > from ? f : from;
     }
+    if (from > st->now)
+        from += st->grid;
     to = plan->fade_len < SIZE_MAX - from ? from + plan->fade_len : SIZE_MAX;
     for (unsigned c = 0; c < plan->channels; c++)
         gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c), from, to);
