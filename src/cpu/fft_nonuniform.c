@@ -38,11 +38,16 @@
  * (nu_fade_begin, gf_nu_path_swap). Only a level's blocks read within the
  * fade run their multiply-accumulates and inverse slices for both filters
  * (the forward transforms are the input's and run once), in half steps
- * spread over the block's slack like its other units. Units are weighed by their time on
- * this machine (fft_nonuniform_weigh.c), so a block's share of the time
- * passed is a share of its time. A level's delay line has one slot
- * more than it has partitions, so the first level's whole-block segments
- * can keep their own window beside the ones the partitions read.
+ * spread over the block's slack like its other units; such a block ends
+ * early by the next smaller level's block, whose own block for both
+ * filters comes last, and during the fade the larger levels slow down and
+ * catch up after it (behind()). The incoming filter's output blocks, cold
+ * since the last swap, are cleared ahead during the wait (warm_incoming()).
+ * Units are weighed by their time on this machine (fft_nonuniform_weigh.c),
+ * so a block's share of the time passed is a share of its time. A level's
+ * delay line has one slot more than it has partitions, so the first
+ * level's whole-block segments can keep their own window beside the ones
+ * the partitions read.
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/fft_nonuniform_state.h"
@@ -443,6 +448,7 @@ static gfir_status nu_reset(gfir_plan *plan)
          * block's partitions from 2 on are made (zero). */
         path->sync_made = 0;
         path->sync_done = SIZE_MAX;
+        path->fade_from = path->fade_to = 0;
         path->sync_ahead = 0;
         if (st->nlevels > 0) {
             memset(out->acc[0], 0, 2 * st->level[0].bstride * sizeof *out->acc[0]);

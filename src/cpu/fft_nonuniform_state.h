@@ -96,6 +96,13 @@ typedef struct nu_path {
     /* In a block made for both filters: the current filter's half of unit
      * `done` is made, the incoming one's is next. */
     int half[GF_NU_MAX_LEVELS + 1];
+    /* After a swap, per level: the output block that the first block made
+     * for the incoming filter writes; floats of the incoming filter's output
+     * blocks cleared so far (gf_nu_path_run). */
+    int warm_first[GF_NU_MAX_LEVELS + 1];
+    size_t warmed;
+    /* The last swap's fade, [fade_from, fade_to); empty since the reset. */
+    size_t fade_from, fade_to;
 } nu_path;
 
 typedef struct nu_state {
