@@ -405,11 +405,12 @@ GFIR_API void gfir_plan_destroy(gfir_plan *plan);
  * thousand 64-frame calls' work), so where it has them (from 4097 taps in
  * calls under 256 frames, from longer filters in larger ones) it makes the new filter's
  * blocks in the calls' own time instead and begins the fade once they are
- * the ones being read: up to twice its longest partition (at most 131072
- * frames) after the swap, the old filter's output alone until then, and
- * no call doing more than a call of the fade does
- * (tools/cpu_nupc_bench --swaps measures it). Until the fade has ended,
- * another swap answers GFIR_ERR_BUSY.
+ * the ones being read, one block of its head later (off the call that
+ * starts every level's block): up to twice its longest partition and that
+ * block (at most 135168 frames) after the swap, the old filter's output
+ * alone until then, and the calls of the wait and of the fade within about
+ * twice a call with no swap (tools/cpu_nupc_bench --swaps measures it).
+ * Until the fade has ended, another swap answers GFIR_ERR_BUSY.
  */
 typedef struct gfir_filter gfir_filter;
 

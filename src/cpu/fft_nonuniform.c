@@ -34,13 +34,20 @@
  * filter's share of what is in flight is not made at once (at 2^20 taps
  * that is a thousand 64-frame calls' work): blocks that start from the swap
  * on are made for it, and the fade begins once those are the blocks being
- * read, up to two of the longest partitions later (nu_fade_begin,
- * gf_nu_path_swap). Only a level's blocks read within the fade run their
- * multiply-accumulates and inverse slices for both filters (the forward
- * transforms are the input's and run once), in half steps spread over the
- * block's slack like its other units. A level's delay line has one slot
- * more than it has partitions, so the first level's whole-block segments
- * can keep their own window beside the ones the partitions read.
+ * read, up to two of the longest partitions and one grid block later
+ * (nu_fade_begin, gf_nu_path_swap). Only a level's blocks read within the
+ * fade run their multiply-accumulates and inverse slices for both filters
+ * (the forward transforms are the input's and run once), in half steps
+ * spread over the block's slack like its other units; such a block ends
+ * early by the next smaller level's block, whose own block for both
+ * filters comes last, and during the fade the larger levels slow down and
+ * catch up after it (behind()). The incoming filter's output blocks, cold
+ * since the last swap, are cleared ahead during the wait (warm_incoming()).
+ * Units are weighed by their time on this machine (fft_nonuniform_weigh.c),
+ * so a block's share of the time passed is a share of its time. A level's
+ * delay line has one slot more than it has partitions, so the first
+ * level's whole-block segments can keep their own window beside the ones
+ * the partitions read.
  */
 #include "cpu/fft_nonuniform.h"
 #include "cpu/fft_nonuniform_state.h"
@@ -61,9 +68,8 @@
 #define ALIGN_FLOATS ((size_t)16)
 /* Bins times partitions per multiply-accumulate unit: about a microsecond. */
 #define MAC_UNIT_BINS ((size_t)2048)
-/* Nanoseconds per bin and partition of the multiply-accumulate, to weigh it
- * against the transform slices (fft_sliced.c's figures). */
-#define NS_MAC 0.25
+/* Times each unit of a spread level is run to weigh it (gf_nu_weigh_units). */
+#define WEIGH_PASSES 3
 
 /* ---- memory ------------------------------------------------------------------ */
 
@@ -150,7 +156,7 @@ static int lay_levels(nu_state *st, const gf_nu_scheme *scheme, size_t ntaps)
 
 /* The units of one block: the forward slices, the multiply-accumulates by
  * ranges of bins (each range's first unit clears its accumulators), the
- * inverse slices. */
+ * inverse slices, weighed by gf_nu_weigh_units. */
 static int list_units(nu_level *lv)
 {
     const size_t nslices = gf_sliced_count(&lv->fft);
@@ -158,29 +164,22 @@ static int list_units(nu_level *lv)
     const size_t jc = MAC_UNIT_BINS / kc > 1 ? MAC_UNIT_BINS / kc : 1;
     const size_t nmac = (lv->bstride + kc - 1) / kc * ((lv->nparts + jc - 1) / jc);
     size_t u = 0;
-    double cost = 0.0;
     lv->units = calloc(2 * nslices + nmac, sizeof *lv->units);
     if (!lv->units)
         return 0;
-    for (size_t s = 0; s < nslices; s++, u++) {
-        lv->units[u] = (nu_unit){UNIT_FORWARD, s, 0, 0, 0, 0, cost};
-        cost += gf_sliced_cost(&lv->fft, s);
-    }
+    for (size_t s = 0; s < nslices; s++, u++)
+        lv->units[u] = (nu_unit){UNIT_FORWARD, s, 0, 0, 0, 0, 0.0, 0.0};
     lv->first_mac = u;
     for (size_t k0 = 0; k0 < lv->bstride; k0 += kc) {
         const size_t k1 = k0 + kc < lv->bstride ? k0 + kc : lv->bstride;
         for (size_t j0 = 0; j0 < lv->nparts; j0 += jc, u++) {
             const size_t j1 = j0 + jc < lv->nparts ? j0 + jc : lv->nparts;
-            lv->units[u] = (nu_unit){UNIT_MAC, 0, k0, k1, j0, j1, cost};
-            cost += NS_MAC * (double)((k1 - k0) * (j1 - j0));
+            lv->units[u] = (nu_unit){UNIT_MAC, 0, k0, k1, j0, j1, 0.0, 0.0};
         }
     }
-    for (size_t s = 0; s < nslices; s++, u++) {
-        lv->units[u] = (nu_unit){UNIT_INVERSE, s, 0, 0, 0, 0, cost};
-        cost += gf_sliced_cost(&lv->fft, nslices - 1 - s);
-    }
+    for (size_t s = 0; s < nslices; s++, u++)
+        lv->units[u] = (nu_unit){UNIT_INVERSE, s, 0, 0, 0, 0, 0.0, 0.0};
     lv->nunits = u;
-    lv->total = cost;
     return 1;
 }
 
@@ -410,6 +409,9 @@ static gfir_status nu_start(gfir_plan *plan)
     unsigned threads;
     for (unsigned c = 0; c < plan->channels; c++)
         st->paths[c].filter = path_set(plan, plan->filter, c);
+    /* zeros to weigh the units on; the reset below clears what they leave */
+    nu_reset(plan);
+    gf_nu_weigh_units(st, gf_nu_clock_ns, WEIGH_PASSES);
     st->channels = plan->channels;
     threads = plan->threads ? plan->threads : gf_cpu_count();
     if (threads > 1 && plan->channels > 1 && plan->block_frames >= GF_CPU_NU_PARALLEL_MIN_FRAMES) {
@@ -446,6 +448,7 @@ static gfir_status nu_reset(gfir_plan *plan)
          * block's partitions from 2 on are made (zero). */
         path->sync_made = 0;
         path->sync_done = SIZE_MAX;
+        path->fade_from = path->fade_to = 0;
         path->sync_ahead = 0;
         if (st->nlevels > 0) {
             memset(out->acc[0], 0, 2 * st->level[0].bstride * sizeof *out->acc[0]);
@@ -459,7 +462,15 @@ static gfir_status nu_reset(gfir_plan *plan)
 /* ---- crossfades ---------------------------------------------------------------------- */
 
 /* No work at once: the fade waits until the incoming filter's blocks are
- * being read (gf_nu_path_swap), at most two of the longest partitions. */
+ * being read (gf_nu_path_swap), at most two of the longest partitions and
+ * one grid block. Where it waits for larger levels, that frame ends a block
+ * of the longest partition and so of every level: the call after it starts
+ * them all, the heaviest of the cycle. The fade's first call makes both
+ * filters' first-level blocks and heads, cold, and mixes: it begins a grid
+ * block later, on a call that starts the first level's block alone (at
+ * 2^20 taps in 64-frame calls that call took 2.2 to 2.7 times the mean
+ * call, 1.7 to 1.9 a grid block later: cpu_nupc_bench --swap-calls,
+ * 2026-11-27). */
 static gfir_status nu_fade_begin(gfir_plan *plan)
 {
     nu_state *st = plan->impl;
@@ -468,6 +479,8 @@ static gfir_status nu_fade_begin(gfir_plan *plan)
         const size_t f = gf_nu_path_fade_from(st, &st->paths[c]);
         from = f > from ? f : from;
     }
+    if (from > st->now)
+        from += st->grid;
     to = plan->fade_len < SIZE_MAX - from ? from + plan->fade_len : SIZE_MAX;
     for (unsigned c = 0; c < plan->channels; c++)
         gf_nu_path_swap(st, &st->paths[c], path_set(plan, plan->incoming, c), from, to);

@@ -96,6 +96,11 @@ static void run_unit(const nu_state *st, nu_path *path, size_t l, const nu_unit 
     }
 }
 
+void gf_nu_path_unit(const nu_state *st, nu_path *path, size_t l, size_t i)
+{
+    run_unit(st, path, l, &st->level[l].units[i], FOR_CURRENT);
+}
+
 /*
  * One step of the block in flight: its next unit, or, in a block made for
  * both filters, half of a multiply-accumulate or inverse unit (the current
@@ -146,19 +151,50 @@ static double cost_to(const nu_level *lv, const nu_path *path, size_t l, size_t 
     return block_filters(path, l) == FOR_BOTH && c > fwd ? 2.0 * c - fwd : c;
 }
 
-/* The cost a spread level's block should have done by frame t, less what
- * it has done: its share of the level's slack (P frames) that has passed. */
-static double behind(const nu_level *lv, const nu_path *path, size_t l, size_t t)
+/*
+ * Frames by which a spread level's block [s, e) lags its even pace at frame
+ * t because of the last fade [a, b): a fade's calls make the first level's
+ * blocks and the heads for both filters and mix, so a block that goes on
+ * for twice the fade's length after it does half its share in the fade and
+ * makes it up at a quarter more over those frames. A block always ends on
+ * time: the lag is at most half the frames it has left.
+ */
+static double fade_lag(const nu_path *path, size_t s, size_t e, size_t t)
 {
-    const size_t i = path->done[l];
-    double done;
+    const size_t a = path->fade_from > s ? path->fade_from : s;
+    const size_t b = path->fade_to < t ? path->fade_to : t;
+    double lag;
+    if (b <= a || path->fade_to >= e || e - path->fade_to < 2 * (path->fade_to - a))
+        return 0.0;
+    lag = 0.5 * (double)(b - a) - (t > b ? 0.25 * (double)(t - b) : 0.0);
+    if (lag > 0.5 * (double)(e - t))
+        lag = 0.5 * (double)(e - t);
+    return lag > 0.0 ? lag : 0.0;
+}
+
+/*
+ * The cost a spread level's block should have done by frame t, less what
+ * it has done: its share of the level's slack (P frames) that has passed.
+ * A block made for both filters ends the next smaller level's block early
+ * (P of level l - 1): the blocks for both filters of every level end where
+ * the fade begins, and the smaller levels' come last; the larger level's
+ * work is done before them rather than beside them.
+ */
+static double behind(const nu_state *st, const nu_path *path, size_t l, size_t t)
+{
+    const nu_level *lv = &st->level[l];
+    const size_t i = path->done[l], s = path->start[l];
+    size_t span = lv->part;
+    double done, part;
     if (i >= lv->nunits)
         return 0.0;
+    if (block_filters(path, l) == FOR_BOTH && l > 0 && !st->level[l - 1].sync)
+        span -= st->level[l - 1].part;
     done = cost_to(lv, path, l, i);
     if (path->half[l])
         done += 0.5 * (cost_to(lv, path, l, i + 1) - done);
-    return cost_to(lv, path, l, lv->nunits) * (double)(t - path->start[l]) / (double)lv->part -
-           done;
+    part = ((double)(t - s) - fade_lag(path, s, s + lv->part, t)) / (double)span;
+    return cost_to(lv, path, l, lv->nunits) * (part < 1.0 ? part : 1.0) - done;
 }
 
 /* ---- the first level, at the start of a segment ---------------------------------- */
@@ -283,7 +319,7 @@ static void advance(const nu_state *st, nu_path *path, size_t t)
             double b;
             if (lv->sync)
                 continue;
-            b = behind(lv, path, l, t);
+            b = behind(st, path, l, t);
             owed += b;
             if (b > most) {
                 most = b;
@@ -313,6 +349,67 @@ static void segment_output(const nu_state *st, const nu_path *path, const nu_fil
         for (size_t i = 0; i < m; i++)
             y[i] += b[i];
     }
+}
+
+/* Floats of the incoming filter's output blocks cleared per frame of a
+ * swap's wait: a quarter of a cache line. */
+#define WARM_FLOATS_PER_FRAME ((size_t)4)
+/* Plans whose blocks are cleared ahead: those with a level of 8192 frames
+ * or more, whose spectra stream from memory (tuning.c's cost model) and
+ * push every level's blocks out of the caches; a smaller plan's stay in
+ * them, and clearing them only cost its calls time (16384 taps, 64-frame
+ * calls: the worst swap call 2.55 times the mean call, 2.7 with it). */
+#define WARM_MIN_PART ((size_t)8192)
+
+/* Whether output block x of level l holds, or is being made into, a block
+ * for the incoming filter: from its first inverse slice on. */
+static int warm_taken(const nu_state *st, const nu_path *path, size_t l, int x)
+{
+    const nu_level *lv = &st->level[l];
+    const int cur = path->out->cur[l];
+    if (x == cur)
+        return path->start[l] >= path->since[l] + lv->part;
+    return (block_filters(path, l) & FOR_INCOMING) &&
+           path->done[l] >= lv->nunits - gf_sliced_count(&lv->fft);
+}
+
+/*
+ * The incoming filter's output blocks were last written by an earlier swap
+ * and have left the caches: its first blocks would fetch them from memory
+ * in their first inverse slices, at 2^20 taps three times the current
+ * filter's (thread time, 64-frame calls, 2026-11-27), in the calls that run
+ * both filters' slices already. From the swap on, each segment of m frames
+ * clears 4 m floats of them (clearing, not reading: clean lines left the
+ * caches first and gained nothing), the block that each level's first
+ * incoming block makes, largest level first, then the other block of
+ * each; a block already taken is left alone. The first blocks of 2^20 taps
+ * (150000 floats) are done in 37000 frames, before the longest level's
+ * first block for both filters reaches its inverse slices (from about 49000
+ * frames after a swap at the worst).
+ */
+static void warm_incoming(const nu_state *st, nu_path *path, size_t m)
+{
+    size_t skip = path->warmed, want = m * WARM_FLOATS_PER_FRAME;
+    if (st->nlevels == 0 || st->level[st->nlevels - 1].part < WARM_MIN_PART)
+        return;
+    for (int pass = 0; pass < 2 && want > 0; pass++)
+        for (size_t l = st->nlevels; l-- > 0 && want > 0;) {
+            const size_t len = 2 * st->level[l].part;
+            const int x = path->warm_first[l] ^ pass;
+            size_t n;
+            if (st->level[l].sync)
+                continue;
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            n = len - skip < want ? len - skip : want;
+            if (!warm_taken(st, path, l, x))
+                memset(path->out->block_new[l][x] + skip, 0, n * sizeof(float));
+            path->warmed += n;
+            want -= n;
+            skip = 0;
+        }
 }
 
 /* One call for one path, from frame st->now on. Each segment's input is read
@@ -348,6 +445,8 @@ void gf_nu_path_run(const nu_state *st, nu_path *path, unsigned channels, const 
         if (st->nlevels > 0)
             sync_ahead(st, path, path->sync_done, t);
         advance(st, path, t);
+        if (path->incoming && !st->mixing)
+            warm_incoming(st, path, m);
     }
 }
 
@@ -416,6 +515,9 @@ void gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incomin
                      size_t to)
 {
     path->incoming = incoming;
+    path->warmed = 0;
+    path->fade_from = from;
+    path->fade_to = to;
     for (size_t l = 0; l < st->nlevels; l++) {
         const size_t P = st->level[l].part, grid = from & ~(P - 1);
         if (st->level[l].sync) {
@@ -431,6 +533,9 @@ void gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incomin
             const size_t left = to > P ? to - P : 0;
             path->since[l] = first > s ? first : s;
             path->until[l] = left / P * P + (left % P ? P : 0);
+            /* the block in flight makes block !cur, the next one cur, ... */
+            path->warm_first[l] =
+                !path->out->cur[l] ^ (int)(((path->since[l] - path->start[l]) / P) & 1);
         }
     }
 }

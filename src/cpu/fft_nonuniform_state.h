@@ -21,6 +21,7 @@ typedef struct nu_unit {
     size_t slice;          /* forward or inverse slice */
     size_t k0, k1;         /* bins [k0, k1) of the multiply-accumulate */
     size_t j0, j1;         /* partitions [j0, j1) */
+    double cost;           /* its weight: nanoseconds measured here */
     double cost_before;    /* of the units before this one */
 } nu_unit;
 
@@ -95,6 +96,13 @@ typedef struct nu_path {
     /* In a block made for both filters: the current filter's half of unit
      * `done` is made, the incoming one's is next. */
     int half[GF_NU_MAX_LEVELS + 1];
+    /* After a swap, per level: the output block that the first block made
+     * for the incoming filter writes; floats of the incoming filter's output
+     * blocks cleared so far (gf_nu_path_run). */
+    int warm_first[GF_NU_MAX_LEVELS + 1];
+    size_t warmed;
+    /* The last swap's fade, [fade_from, fade_to); empty since the reset. */
+    size_t fade_from, fade_to;
 } nu_path;
 
 typedef struct nu_state {
@@ -134,5 +142,15 @@ size_t gf_nu_path_fade_from(const nu_state *st, const nu_path *path);
  * current filter's of those read before its end. */
 void gf_nu_path_swap(const nu_state *st, nu_path *path, const nu_filter *incoming, size_t from,
                      size_t to);
+
+/* Unit i of spread level l's block in flight, for the path's filter alone. */
+void gf_nu_path_unit(const nu_state *st, nu_path *path, size_t l, size_t i);
+
+/* A monotonic clock in nanoseconds (fft_nonuniform_weigh.c). */
+double gf_nu_clock_ns(void);
+/* Weighs every spread level's units by their time: runs each level's block
+ * `passes` times on path 0 (its buffers are left to a reset), gives each
+ * unit the least time the clock measured, and sets the levels' sums. */
+void gf_nu_weigh_units(nu_state *st, double (*clock_ns)(void), int passes);
 
 #endif

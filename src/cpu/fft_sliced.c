@@ -31,15 +31,6 @@
  * the strided column step slows down as R grows. */
 #define MAX_ROWS ((size_t)64)
 
-/* Nanoseconds per complex value of each step, measured on the development
- * machine (AMD EPYC, FFTW 3.3.10, P = 8192 to 65536); only their ratios
- * matter: they weigh the slices against each other and against the
- * engine's multiply-accumulates. */
-#define NS_COLUMN 1.2
-#define NS_ROW 0.7
-#define NS_PAIR 0.3
-#define NS_WHOLE_PER_LOG 0.05
-
 /* ---- the loops, compiled per instruction set ------------------------------ */
 
 #if defined(__GNUC__)
@@ -163,14 +154,6 @@ static void interleave(const float *re, const float *im, float *z, size_t n)
 
 /* ---- planning -------------------------------------------------------------- */
 
-static size_t log2_size(size_t n)
-{
-    size_t l = 0;
-    while (((size_t)1 << l) < n)
-        l++;
-    return l;
-}
-
 void gf_sliced_destroy(gf_sliced_fft *f)
 {
     gf_fftw_pair_destroy(&f->whole);
@@ -275,17 +258,6 @@ int gf_sliced_make_whole(gf_sliced_fft *f, size_t part, double uses)
 size_t gf_sliced_count(const gf_sliced_fft *f)
 {
     return f->rows ? f->ncol + f->nrow + f->npair : 1;
-}
-
-double gf_sliced_cost(const gf_sliced_fft *f, size_t slice)
-{
-    if (!f->rows)
-        return NS_WHOLE_PER_LOG * 2.0 * (double)f->part * (double)log2_size(2 * f->part);
-    if (slice < f->ncol)
-        return NS_COLUMN * (double)(f->col_chunk * f->rows);
-    if (slice < f->ncol + f->nrow)
-        return NS_ROW * (double)(f->row_chunk * f->cols);
-    return NS_PAIR * (double)(2 * f->pair_chunk * f->cols);
 }
 
 size_t gf_sliced_work_floats(const gf_sliced_fft *f)

@@ -78,10 +78,6 @@ void gf_sliced_destroy(gf_sliced_fft *f);
 
 /* Slices of each direction. */
 size_t gf_sliced_count(const gf_sliced_fft *f);
-/* What forward slice i costs, in nanoseconds on the development machine: the
- * weights by which the engine spreads its work. Inverse slice i costs what
- * forward slice count - 1 - i does. */
-double gf_sliced_cost(const gf_sliced_fft *f, size_t slice);
 
 /* Floats of the work buffer a forward transform keeps between its slices
  * (one per transform in flight) and of the scratch a single slice uses (any

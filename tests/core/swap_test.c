@@ -331,7 +331,8 @@ static void test_reset_and_flush(void **state)
 /* The zero-latency engine takes swaps at any length, 2^20 taps in 64-frame
  * calls of odd sizes included: it makes the new filter's blocks over the
  * calls before the fade begins, at most two of its longest partitions
- * (65536 frames) after the swap, and the output is the crossfade from there
+ * (65536 frames) and a grid block after the swap, and the output is the
+ * crossfade from there
  * against float64 (sampled: 2^20-tap sums). */
 static void test_long_swaps(void **state)
 {

@@ -357,6 +357,51 @@ static void test_bad_scheme(void **state)
     }
 }
 
+/* A swap that waits for the larger levels' blocks begins its fade one grid
+ * block (N frames) after a boundary of the longest partition, where every
+ * level's block starts (the heaviest call of the cycle), at most 2 P + N
+ * frames after the swap: 40000 taps in 64-frame calls have N = 128 and
+ * levels of 1024 and 8192. Swaps at frames all around the cycle. */
+static void test_fade_start(void **state)
+{
+    (void)state;
+    enum { NT = 40000, CALL = 64, N = 128, P = 8192 };
+    uint64_t rng = 31;
+    float *taps = malloc(NT * sizeof *taps), x[2 * CALL], y[2 * CALL];
+    gf_nu_scheme scheme;
+    nu_case tc = {2, 1, NT, 0, CALL, WHOLE, 0, 1, NULL};
+    gfir_plan *plan;
+    assert_non_null(taps);
+    gf_cpu_fft_nonuniform_scheme(NT, CALL, &scheme);
+    assert_int_equal(scheme.head, N);
+    assert_int_equal(scheme.nlevels, 2);
+    assert_int_equal(scheme.sizes[1], P);
+    test_fill(taps, NT, &rng);
+    test_fill(x, 2 * CALL, &rng);
+    plan = make_plan(&tc, taps);
+    for (size_t s = 0, frame = 0; s < 12; s++) {
+        gfir_filter *f = NULL;
+        /* to a random call within the next cycle */
+        for (size_t k = 0, n = 1 + (size_t)(test_uniform(&rng) * (2 * P / CALL)); k < n; k++) {
+            assert_int_equal(gfir_plan_execute(plan, x, y, CALL), GFIR_OK);
+            frame += CALL;
+        }
+        assert_int_equal(gfir_filter_create(&f, plan, taps, NT), GFIR_OK);
+        assert_int_equal(gfir_plan_swap(plan, f, 300), GFIR_OK);
+        assert_int_equal(gfir_plan_execute(plan, x, y, CALL), GFIR_OK);
+        assert_true(plan->fade_delay > 0 && plan->fade_delay <= 2 * P + N);
+        assert_int_equal((frame + plan->fade_delay) % P, N);
+        frame += CALL;
+        while (plan->incoming) {
+            assert_int_equal(gfir_plan_execute(plan, x, y, CALL), GFIR_OK);
+            frame += CALL;
+        }
+        gfir_filter_destroy(gfir_plan_retired(plan));
+    }
+    gfir_plan_destroy(plan);
+    free(taps);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_flush_and_reset),
         cmocka_unit_test(test_latency_budget), cmocka_unit_test(test_preferred),
         cmocka_unit_test(test_auto_choice),     cmocka_unit_test(test_bad_scheme),
+        cmocka_unit_test(test_fade_start),
     };
     /* Measuring FFT algorithms would dominate the run time. */
     setenv("GFIR_FFTW_PLANNER", "estimate", 1);

@@ -104,8 +104,9 @@ static double expected(const epoch *ep, size_t nep, const float *const *x, unsig
 
 /* Where the fade from epoch a to b begins, found from the output: the CPU's
  * zero-latency engine begins it once the new filter's blocks are the ones
- * read, up to twice its longest partition (at most 131072 frames) after the
- * swap (gfir.h, gfir_plan_swap), so the swap's frame alone does not say.
+ * read, up to twice its longest partition and a block of its head (at most
+ * 135168 frames) after the swap (gfir.h, gfir_plan_swap), so the swap's
+ * frame alone does not say.
  * The incoming weight w (what y is of the way from the old output to the
  * new, both channels) rises from 0 to 1 across the fade: the frame where it
  * crosses one half, found by bisection, and the fade's shape around it give

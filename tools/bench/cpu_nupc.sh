@@ -96,15 +96,20 @@ scheme's factor of 8) and a forward and an inverse transform per frame, work
 the uniform engine at P 65536 does not have. At 4096
 taps the first level's 16 partitions of 256 take 39% (cmac) where the uniform
 engine has one of 4096. A swap's calls, one by one
-(\`cpu_nupc_bench --swap-calls 1048576 64\`, 2026-11-27): before the fade
-only the 65536-frame level's block read at the fade's start runs both
-filters, each of its multiply-accumulate and inverse units twice, so in
-the last third of that block, where the inverse slices run, a call carries
-one slice more than the same call with no swap (about 9 us, stereo); the
-fade's first call is the cycle's heaviest call already (every level's block
-starts) and adds both filters' first-level blocks and heads; the fade's
-calls mix two outputs. Those are the worst calls, 2 to 2.6 times the mean
-call with no swap, about 1.2 to 1.5 times the worst call with no swap.
+(\`cpu_nupc_bench --swap-calls 1048576 64 5\`, 2026-11-27, \`239d311\`): the
+fade begins a block of the head (128 frames) after the boundary where every
+level's block starts, so its first call is no longer the cycle's heaviest
+(2.2 to 2.7 times the mean call with no swap before, 1.5 to 1.8 now), and
+during the fade the larger levels do half their share and catch up after
+it: the fade's calls average 1.1 to 1.2 times the mean call. The worst
+calls are in the 65536-frame level's block made for both filters (read from
+the fade's start), which runs its multiply-accumulates and inverse slices
+twice over its frames: 1.3 times the mean call on average there, 1.9 to 2.4
+at worst, where the incoming filter's halves take about 1.5 times the time
+that the weights measured at plan start give them (two filters' spectra
+compete for the caches). At 4096 taps there is no level to spread: the
+first level's block, made at a grid block's first call, runs for both
+filters in the fade.
 Where a plan's latency budget covers a partition, the uniform engine is used.
 MD
 echo "cpu_nupc.sh: wrote the cpu-nupc section of docs/BENCHMARKS.md" >&2
