@@ -4,9 +4,20 @@
 # convolver), and tools/lv2_bench (the tests' liblilv host) timing run() of
 # gfir convolver with stereo IRs of 2^16 and 2^20 taps at 64-frame blocks,
 # beside the Debian peers in the same host and run: x42's zeroconvolv and
-# convoLV2 (x42-plugins) and LSP's Impulse Responses (lsp-plugins-lv2),
-# each set to its IR by patch:Set of the path property its Turtle declares.
-# A peer that does not load the file that way is listed as such.
+# convoLV2 (x42-plugins) and LSP's Impulse Responses (lsp-plugins-lv2).
+# Every plugin first answers a unit impulse with the IR (lv2_bench checks it
+# to 1e-3), so each row is the same convolution. How each peer gets the file,
+# as a real host gives it:
+#   convoLV2   patch:Set of the path property its Turtle declares;
+#   zeroconvolv (20221119) as a restored state (a preset, a session): its
+#              work() takes no atom:Path, which patch:Set carries (x42/zconvo.lv2
+#              4137093, June 2023, fixed it);
+#   LSP (1.2.5) patch:Set of <plugin URI>/ports#ifn0, the URI its wrapper maps
+#              and its own UI sends: its Turtle declares http://lsp-plug.in//ports#ifn0
+#              (lsp-plugin-fw 57919e7f, 1.0.32, fixed that); its channel sources set
+#              to file 1 left and right (their default is none) and its dry level
+#              to 0; it loads at most 10 s of a file, so at 2^20 taps it filters
+#              with the first 480000 (and is checked against those).
 #   tools/bench/lv2.sh [--seconds N] [--build DIR]   (GFIR_PYTHON: a Python with NumPy
 #   and SciPy for the 64-channel IR; default /usr/bin/python3)
 # Prints a Markdown section for docs/BENCHMARKS.md:
@@ -77,6 +88,7 @@ PYEOF
         exit 1
     }
     status=$(echo "$out" | sed -n 's/^status: //p')
+    check=$(echo "$out" | sed -n 's/^response: //p')
     line=$(echo "$out" | tail -1)
     [[ $line =~ median\ ([0-9.]+)\ us,\ p99.9\ ([0-9.]+)\ us,\ worst\ ([0-9.]+)\ us,\ period\ ([0-9.]+)\ us.*worst\ ([0-9.]+%).*load\ ([0-9.]+%) ]] ||
         { echo "lv2.sh: lv2_bench said: $out" >&2; exit 1; }
@@ -85,8 +97,10 @@ PYEOF
     header --channels 64 --taps "$taps" --block "$block" --backend "$backend" --seconds "$seconds"
     echo
     echo "gfir convolver-64 in tools/lv2_bench (the tests' liblilv host), a 64-channel IR"
-    echo "(channel c through channel c), $seconds s of audio after 3 s for loading; run() times"
-    echo "(with the work responses each cycle takes in) against the period:"
+    echo "(channel c through channel c), loaded in 3 s of silence; its answer to a unit impulse"
+    echo "on every input checked against the IR ($check);"
+    echo "then $seconds s of random audio: run() times (with the work responses each cycle takes in)"
+    echo "against the period:"
     echo
     echo "| plugin | IR | block | backend | median us | p99.9 us | worst us | period us | worst / period | mean load |"
     echo "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"
@@ -124,32 +138,56 @@ for plugin in filter-mono filter-stereo; do
     done
 done
 echo
-echo "Convolvers in tools/lv2_bench at 64-frame blocks (period 1333 us), stereo IRs,"
-echo "$seconds s of audio after 3 s for loading; run() times (with the work responses"
-echo "each cycle takes in) and the mean load of one core:"
+echo "Convolvers in tools/lv2_bench at 64-frame blocks (period 1333 us), stereo IRs."
+echo "Each first answers a unit impulse on both inputs with the IR's channels (checked:"
+echo "relative error after the best gain, latency as the plugin reports it), then runs"
+echo "$seconds s of random audio: run() times (with the work responses each cycle takes"
+echo "in), run()'s mean load of one core, the CPU time the plugin's own threads took"
+echo "meanwhile (share of the audio's duration), their sum, and that sum against gfir's:"
 echo
-echo "| plugin | IR taps | median us | p99.9 us | worst us | worst / period | mean load |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
-row() { # label uri property ir [controls...]
-    local label=$1 uri=$2 prop=$3 ir=$4 taps=$5
-    shift 5
-    local out
-    if out=$(timeout 600 "$build/tools/lv2_bench" "$uri" "$prop" "$ir" 64 "$seconds" "$@" 2>&1 | tail -1) &&
-        [[ $out =~ median\ ([0-9.]+)\ us,\ p99.9\ ([0-9.]+)\ us,\ worst\ ([0-9.]+)\ us.*worst\ ([0-9.]+%).*load\ ([0-9.]+%) ]]; then
-        echo "| $label | $taps | ${BASH_REMATCH[1]} | ${BASH_REMATCH[2]} | ${BASH_REMATCH[3]} | ${BASH_REMATCH[4]} | ${BASH_REMATCH[5]} |"
+echo "| plugin | IR taps | impulse check | median us | p99.9 us | worst us | worst / period | run() load | own threads | CPU | CPU / gfir's |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+gfir_cpu=
+row() { # label taps [--restore] [--kept N] uri property ir [controls...]
+    local label=$1 taps=$2 opts=()
+    shift 2
+    while [[ $1 == --* ]]; do
+        if [ "$1" = --kept ]; then opts+=("$1" "$2"); shift 2; else opts+=("$1"); shift; fi
+    done
+    local uri=$1 prop=$2 ir=$3
+    shift 3
+    local out check line cpu ratio
+    if out=$(timeout 600 "$build/tools/lv2_bench" "${opts[@]}" "$uri" "$prop" "$ir" 64 "$seconds" "$@" 2>&1) &&
+        check=$(echo "$out" | sed -n 's/^response: //p') &&
+        line=$(echo "$out" | tail -1) &&
+        [[ $line =~ median\ ([0-9.]+)\ us,\ p99.9\ ([0-9.]+)\ us,\ worst\ ([0-9.]+)\ us.*worst\ ([0-9.]+%).*load\ ([0-9.]+)%,\ other\ threads\ ([0-9.]+)% ]]; then
+        cpu=$(awk -v a="${BASH_REMATCH[5]}" -v b="${BASH_REMATCH[6]}" 'BEGIN {printf "%.2f", a + b}')
+        [ -n "$gfir_cpu" ] || gfir_cpu=$cpu
+        ratio=$(awk -v a="$cpu" -v g="$gfir_cpu" 'BEGIN {printf "%.1fx", a / g}')
+        [[ $check =~ latency\ ([0-9]+)\ frames,\ gain\ ([0-9.]+),\ relative\ error\ ([0-9.e+-]+) ]]
+        check="latency ${BASH_REMATCH[1]}, gain ${BASH_REMATCH[2]}, error ${BASH_REMATCH[3]}"
+        [[ $line =~ median\ ([0-9.]+)\ us,\ p99.9\ ([0-9.]+)\ us,\ worst\ ([0-9.]+)\ us.*worst\ ([0-9.]+%).*load\ ([0-9.]+)%,\ other\ threads\ ([0-9.]+)% ]]
+        echo "| $label | $taps | $check | ${BASH_REMATCH[1]} | ${BASH_REMATCH[2]} | ${BASH_REMATCH[3]} | ${BASH_REMATCH[4]} | ${BASH_REMATCH[5]}% | ${BASH_REMATCH[6]}% | $cpu% | $ratio |"
     else
-        echo "| $label | $taps | did not load the IR: ${out#lv2_bench: } | | | | |"
+        echo "| $label | $taps | failed: $( (echo "$out" | grep -m1 '^lv2_bench: ' || echo "$out" | tail -1) | sed 's/^lv2_bench: //') | | | | | | | | |"
     fi
 }
+lsp=http://lsp-plug.in/plugins/lv2/impulse_responses_stereo
 for log2 in 16 20; do
     ir="$work/ir$log2.wav"
-    row "gfir convolver (stereo)" urn:gfir:lv2:convolver-stereo urn:gfir:lv2:ir "$ir" "2^$log2" normalize=0
-    row "x42 zeroconvolv (CfgStereo, buffered off)" "http://gareus.org/oss/lv2/zeroconvolv#CfgStereo" \
-        "http://gareus.org/oss/lv2/zeroconvolv#ir" "$ir" "2^$log2" buffered=0
-    row "x42 convoLV2 (Stereo)" "http://gareus.org/oss/lv2/convoLV2#Stereo" \
-        "http://gareus.org/oss/lv2/convoLV2#impulse" "$ir" "2^$log2"
-    row "LSP Impulse Responses (stereo)" http://lsp-plug.in/plugins/lv2/impulse_responses_stereo \
-        "http://lsp-plug.in//ports#ifn0" "$ir" "2^$log2"
+    gfir_cpu=
+    row "gfir convolver (stereo)" "2^$log2" urn:gfir:lv2:convolver-stereo urn:gfir:lv2:ir "$ir" normalize=0
+    row "x42 zeroconvolv (CfgStereo, buffered off), as a restored state" "2^$log2" --restore \
+        "http://gareus.org/oss/lv2/zeroconvolv#CfgStereo" "http://gareus.org/oss/lv2/zeroconvolv#ir" \
+        "$ir" buffered=0
+    row "x42 convoLV2 (Stereo)" "2^$log2" "http://gareus.org/oss/lv2/convoLV2#Stereo" \
+        "http://gareus.org/oss/lv2/convoLV2#impulse" "$ir"
+    if [ "$log2" = 16 ]; then
+        row "LSP Impulse Responses (stereo)" "2^$log2" "$lsp" "$lsp/ports#ifn0" "$ir" cs_l=1 cs_r=2 dry=0
+    else # it keeps 10 s of a file
+        row "LSP Impulse Responses (stereo), the first 480000 taps" "2^$log2" --kept 480000 \
+            "$lsp" "$lsp/ports#ifn0" "$ir" cs_l=1 cs_r=2 dry=0
+    fi
 done
 echo
 echo "The machine is shared with other builds while these run: the worst times"
