@@ -20,6 +20,7 @@
 #include "convolver.h"
 #include "features.h"
 #include "ir.h"
+#include "mailbox.h"
 #include "runner.h"
 
 #include <lv2/atom/forge.h>
@@ -113,6 +114,7 @@ typedef struct convolver {
      * audio thread */
     pthread_mutex_t state_lock;
     char state_path[PATH_MAX_BYTES];
+    gl_mailbox mailbox;         /* an answer the host's queue refused, for run() */
 } convolver;
 
 /* The path save() stores, set by the worker or restore(). */
@@ -219,6 +221,7 @@ static LV2_Handle instantiate(const LV2_Descriptor *d, double rate_hz, const cha
     c->inputs = v->inputs;
     c->outputs = v->outputs;
     c->rate_hz = rate_hz;
+    gl_mailbox_init(&c->mailbox);
     c->asked = read_conditioning(c);
     map_uris(c->host.map, &c->u);
     lv2_atom_forge_init(&c->forge, c->host.map);
@@ -422,6 +425,8 @@ static void write_notify(convolver *c)
     lv2_atom_forge_pop(f, &seq);
 }
 
+static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *data);
+
 static void run(LV2_Handle h, uint32_t frames)
 {
     convolver *c = h;
@@ -429,6 +434,7 @@ static void run(LV2_Handle h, uint32_t frames)
     const float wet = db_gain(control(c, PORT_WET, 0), 1);
     const float dry = db_gain(control(c, PORT_DRY, GAIN_OFF_DB), 1);
     const float gain = db_gain(control(c, PORT_GAIN, 0), 0);
+    gl_mailbox_deliver(&c->mailbox, c, work_response);
     read_messages(c);
     gl_runner_send_garbage(r, c->host.schedule);
     tell_state(c);
@@ -501,7 +507,8 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
         msg.r.message_bytes = 1;
         memcpy(msg.text, path, q.path_bytes);
         msg.text[q.path_bytes] = '\0';
-        return respond(handle, (uint32_t)(sizeof msg.r + q.path_bytes + 1), &msg);
+        return gl_respond(&c->mailbox, respond, handle,
+                          (uint32_t)(sizeof msg.r + q.path_bytes + 1), &msg);
     }
     note[0] = '\0';
     msg.r.ok = !load(c, path, &q.cond, q.plan, &q.shape, &msg.r.h, why, sizeof why, note,
@@ -517,9 +524,13 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     }
     msg.r.message_bytes = (uint32_t)strlen(msg.r.ok ? note : why) + 1;
     memcpy(msg.text + msg.r.path_bytes, msg.r.ok ? note : why, msg.r.message_bytes);
-    if (respond(handle, (uint32_t)(sizeof msg.r + msg.r.path_bytes + msg.r.message_bytes),
-                &msg) != LV2_WORKER_SUCCESS)
+    if (gl_respond(&c->mailbox, respond, handle,
+                   (uint32_t)(sizeof msg.r + msg.r.path_bytes + msg.r.message_bytes),
+                   &msg) != LV2_WORKER_SUCCESS) {
+        lv2_log_error(&c->host.logger, "gfir convolver: the host refused two answers in a "
+                                       "row; this load is lost\n");
         gl_handover_free(&msg.r.h);
+    }
     return LV2_WORKER_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "plugins.h"
 #include "features.h"
+#include "mailbox.h"
 #include "runner.h"
 
 #include <math.h>
@@ -57,6 +58,7 @@ typedef struct filter {
     float *out[MAX_CHANNELS];
     params asked;               /* what the worker was last asked for */
     int in_flight;              /* a design request of this generation not yet answered */
+    gl_mailbox mailbox;         /* an answer the host's queue refused, for run() */
 } filter;
 
 static params read_controls(const filter *f)
@@ -150,6 +152,7 @@ static LV2_Handle instantiate(const LV2_Descriptor *d, double rate_hz, const cha
         return NULL;
     f->channels = strstr(d->URI, "stereo") ? 2 : 1;
     f->rate_hz = rate_hz;
+    gl_mailbox_init(&f->mailbox);
     gl_features_scan(features, &f->host);
     if (gl_runner_init(&f->runner, f->channels, f->channels, gl_features_block(&f->host),
                        gl_fade_frames(rate_hz))) {
@@ -218,11 +221,14 @@ static void ask_design(filter *f)
     }
 }
 
+static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void *data);
+
 static void run(LV2_Handle h, uint32_t frames)
 {
     filter *f = h;
     gl_runner *r = &f->runner;
     if (f->host.schedule) {
+        gl_mailbox_deliver(&f->mailbox, f, work_response);
         gl_runner_send_garbage(r, f->host.schedule);
         ask_design(f);
     }
@@ -258,8 +264,11 @@ static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond,
     memset(&r, 0, sizeof r);
     r.ok = !build(f, &q.p, q.plan, &q.shape, &r);
     r.h.generation = q.generation;
-    if (respond(handle, sizeof r, &r) != LV2_WORKER_SUCCESS)
+    if (gl_respond(&f->mailbox, respond, handle, sizeof r, &r) != LV2_WORKER_SUCCESS) {
+        lv2_log_error(&f->host.logger, "gfir filter: the host refused two answers in a row; "
+                                       "this design is lost\n");
         gl_handover_free(&r.h);
+    }
     return LV2_WORKER_SUCCESS;
 }
 

@@ -15,7 +15,8 @@
  * deactivates the plugin (the flag of a request in flight blocked every
  * later load), and what save() stores when the load asked for before an
  * activation finishes on the worker after it but never plays (it stored
- * that load's path while the old IR played on).
+ * that load's path while the old IR played on); and a host whose response
+ * queue refuses a load's answer (the load stayed in flight for good).
  */
 #include "host.h"
 #include "test_util.h"
@@ -207,6 +208,57 @@ static void test_load_dropped_at_deactivation(void **state)
     free(a), free(b), free(c), free(x), free(y);
 }
 
+/* The host refuses the answer to b's load (its response queue full): the
+ * answer waits in the plugin's mailbox for the next run(), so b plays, and
+ * a patch:Set of c after it loads too (relative L2 error of each stretch
+ * against float64 under 1e-5). */
+static void test_answer_refused(void **state)
+{
+    enum { BLOCK = 128, CALLS = 200, SET_B = 40, SET_C = 110, NA = 400, NB = 900, NC = 700 };
+    const size_t frames = CALLS * BLOCK;
+    char dir[] = "/tmp/gfir_lv2_XXXXXX", a_path[256], b_path[256], c_path[256];
+    uint64_t rng = 43;
+    float *x = malloc(frames * sizeof *x), *y = calloc(frames, sizeof *y);
+    size_t a_at = 0, b_at = 0, c_at = 0;
+    host h;
+    (void)state;
+    assert_true(x && y);
+    assert_non_null(mkdtemp(dir));
+    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
+    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng); /* a new plan */
+    float *c = write_ir(c_path, sizeof c_path, dir, "c.wav", NC, &rng); /* fits b's */
+    test_fill(x, frames, &rng);
+    open_with(&h, BLOCK, a_path);
+    for (size_t k = 0; k < CALLS; k++) {
+        float *in = x + k * BLOCK, *out = y + k * BLOCK;
+        if (k == SET_B) {
+            host_set_ir(&h, b_path);
+            host_refuse_responses(1);
+        }
+        if (k == SET_C)
+            host_set_ir(&h, c_path);
+        host_cycle(&h, &in, &out, BLOCK);
+        if (!a_at && !strcmp(h.notified_path, a_path))
+            a_at = (k + 1) * BLOCK;
+        if (!b_at && !strcmp(h.notified_path, b_path))
+            b_at = (k + 1) * BLOCK;
+        if (!c_at && !strcmp(h.notified_path, c_path))
+            c_at = (k + 1) * BLOCK;
+    }
+    host_refuse_responses(0);
+    assert_true(a_at > 0 && a_at < SET_B * BLOCK - FADE);
+    assert_true(b_at > 0 && b_at < SET_C * BLOCK - FADE);
+    assert_true(c_at > 0 && c_at < frames - FADE);
+    const double ea = error_against(a, NA, x, y, 0, a_at + FADE, SET_B * BLOCK);
+    const double eb = error_against(b, NB, x, y, 0, b_at + FADE, SET_C * BLOCK);
+    const double ec = error_against(c, NC, x, y, 0, c_at + FADE, frames);
+    printf("a load's answer refused by the host: b in at frame %zu, then c at %zu: relative L2 "
+           "errors %.3g (a), %.3g (b), %.3g (c)\n", b_at, c_at, ea, eb, ec);
+    assert_true(ea < TOLERANCE && eb < TOLERANCE && ec < TOLERANCE);
+    host_close(&h);
+    free(a), free(b), free(c), free(x), free(y);
+}
+
 /* A load of b asked for, then a patch:Set of a file that does not load
  * waiting behind it, when the host deactivates and activates the plugin;
  * b's load finishes on the worker after that, its answer (of the older
@@ -261,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_activate_while_a_load_waits),
         cmocka_unit_test(test_load_dropped_at_deactivation),
         cmocka_unit_test(test_saved_path_after_a_superseded_load),
+        cmocka_unit_test(test_answer_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,10 +93,22 @@ static LV2_Worker_Status schedule(LV2_Worker_Schedule_Handle handle, uint32_t si
     return push(&requests, size, data);
 }
 
+/* host_refuse_responses: the next this many respond() calls fail */
+static int refusing;
+
+void host_refuse_responses(int n)
+{
+    refusing = n;
+}
+
 static LV2_Worker_Status respond(LV2_Worker_Respond_Handle handle, uint32_t size,
                                  const void *data)
 {
     (void)handle;
+    if (refusing > 0) {
+        refusing--;
+        return LV2_WORKER_ERR_NO_SPACE;
+    }
     return push(&responses, size, data);
 }
 

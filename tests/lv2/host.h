@@ -81,6 +81,10 @@ int host_set_control(host *h, const char *symbol, float value);
  * nothing while the worker's thread runs (host_worker_thread). */
 void host_work(host *h);
 
+/* The next n respond() calls fail (LV2_WORKER_ERR_NO_SPACE), as a host's
+ * full response queue does. */
+void host_refuse_responses(int n);
+
 /* Forgets the work queued so far, undone, as a host may drop the work of a
  * plugin it deactivates (not while the worker's thread runs). */
 void host_drop_work(host *h);
