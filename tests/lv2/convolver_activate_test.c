@@ -153,6 +153,34 @@ static void saved_path(host *h, char *path, size_t size)
     assert_int_equal(host_saved(h, "urn:gfir:lv2:ir", path, size), 0);
 }
 
+/* Three IRs in a fresh folder: a (400 taps), b (900: a new plan) and c
+ * (700: it fits b's), and a random signal of `frames` frames with room for
+ * the output. */
+enum { TAPS_A = 400, TAPS_B = 900, TAPS_C = 700 };
+typedef struct three_irs {
+    char dir[32], a_path[256], b_path[256], c_path[256];
+    float *a, *b, *c, *x, *y;
+} three_irs;
+
+static void three_irs_make(three_irs *t, size_t frames, uint64_t seed)
+{
+    uint64_t rng = seed;
+    strcpy(t->dir, "/tmp/gfir_lv2_XXXXXX");
+    t->x = malloc(frames * sizeof *t->x);
+    t->y = calloc(frames, sizeof *t->y);
+    assert_true(t->x && t->y);
+    assert_non_null(mkdtemp(t->dir));
+    t->a = write_ir(t->a_path, sizeof t->a_path, t->dir, "a.wav", TAPS_A, &rng);
+    t->b = write_ir(t->b_path, sizeof t->b_path, t->dir, "b.wav", TAPS_B, &rng);
+    t->c = write_ir(t->c_path, sizeof t->c_path, t->dir, "c.wav", TAPS_C, &rng);
+    test_fill(t->x, frames, &rng);
+}
+
+static void three_irs_free(three_irs *t)
+{
+    free(t->a), free(t->b), free(t->c), free(t->x), free(t->y);
+}
+
 /* The load waiting on the worker is dropped by the host at deactivation:
  * activate() asks for it again, and a patch:Set after that loads too. The
  * output from the activation on: a's (the load had not played), then b,
@@ -160,52 +188,46 @@ static void saved_path(host *h, char *path, size_t size)
  * before the activation (relative L2 error under 1e-5, as above). */
 static void test_load_dropped_at_deactivation(void **state)
 {
-    enum { BLOCK = 128, CALLS = 240, AT = 20, SET_C = 120, NA = 400, NB = 900, NC = 700 };
+    enum { BLOCK = 128, CALLS = 240, AT = 20, SET_C = 120 };
     const size_t from = AT * BLOCK, frames = CALLS * BLOCK;
-    char dir[] = "/tmp/gfir_lv2_XXXXXX", a_path[256], b_path[256], c_path[256], saved[4096];
-    uint64_t rng = 42;
-    float *x = malloc(frames * sizeof *x), *y = calloc(frames, sizeof *y);
+    char saved[4096];
     size_t b_at = 0;
+    three_irs t;
     host h;
     (void)state;
-    assert_true(x && y);
-    assert_non_null(mkdtemp(dir));
-    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
-    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng); /* a new plan */
-    float *c = write_ir(c_path, sizeof c_path, dir, "c.wav", NC, &rng); /* fits b's */
-    test_fill(x, frames, &rng);
-    open_with(&h, BLOCK, a_path);
+    three_irs_make(&t, frames, 42);
+    open_with(&h, BLOCK, t.a_path);
     for (size_t k = 0; k < CALLS; k++) {
-        float *in = x + k * BLOCK, *out = y + k * BLOCK;
+        float *in = t.x + k * BLOCK, *out = t.y + k * BLOCK;
         if (k == AT - 1) {
-            host_set_ir(&h, b_path);
+            host_set_ir(&h, t.b_path);
             h.hold_work = 1;
         }
         if (k == AT)
             reactivate(&h, 1);
         if (k == SET_C)
-            host_set_ir(&h, c_path);
+            host_set_ir(&h, t.c_path);
         host_cycle(&h, &in, &out, BLOCK);
-        if (!b_at && !strcmp(h.notified_path, b_path))
+        if (!b_at && !strcmp(h.notified_path, t.b_path))
             b_at = (k + 1) * BLOCK;
         if (k == SET_C - 1) {
             saved_path(&h, saved, sizeof saved);
-            assert_string_equal(saved, b_path);
+            assert_string_equal(saved, t.b_path);
         }
     }
     assert_true(b_at > 0 && b_at < SET_C * BLOCK - FADE);
-    assert_string_equal(h.notified_path, c_path);
+    assert_string_equal(h.notified_path, t.c_path);
     saved_path(&h, saved, sizeof saved);
-    assert_string_equal(saved, c_path);
-    const double ea = error_against(a, NA, x, y, from, from, b_at - BLOCK);
-    const double eb = error_against(b, NB, x, y, from, b_at + FADE, SET_C * BLOCK);
-    const double ec = error_against(c, NC, x, y, from, (SET_C + 2) * BLOCK + FADE, frames);
+    assert_string_equal(saved, t.c_path);
+    const double ea = error_against(t.a, TAPS_A, t.x, t.y, from, from, b_at - BLOCK);
+    const double eb = error_against(t.b, TAPS_B, t.x, t.y, from, b_at + FADE, SET_C * BLOCK);
+    const double ec = error_against(t.c, TAPS_C, t.x, t.y, from, (SET_C + 2) * BLOCK + FADE, frames);
     printf("load dropped at deactivation: asked for again, in at frame %zu; a patch:Set "
            "after it loads too: relative L2 errors %.3g (a), %.3g (b), %.3g (c)\n", b_at, ea, eb,
            ec);
     assert_true(ea < TOLERANCE && eb < TOLERANCE && ec < TOLERANCE);
     host_close(&h);
-    free(a), free(b), free(c), free(x), free(y);
+    three_irs_free(&t);
 }
 
 /* The host refuses the answer to b's load (its response queue full): the
@@ -214,49 +236,42 @@ static void test_load_dropped_at_deactivation(void **state)
  * against float64 under 1e-5). */
 static void test_answer_refused(void **state)
 {
-    enum { BLOCK = 128, CALLS = 200, SET_B = 40, SET_C = 110, NA = 400, NB = 900, NC = 700 };
+    enum { BLOCK = 128, CALLS = 200, SET_B = 40, SET_C = 110 };
     const size_t frames = CALLS * BLOCK;
-    char dir[] = "/tmp/gfir_lv2_XXXXXX", a_path[256], b_path[256], c_path[256];
-    uint64_t rng = 43;
-    float *x = malloc(frames * sizeof *x), *y = calloc(frames, sizeof *y);
     size_t a_at = 0, b_at = 0, c_at = 0;
+    three_irs t;
     host h;
     (void)state;
-    assert_true(x && y);
-    assert_non_null(mkdtemp(dir));
-    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
-    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng); /* a new plan */
-    float *c = write_ir(c_path, sizeof c_path, dir, "c.wav", NC, &rng); /* fits b's */
-    test_fill(x, frames, &rng);
-    open_with(&h, BLOCK, a_path);
+    three_irs_make(&t, frames, 43);
+    open_with(&h, BLOCK, t.a_path);
     for (size_t k = 0; k < CALLS; k++) {
-        float *in = x + k * BLOCK, *out = y + k * BLOCK;
+        float *in = t.x + k * BLOCK, *out = t.y + k * BLOCK;
         if (k == SET_B) {
-            host_set_ir(&h, b_path);
+            host_set_ir(&h, t.b_path);
             host_refuse_responses(1);
         }
         if (k == SET_C)
-            host_set_ir(&h, c_path);
+            host_set_ir(&h, t.c_path);
         host_cycle(&h, &in, &out, BLOCK);
-        if (!a_at && !strcmp(h.notified_path, a_path))
+        if (!a_at && !strcmp(h.notified_path, t.a_path))
             a_at = (k + 1) * BLOCK;
-        if (!b_at && !strcmp(h.notified_path, b_path))
+        if (!b_at && !strcmp(h.notified_path, t.b_path))
             b_at = (k + 1) * BLOCK;
-        if (!c_at && !strcmp(h.notified_path, c_path))
+        if (!c_at && !strcmp(h.notified_path, t.c_path))
             c_at = (k + 1) * BLOCK;
     }
     host_refuse_responses(0);
     assert_true(a_at > 0 && a_at < SET_B * BLOCK - FADE);
     assert_true(b_at > 0 && b_at < SET_C * BLOCK - FADE);
     assert_true(c_at > 0 && c_at < frames - FADE);
-    const double ea = error_against(a, NA, x, y, 0, a_at + FADE, SET_B * BLOCK);
-    const double eb = error_against(b, NB, x, y, 0, b_at + FADE, SET_C * BLOCK);
-    const double ec = error_against(c, NC, x, y, 0, c_at + FADE, frames);
+    const double ea = error_against(t.a, TAPS_A, t.x, t.y, 0, a_at + FADE, SET_B * BLOCK);
+    const double eb = error_against(t.b, TAPS_B, t.x, t.y, 0, b_at + FADE, SET_C * BLOCK);
+    const double ec = error_against(t.c, TAPS_C, t.x, t.y, 0, c_at + FADE, frames);
     printf("a load's answer refused by the host: b in at frame %zu, then c at %zu: relative L2 "
            "errors %.3g (a), %.3g (b), %.3g (c)\n", b_at, c_at, ea, eb, ec);
     assert_true(ea < TOLERANCE && eb < TOLERANCE && ec < TOLERANCE);
     host_close(&h);
-    free(a), free(b), free(c), free(x), free(y);
+    three_irs_free(&t);
 }
 
 /* A load of b asked for, then a patch:Set of a file that does not load
@@ -267,7 +282,7 @@ static void test_answer_refused(void **state)
  * with no history before the activation under 1e-5). */
 static void test_saved_path_after_a_superseded_load(void **state)
 {
-    enum { BLOCK = 128, CALLS = 80, AT = 20, NA = 400, NB = 900 };
+    enum { BLOCK = 128, CALLS = 80, AT = 20 };
     const size_t from = AT * BLOCK, frames = CALLS * BLOCK;
     char dir[] = "/tmp/gfir_lv2_XXXXXX", a_path[256], b_path[256], gone[300], saved[4096];
     uint64_t rng = 43;
@@ -276,8 +291,8 @@ static void test_saved_path_after_a_superseded_load(void **state)
     (void)state;
     assert_true(x && y);
     assert_non_null(mkdtemp(dir));
-    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", NA, &rng);
-    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", NB, &rng);
+    float *a = write_ir(a_path, sizeof a_path, dir, "a.wav", TAPS_A, &rng);
+    float *b = write_ir(b_path, sizeof b_path, dir, "b.wav", TAPS_B, &rng);
     snprintf(gone, sizeof gone, "%s/no such file.wav", dir);
     test_fill(x, frames, &rng);
     open_with(&h, BLOCK, a_path);
@@ -298,7 +313,7 @@ static void test_saved_path_after_a_superseded_load(void **state)
     assert_true(strstr(h.notified_status, "no such file") != NULL);
     assert_string_equal(h.notified_path, a_path);
     saved_path(&h, saved, sizeof saved);
-    const double err = error_against(a, NA, x, y, from, from, frames);
+    const double err = error_against(a, TAPS_A, x, y, from, from, frames);
     printf("a load superseded across an activation, the newer one failed: %s plays (relative "
            "L2 error %.3g), save() stores %s\n", h.notified_path, err, saved);
     assert_string_equal(saved, a_path);
