@@ -163,6 +163,10 @@ int main(int argc, char **argv)
     const size_t n = period * channels;
     const double period_s = (double)period / rate;
     const size_t calls = (size_t)(seconds / period_s), warm = (size_t)(1.0 / period_s) + 1;
+    if (calls == 0) {
+        fprintf(stderr, "roundtrip_bench: --seconds %g is shorter than one period\n", seconds);
+        return 2;
+    }
     float *h_in, *h_out, *d_in, *d_out;
     unsigned *ring, *d_ring;
     cudaStream_t stream;
